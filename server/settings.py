@@ -1,0 +1,142 @@
+"""Gavel's settings: one frozen object, read once in `main` from the environment and CLI flags.
+
+The environment variable names are part of Gavel's interface (clients' config files carry them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from gavel.tools.engine.config import EngineConfig, Limits
+
+BackendName = Literal["auto", "ollama", "embedded", "sampling"]
+
+DEFAULT_OLLAMA_MODEL = "qwen2.5:7b-instruct"
+
+
+class SettingsError(ValueError):
+    """A setting has a bad value; the message names the variable."""
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    backend: BackendName = "auto"
+    judge_model: str | None = None
+    generator_model: str | None = None
+    ollama_host: str = "http://127.0.0.1:11434"
+    model_path: Path | None = None
+    timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    max_concurrency: int = Field(default=2, ge=1, le=256)
+    rubrics_dir: Path | None = None
+    ledger_path: str | None = None
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    auth_token: SecretStr | None = None
+    num_ctx: int = Field(default=8192, ge=512, le=131072)
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    sample_temperature: float = Field(default=0.7, ge=0, le=2)
+    seed: int = 42
+    max_text_chars: int = Field(default=200_000, ge=1)
+    max_sources: int = Field(default=50, ge=1)
+    max_candidates: int = Field(default=10_000, ge=1)
+    max_batch: int = Field(default=20, ge=1)
+    max_samples: int = Field(default=9, ge=1, le=9)
+    max_iterations: int = Field(default=20, ge=0, le=100)
+
+    def engine_config(self) -> EngineConfig:
+        return EngineConfig(
+            backend=self.backend,
+            judge_model=self.judge_model,
+            generator_model=self.generator_model,
+            ollama_host=self.ollama_host,
+            model_path=self.model_path,
+            timeout_s=self.timeout_s,
+            max_concurrency=self.max_concurrency,
+            num_ctx=self.num_ctx,
+            temperature=self.temperature,
+            sample_temperature=self.sample_temperature,
+            seed=self.seed,
+            default_ollama_model=DEFAULT_OLLAMA_MODEL,
+        )
+
+    def limits(self) -> Limits:
+        return Limits(
+            max_text_chars=self.max_text_chars,
+            max_sources=self.max_sources,
+            max_candidates=self.max_candidates,
+            max_batch=self.max_batch,
+            max_samples=self.max_samples,
+            max_iterations=self.max_iterations,
+        )
+
+    def public_view(self) -> dict[str, Any]:
+        """Every setting, with the secret masked: what `gavel config` prints."""
+        view = self.model_dump(mode="json")
+        view["auth_token"] = "****" if self.auth_token else None
+        return view
+
+
+# setting name -> environment variable (the documented interface)
+ENV_VARS: dict[str, str] = {
+    "backend": "GAVEL_BACKEND",
+    "judge_model": "GAVEL_JUDGE_MODEL",
+    "generator_model": "GAVEL_GENERATOR_MODEL",
+    "model_path": "GAVEL_MODEL_PATH",
+    "timeout_s": "GAVEL_TIMEOUT_S",
+    "max_concurrency": "GAVEL_MAX_CONCURRENCY",
+    "rubrics_dir": "GAVEL_RUBRICS_DIR",
+    "ledger_path": "GAVEL_LEDGER_PATH",
+    "log_level": "GAVEL_LOG_LEVEL",
+    "auth_token": "GAVEL_AUTH_TOKEN",
+    "num_ctx": "GAVEL_NUM_CTX",
+    "temperature": "GAVEL_TEMPERATURE",
+    "sample_temperature": "GAVEL_SAMPLE_TEMPERATURE",
+    "seed": "GAVEL_SEED",
+    "max_text_chars": "GAVEL_MAX_TEXT_CHARS",
+    "max_sources": "GAVEL_MAX_SOURCES",
+    "max_candidates": "GAVEL_MAX_CANDIDATES",
+    "max_batch": "GAVEL_MAX_BATCH",
+}
+
+
+def default_ledger_path() -> str:
+    return str(Path(platformdirs.user_data_dir("gavel")) / "ledger.sqlite3")
+
+
+def load_settings(environ: Mapping[str, str], overrides: Mapping[str, Any] | None = None) -> Settings:
+    """Build the settings from an environment mapping, then apply CLI overrides (which win)."""
+    values: dict[str, Any] = {}
+    for name, var in ENV_VARS.items():
+        raw = environ.get(var)
+        if raw is not None and raw != "":
+            values[name] = raw.upper() if name == "log_level" else raw
+    # Ollama users already have OLLAMA_HOST; ours wins when both are set.
+    host = environ.get("GAVEL_OLLAMA_HOST") or environ.get("OLLAMA_HOST")
+    if host:
+        values["ollama_host"] = _normalize_host(host)
+    for name, value in (overrides or {}).items():
+        if value is not None:
+            values[name] = value
+    try:
+        return Settings.model_validate(values)
+    except ValidationError as exc:
+        item = exc.errors()[0]
+        name = str(item["loc"][0]) if item["loc"] else "?"
+        var = ENV_VARS.get(name, name)
+        raise SettingsError(f"{var}: {item['msg']} (got {item.get('input')!r})") from None
+
+
+def _normalize_host(host: str) -> str:
+    """Accept what Ollama accepts: 'host', 'host:port' or a URL."""
+    host = host.strip().rstrip("/")
+    if "://" not in host:
+        host = f"http://{host}"
+    scheme, rest = host.split("://", 1)
+    if ":" not in rest.split("/")[0].rsplit("]", 1)[-1]:
+        rest = rest.replace(rest.split("/")[0], rest.split("/")[0] + ":11434", 1)
+    return f"{scheme}://{rest}"

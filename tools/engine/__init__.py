@@ -1,0 +1,1 @@
+"""The judge engine: backends, prompts, the repair ladder and the judge itself."""

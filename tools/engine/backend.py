@@ -1,0 +1,66 @@
+"""The one seam between the engine and a model: the `Backend` protocol.
+
+Implementations: `OllamaBackend` (production, the official client), `EmbeddedBackend` (llama.cpp in
+process), `SamplingBackend` (the calling client's model, fed by the server), and the scripted backend
+in the tests. The engine never asks which one it has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One model call. `schema` asks for JSON output constrained to that JSON schema."""
+
+    messages: tuple[ChatMessage, ...]
+    schema: dict[str, Any] | None = None
+    temperature: float = 0.0
+    seed: int | None = 42
+    max_tokens: int = 512
+    top_k: int | None = 20
+    top_p: float | None = 0.9
+    model: str | None = None  # None: the backend's configured model
+    purpose: Literal["judge", "generate"] = "judge"
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    text: str
+    model: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_prompt_tokens: int | None = None
+    duration_ms: float = 0.0
+    truncated: bool = False  # the reply hit the token limit or the stream ended early
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    backend: str
+    model: str
+    digest: str | None = None  # Ollama's model digest, or the GGUF's sha256
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+
+    async def chat(self, request: ChatRequest) -> ChatReply:
+        """Run one call. Raises `BackendError` (with a message that says how to fix it) on failure."""
+        ...
+
+    async def model_info(self, model: str | None = None) -> ModelInfo:
+        """Which model answers, with its digest where known."""
+        ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,36 @@
+"""Plain configuration values the engine needs; built by the server from its settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    backend: str = "auto"
+    judge_model: str | None = None
+    generator_model: str | None = None
+    ollama_host: str = "http://127.0.0.1:11434"
+    model_path: Path | None = None
+    timeout_s: float = 120.0
+    max_concurrency: int = 2
+    num_ctx: int = 8192
+    temperature: float = 0.0
+    sample_temperature: float = 0.7
+    seed: int = 42
+    top_k: int = 20
+    top_p: float = 0.9
+    default_ollama_model: str = "qwen2.5:7b-instruct"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Input limits, enforced before any LLM call and stated in tool descriptions."""
+
+    max_text_chars: int = 200_000
+    max_sources: int = 50
+    max_candidates: int = 10_000
+    max_batch: int = 20
+    max_samples: int = 9
+    max_iterations: int = 20

@@ -1,0 +1,50 @@
+"""One error hierarchy for the whole engine.
+
+Every `GavelError` message is written for the caller: it says what went wrong and what to change.
+The server translates these to `ToolError` exactly once, at the MCP boundary; anything that is not a
+`GavelError` is an internal fault and its text never reaches the client.
+"""
+
+from __future__ import annotations
+
+
+class GavelError(Exception):
+    """Base class. `str(error)` is safe to show to the calling agent."""
+
+
+class InvalidInput(GavelError):
+    """The request itself is wrong; `field` names the offending argument when there is one."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}" if field else message)
+
+
+class UnknownRubric(InvalidInput):
+    def __init__(self, rubric_id: str, known: list[str]) -> None:
+        self.rubric_id = rubric_id
+        self.known = known
+        super().__init__(
+            f"unknown rubric {rubric_id!r}; known rubrics: {', '.join(known) or '(none)'}",
+            field="rubric",
+        )
+
+
+class RubricFileError(GavelError):
+    """A rubric data file does not parse or validate. Stops start-up."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        self.path = path
+        super().__init__(f"rubric file {path}: {detail}")
+
+
+class BackendError(GavelError):
+    """A model backend failed in a way the user can fix (server down, model missing, timeout)."""
+
+
+class BackendUnavailable(BackendError):
+    """No backend could be used at all."""
+
+
+class ModelAssemblyError(BackendError):
+    """The embedded default model could not be assembled or failed its checksum."""

@@ -1,0 +1,249 @@
+"""Rubrics: data files validated into pydantic models, and the registry that serves them.
+
+A rubric file is TOML (stdlib `tomllib`). Built-ins ship in the `gavel.rubrics` package; extra
+directories add to and override them by id. A malformed file stops start-up with an error that names
+the file and the field.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import importlib.util
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from gavel.tools.errors import InvalidInput, RubricFileError, UnknownRubric
+
+RUBRIC_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+_RUBRIC_ID_RE = re.compile(RUBRIC_ID_PATTERN)
+
+Identifier = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$")]
+ShortText = Annotated[str, Field(min_length=1, max_length=4000)]
+
+
+class Scale(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min: float = Field(description="Lowest score on the scale.")
+    max: float = Field(description="Highest score on the scale.")
+    higher_is_better: bool = Field(default=True, description="Whether a higher score means better.")
+    integer: bool = Field(default=False, description="Whether only whole-number scores are valid.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Scale:
+        if not self.min < self.max:
+            raise ValueError(f"scale.min ({self.min}) must be below scale.max ({self.max})")
+        return self
+
+    def contains(self, value: float) -> bool:
+        return self.min <= value <= self.max
+
+    @property
+    def midpoint(self) -> float:
+        return (self.min + self.max) / 2
+
+
+class Metric(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Identifier = Field(description="Metric id, used in requests and results.")
+    name: str = Field(min_length=1, max_length=200, description="Human-readable name.")
+    description: ShortText = Field(description="What the metric measures and what counts as a mistake.")
+    weight: float = Field(default=1.0, ge=0, description="Weight in the rubric-weighted mean.")
+    levels: dict[str, ShortText] = Field(
+        default_factory=dict, description="Score anchors: score (as text) → what that score means."
+    )
+
+
+class ContextRules(BaseModel):
+    """Verdict thresholds and judge instructions for one evaluation context (RAG, DIAGNOSTIC, TOOLS)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    sources_expected: bool = Field(description="Whether the answer is expected to cite retrieved passages.")
+    not_applicable: list[str] = Field(
+        default_factory=list, description="Metric ids that do not apply (no score, no weight) in this context."
+    )
+    approve_at: float = Field(description="Approve when overall ≥ this (and grounded, see below).")
+    approve_ungrounded_at: float | None = Field(
+        default=None, description="Approve even when not grounded once overall ≥ this; null: grounding not required."
+    )
+    reject_below: float = Field(description="Reject when overall < this.")
+    reject_ungrounded_unsourced_below: float | None = Field(
+        default=None, description="Reject an answer that is neither grounded nor cites sources below this."
+    )
+    instructions: ShortText = Field(description="What the judge is told about this context.")
+
+
+class PromptText(BaseModel):
+    """Per-rubric prompt text. Placeholders use `$name` and are filled by safe substitution only."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    subject: str = Field(default="text", max_length=200, description="What is being judged, e.g. 'assessment'.")
+    source_label: str = Field(default="source", max_length=200, description="What the source is called.")
+    guidance: str = Field(default="", max_length=4000, description="Rubric-wide instructions to the judge.")
+    key_points: str = Field(
+        default="", max_length=4000, description="Instruction for key points of accepted candidates."
+    )
+    revise: str = Field(default="", max_length=4000, description="Instruction to the generator when revising.")
+
+
+class Rubric(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=RUBRIC_ID_PATTERN, description="Rubric id, as in rubric://<id>.")
+    version: str = Field(min_length=1, max_length=40, description="Rubric version; part of every provenance.")
+    title: str = Field(min_length=1, max_length=200)
+    description: ShortText
+    scale: Scale
+    pass_threshold: float = Field(description="A metric scoring below this is low; all at or above it pass.")
+    metrics: list[Metric] = Field(min_length=1, max_length=32)
+    prompt: PromptText = Field(default_factory=PromptText)
+    contexts: dict[Literal["RAG", "DIAGNOSTIC", "TOOLS"], ContextRules] = Field(default_factory=dict)
+    diversity_targets: dict[Identifier, int] = Field(
+        default_factory=dict, description="Default diversity targets for score_candidates."
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Rubric:
+        ids = [m.id for m in self.metrics]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ValueError(f"duplicate metric ids: {', '.join(dupes)}")
+        if not self.scale.contains(self.pass_threshold):
+            raise ValueError(
+                f"pass_threshold {self.pass_threshold} is outside the scale {self.scale.min}..{self.scale.max}"
+            )
+        for metric in self.metrics:
+            for key in metric.levels:
+                try:
+                    level = float(key)
+                except ValueError:
+                    raise ValueError(f"metrics.{metric.id}.levels: key {key!r} is not a number") from None
+                if not self.scale.contains(level):
+                    raise ValueError(f"metrics.{metric.id}.levels: {key} is outside the scale")
+        for name, rules in self.contexts.items():
+            unknown = sorted(set(rules.not_applicable) - set(ids))
+            if unknown:
+                raise ValueError(f"contexts.{name}.not_applicable names unknown metrics: {', '.join(unknown)}")
+        return self
+
+    def metric(self, metric_id: str) -> Metric:
+        for m in self.metrics:
+            if m.id == metric_id:
+                return m
+        raise InvalidInput(
+            f"unknown metric {metric_id!r} for rubric {self.id!r}; its metrics are: "
+            + ", ".join(m.id for m in self.metrics),
+            field="metrics",
+        )
+
+    def select(self, metric_ids: list[str] | None) -> list[Metric]:
+        if not metric_ids:
+            return list(self.metrics)
+        seen: list[Metric] = []
+        for metric_id in metric_ids:
+            metric = self.metric(metric_id)
+            if metric not in seen:
+                seen.append(metric)
+        return seen
+
+    def summary(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "version": self.version,
+            "title": self.title,
+            "metrics": [m.id for m in self.metrics],
+            "scale": {"min": self.scale.min, "max": self.scale.max},
+        }
+
+
+def _format_validation_error(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "(top level)"
+        parts.append(f"field {where}: {item['msg']}")
+    return "; ".join(parts)
+
+
+def parse_rubric(data: object, *, origin: str) -> Rubric:
+    try:
+        return Rubric.model_validate(data)
+    except ValidationError as exc:
+        raise RubricFileError(origin, _format_validation_error(exc)) from exc
+
+
+def load_rubric_file(path: Path) -> Rubric:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise RubricFileError(str(path), f"not valid TOML: {exc}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RubricFileError(str(path), f"cannot be read: {exc}") from exc
+    rubric = parse_rubric(data, origin=str(path))
+    if rubric.id != path.stem:
+        raise RubricFileError(str(path), f"field id: {rubric.id!r} does not match the file name {path.stem!r}")
+    return rubric
+
+
+def builtin_rubric_dir() -> Path:
+    # `gavel.rubrics` is a data-only namespace package; importlib.resources cannot read those on 3.11.
+    spec = importlib.util.find_spec("gavel.rubrics")
+    if spec is None or not spec.submodule_search_locations:
+        raise RubricFileError("gavel.rubrics", "the built-in rubric directory is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _rubric_files(directory: Path) -> list[Path]:
+    """TOML files directly inside `directory`, refusing symlinks that point outside it."""
+    root = directory.resolve()
+    files = []
+    for path in sorted(directory.glob("*.toml")):
+        if not path.resolve().is_relative_to(root):
+            raise RubricFileError(str(path), "is a link to a file outside its rubric directory; refusing it")
+        files.append(path)
+    return files
+
+
+class RubricRegistry:
+    """The loaded rubrics, by id. Immutable after start-up."""
+
+    def __init__(self, rubrics: dict[str, Rubric]) -> None:
+        self._rubrics = dict(sorted(rubrics.items()))
+
+    @classmethod
+    def load(cls, extra_dirs: list[Path] | None = None) -> RubricRegistry:
+        rubrics: dict[str, Rubric] = {}
+        for directory in [builtin_rubric_dir(), *(extra_dirs or [])]:
+            if not directory.is_dir():
+                raise RubricFileError(str(directory), "is not a directory")
+            for path in _rubric_files(directory):
+                rubric = load_rubric_file(path)
+                rubrics[rubric.id] = rubric
+        return cls(rubrics)
+
+    def ids(self) -> list[str]:
+        return list(self._rubrics)
+
+    def all(self) -> list[Rubric]:
+        return list(self._rubrics.values())
+
+    def get(self, rubric_id: str) -> Rubric:
+        # Ids are looked up in a dict built at start-up, never joined onto a path, so a hostile id
+        # such as '../../etc/passwd' can only miss.
+        rubric = self._rubrics.get(rubric_id) if _RUBRIC_ID_RE.match(rubric_id or "") else None
+        if rubric is None:
+            raise UnknownRubric(rubric_id, self.ids())
+        return rubric
+
+    def resolve(self, rubric_id: str | None, custom: Rubric | None, *, default: str) -> Rubric:
+        """The rubric a request asks for: an id or an inline rubric, never both."""
+        if custom is not None and rubric_id is not None:
+            raise InvalidInput("give either rubric (an id) or custom_rubric (inline), not both", field="rubric")
+        if custom is not None:
+            return custom
+        return self.get(rubric_id or default)
