@@ -7,9 +7,9 @@ the file and the field.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import tomllib
-import importlib.util
 from pathlib import Path
 from typing import Annotated, Literal
 

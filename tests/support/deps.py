@@ -1,0 +1,50 @@
+"""Build `ToolDeps` for direct tool tests: a real Judge over a scripted backend."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import anyio
+
+from gavel.tools.deps import ToolDeps
+from gavel.tools.engine.config import EngineConfig, Limits
+from gavel.tools.engine.judge import Judge
+from gavel.tools.rubrics import RubricRegistry
+from tests.support.scripted import ScriptedBackend
+
+REGISTRY = RubricRegistry.load()
+
+
+@dataclass
+class ProgressLog:
+    events: list[tuple[float, float | None, str | None]] = field(default_factory=list)
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        self.events.append((progress, total, message))
+
+
+def make_deps(
+    backend: ScriptedBackend,
+    *,
+    generator: ScriptedBackend | None = None,
+    limits: Limits | None = None,
+    progress: ProgressLog | None = None,
+    concurrency: int = 4,
+) -> ToolDeps:
+    config = EngineConfig(max_concurrency=concurrency, timeout_s=5)
+    limiter = anyio.CapacityLimiter(concurrency)
+
+    async def judge() -> Judge:
+        return Judge(backend, config, limiter)
+
+    async def sampling_judge() -> Judge:
+        assert generator is not None
+        return Judge(generator, config, limiter)
+
+    return ToolDeps(
+        registry=REGISTRY,
+        limits=limits or Limits(),
+        judge_factory=judge,
+        progress=progress or ProgressLog(),
+        sampling_judge_factory=sampling_judge if generator is not None else None,
+    )

@@ -1,0 +1,84 @@
+"""A scripted model backend: replies queued per call, every request recorded (inspect_ai's mockllm pattern).
+
+The only fake in the suite, and it sits exactly at the model seam (`Backend`). Tests assert on what the
+engine did with the replies (parsing, aggregation, verdict rules), never on the canned text itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo
+from gavel.tools.errors import BackendError
+
+Reply = str | dict[str, Any] | BaseException | Callable[[ChatRequest], "str | dict[str, Any]"]
+
+
+class ScriptedBackend:
+    name = "scripted"
+
+    def __init__(
+        self,
+        replies: list[Reply] | None = None,
+        *,
+        default: Reply | None = None,
+        latency_s: float = 0.0,
+        model: str = "scripted-model",
+    ) -> None:
+        self.replies: list[Reply] = list(replies or [])
+        self.default = default
+        self.latency_s = latency_s
+        self.model = model
+        self.requests: list[ChatRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    def queue(self, *replies: Reply) -> None:
+        self.replies.extend(replies)
+
+    @property
+    def prompts(self) -> list[str]:
+        return ["\n".join(m.content for m in r.messages) for r in self.requests]
+
+    async def chat(self, request: ChatRequest) -> ChatReply:
+        self.requests.append(request)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.latency_s:
+                await anyio.sleep(self.latency_s)
+            if self.replies:
+                reply = self.replies.pop(0)
+            elif self.default is not None:
+                reply = self.default
+            else:
+                raise AssertionError(f"ScriptedBackend ran out of replies at call {len(self.requests)}")
+            if isinstance(reply, BaseException):
+                raise reply
+            if callable(reply):
+                reply = reply(request)
+            text = reply if isinstance(reply, str) else json.dumps(reply)
+            prompt_chars = sum(len(m.content) for m in request.messages)
+            return ChatReply(
+                text=text,
+                model=request.model or self.model,
+                prompt_tokens=prompt_chars // 4,
+                completion_tokens=len(text) // 4,
+                duration_ms=self.latency_s * 1000,
+            )
+        finally:
+            self.in_flight -= 1
+
+    async def model_info(self, model: str | None = None) -> ModelInfo:
+        return ModelInfo(backend=self.name, model=model or self.model, digest="sha256:scripted")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def backend_error(message: str = "scripted backend failure") -> BackendError:
+    return BackendError(message)

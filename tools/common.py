@@ -1,0 +1,55 @@
+"""Request fields and checks shared by the judging tools."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from gavel.tools.engine.config import Limits
+from gavel.tools.errors import InvalidInput
+
+RubricId = Annotated[
+    str | None,
+    Field(
+        default=None,
+        max_length=64,
+        description="Id of a rubric (see the rubric://index resource). Give this or custom_rubric, not both.",
+    ),
+]
+Samples = Annotated[
+    int,
+    Field(
+        default=1,
+        ge=1,
+        le=9,
+        description="Independent judge samples per metric (1-9). With more than 1 the score is the median and "
+        "the spread shows how sure the judge is; costs one model call per sample.",
+    ),
+]
+ModelOverride = Annotated[
+    str | None,
+    Field(default=None, max_length=200, description="Use this model instead of the configured judge model."),
+]
+
+
+def require_text(value: str | None, field: str, limits: Limits, *, required: bool = True) -> str | None:
+    """Non-empty (when required) and within the per-field character limit; checked before any model call."""
+    if value is None:
+        if required:
+            raise InvalidInput("is required", field=field)
+        return None
+    if required and not value.strip():
+        raise InvalidInput("must not be empty or whitespace only", field=field)
+    if len(value) > limits.max_text_chars:
+        raise InvalidInput(
+            f"is {len(value):,} characters; the limit is {limits.max_text_chars:,} (GAVEL_MAX_TEXT_CHARS). "
+            "Shorten it or send the relevant part.",
+            field=field,
+        )
+    return value
+
+
+def check_samples(samples: int, limits: Limits) -> None:
+    if not 1 <= samples <= limits.max_samples:
+        raise InvalidInput(f"must be between 1 and {limits.max_samples}", field="samples")

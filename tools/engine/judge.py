@@ -1,0 +1,478 @@
+"""The judge: turns "score this text on these metrics of this rubric" into validated verdicts.
+
+Per metric and sample: one schema-constrained call whose reasoning field comes before the score; the
+repair ladder (clean → parse → validate → one re-ask with the error → the last `Score: N` line);
+otherwise the metric is `unscored` with the reason and the raw reply. Never a default score, never a
+clamp. All calls of the process share one limiter.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import anyio
+import structlog
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from gavel.tools.engine import prompts
+from gavel.tools.engine.backend import Backend, ChatMessage, ChatReply, ChatRequest
+from gavel.tools.engine.config import EngineConfig
+from gavel.tools.engine.parse import (
+    explanation_before_score,
+    is_placeholder,
+    last_score_line,
+    parse_reply,
+    strip_reasoning,
+)
+from gavel.tools.engine.verdict import MetricScore, Provenance, SampleRecord, Usage
+from gavel.tools.errors import BackendError
+from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
+from gavel.tools.rubrics import Metric, Rubric
+
+log = structlog.get_logger("gavel.judge")
+
+T = TypeVar("T", bound=BaseModel)
+
+EXPLANATION_MAX_CHARS = 300
+METRIC_MAX_TOKENS = 200
+
+
+@dataclass
+class Judgment:
+    scores: list[MetricScore]
+    usage: Usage
+    provenance: Provenance
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Structured(Generic[T]):
+    value: T | None
+    error: str | None
+    raw: str | None
+    usage: Usage
+
+
+@dataclass
+class Generated:
+    text: str | None
+    error: str | None
+    usage: Usage
+
+
+def verdict_model(rubric: Rubric) -> type[BaseModel]:
+    """The per-metric answer: explanation first (so the model reasons before it commits), then the score.
+
+    The scale's bounds go into the JSON schema, so constrained decoding cannot leave the scale, and the
+    same model rejects an out-of-scale score from a backend that does not constrain (never a clamp).
+    """
+    score_type: Any = int if rubric.scale.integer else float
+    return create_model(
+        "MetricVerdict",
+        __config__=ConfigDict(extra="ignore"),
+        explanation=(str, Field(max_length=EXPLANATION_MAX_CHARS * 2, description="Short reasoning first.")),
+        score=(score_type, Field(ge=rubric.scale.min, le=rubric.scale.max, description="The score.")),
+    )
+
+
+def joint_model(rubric: Rubric, metrics: Sequence[Metric]) -> type[BaseModel]:
+    """One required property per metric id, so constrained decoding must produce each metric exactly once."""
+    item = verdict_model(rubric)
+    fields: dict[str, Any] = {m.id: (item, Field(description=m.name)) for m in metrics}
+    return create_model("JointVerdict", __config__=ConfigDict(extra="ignore"), **fields)
+
+
+def _schema(model: type[BaseModel], max_chars: int = EXPLANATION_MAX_CHARS) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    # A tighter maxLength in the *requested* schema keeps small models from rambling to the token
+    # limit; validation stays lenient (2x) so a slightly long explanation is not a failure.
+    _tighten(schema, max_chars)
+    return schema
+
+
+def _tighten(node: Any, max_chars: int) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "string" and "maxLength" in node:
+            node["maxLength"] = min(node["maxLength"], max_chars)
+        for value in node.values():
+            _tighten(value, max_chars)
+    elif isinstance(node, list):
+        for value in node:
+            _tighten(value, max_chars)
+
+
+def _usage_of(reply: ChatReply) -> Usage:
+    return Usage(
+        llm_calls=1,
+        prompt_tokens=reply.prompt_tokens or 0,
+        completion_tokens=reply.completion_tokens or 0,
+        cached_prompt_tokens=reply.cached_prompt_tokens,
+        duration_ms=reply.duration_ms,
+    )
+
+
+class _Tally:
+    """Usage of one judgment, summed across concurrent calls."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    def add(self, reply: ChatReply) -> None:
+        self.usage = self.usage.add(_usage_of(reply))
+
+
+class Judge:
+    def __init__(
+        self,
+        backend: Backend,
+        config: EngineConfig,
+        limiter: anyio.CapacityLimiter | None = None,
+        *,
+        strategy: str = "per_metric",
+        generator: Backend | None = None,
+    ) -> None:
+        self.backend = backend
+        self.generator = generator or backend
+        self.config = config
+        self.limiter = limiter or anyio.CapacityLimiter(config.max_concurrency)
+        self.strategy = strategy
+        # Set when a call failed at the backend, so the provider re-probes before the next call.
+        self.saw_backend_failure = False
+
+    @property
+    def backend_name(self) -> str:
+        return self.backend.name
+
+    # -- calls -------------------------------------------------------------------------------------
+
+    async def _call(self, request: ChatRequest, tally: _Tally, backend: Backend | None = None) -> ChatReply:
+        async with self.limiter:
+            try:
+                # The backend enforces its own timeout; this outer bound guards against one that does not.
+                with anyio.fail_after(self.config.timeout_s * 1.5):
+                    reply = await (backend or self.backend).chat(request)
+            except (BackendError, TimeoutError):
+                # Tells the provider to re-probe before the next call (Ollama may have come back).
+                self.saw_backend_failure = True
+                raise
+        tally.add(reply)
+        return reply
+
+    def _request(
+        self,
+        system: str,
+        user: str,
+        schema: dict[str, Any] | None,
+        *,
+        seed: int | None,
+        temperature: float,
+        max_tokens: int,
+        model: str | None,
+        history: Sequence[ChatMessage] = (),
+        purpose: str = "judge",
+    ) -> ChatRequest:
+        return ChatRequest(
+            messages=(ChatMessage("system", system), ChatMessage("user", user), *history),
+            schema=schema,
+            temperature=temperature,
+            seed=seed,
+            max_tokens=max_tokens,
+            top_k=self.config.top_k,
+            top_p=self.config.top_p,
+            model=model,
+            purpose=purpose,  # type: ignore[arg-type]
+        )
+
+    # -- metrics -----------------------------------------------------------------------------------
+
+    async def score_metrics(
+        self,
+        *,
+        rubric: Rubric,
+        metrics: Sequence[Metric],
+        subject: str,
+        source: str | None = None,
+        data: Mapping[str, str] | None = None,
+        context_instructions: str | None = None,
+        samples: int = 1,
+        model: str | None = None,
+        strategy: str | None = None,
+    ) -> Judgment:
+        started = time.perf_counter()
+        strategy = strategy or self.strategy
+        nonce = prompts.new_nonce()
+        blocks: dict[str, str] = {}
+        if source:
+            blocks[rubric.prompt.source_label] = source
+        blocks.update({k: v for k, v in (data or {}).items() if v})
+        blocks[rubric.prompt.subject] = subject
+        shared = prompts.data_section(blocks, nonce)
+        system = prompts.prompt_set().text["system"]
+        tally = _Tally()
+        seeds = self._seeds(samples)
+        temperature = self.config.temperature if samples == 1 else self.config.sample_temperature
+
+        per_metric: dict[str, list[SampleRecord]] = {m.id: [] for m in metrics}
+        if strategy == "joint" and len(metrics) > 1:
+            async with anyio.create_task_group() as tg:
+                for index, seed in enumerate(seeds):
+                    tg.start_soon(
+                        self._joint_sample,
+                        rubric, metrics, system, shared, context_instructions, seed, temperature, model,
+                        tally, per_metric, index,
+                    )  # fmt: skip
+        else:
+            async with anyio.create_task_group() as tg:
+                for metric in metrics:
+                    for index, seed in enumerate(seeds):
+                        tg.start_soon(
+                            self._metric_sample,
+                            rubric, metric, system, shared, context_instructions, seed, temperature, model,
+                            tally, per_metric[metric.id], index,
+                        )  # fmt: skip
+
+        scores = []
+        for metric in metrics:
+            records = sorted(per_metric[metric.id], key=lambda r: seeds.index(r.seed) if r.seed in seeds else 0)
+            scores.append(MetricScore.from_samples(metric.id, metric.name, records))
+        usage = tally.usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
+        flags = [PROMPT_INJECTION_FLAG] if any(detect_injection(text) for text in blocks.values()) else []
+        provenance = await self.provenance(rubric=rubric, samples=samples, model=model, strategy=strategy)
+        return Judgment(scores=scores, usage=usage, provenance=provenance, flags=flags)
+
+    def _seeds(self, samples: int) -> list[int]:
+        return [self.config.seed + index for index in range(samples)]
+
+    async def _metric_sample(
+        self,
+        rubric: Rubric,
+        metric: Metric,
+        system: str,
+        shared: str,
+        context_instructions: str | None,
+        seed: int,
+        temperature: float,
+        model: str | None,
+        tally: _Tally,
+        out: list[SampleRecord],
+        index: int,
+    ) -> None:
+        verdict = verdict_model(rubric)
+        user = shared + "\n\n" + prompts.metric_instruction(rubric, metric, context_instructions)
+        request = self._request(
+            system, user, _schema(verdict), seed=seed, temperature=temperature, max_tokens=METRIC_MAX_TOKENS,
+            model=model,
+        )  # fmt: skip
+        out.append(await self._ladder(rubric, verdict, request, seed, tally))
+
+    async def _ladder(
+        self, rubric: Rubric, verdict: type[BaseModel], request: ChatRequest, seed: int, tally: _Tally
+    ) -> SampleRecord:
+        """Run one metric sample through the repair ladder."""
+        try:
+            reply = await self._call(request, tally)
+        except BackendError as exc:
+            return SampleRecord(score=None, seed=seed, error=f"the model call failed: {exc}")
+        except TimeoutError:
+            return SampleRecord(score=None, seed=seed, error="the model call exceeded its time bound")
+        record = self._record(verdict, reply, seed)
+        if record.score is not None or record.error == "placeholder echo":
+            return record
+        first_error = record.error or "no score"
+        retry = ChatRequest(
+            **{
+                **request.__dict__,
+                "messages": (
+                    *request.messages,
+                    ChatMessage("assistant", reply.text[:4000]),
+                    ChatMessage("user", prompts.reask_instruction(rubric, first_error)),
+                ),
+            }
+        )
+        try:
+            second = await self._call(retry, tally)
+        except (BackendError, TimeoutError) as exc:
+            second = None
+            retry_error = f"the re-ask failed: {exc or 'timeout'}"
+        if second is not None:
+            record = self._record(verdict, second, seed, repaired="re-asked with the validation error")
+            if record.score is not None or record.error == "placeholder echo":
+                return record
+            retry_error = record.error or "no score"
+        raw = second.text if second is not None else reply.text
+        fallback = last_score_line(raw)
+        if (
+            fallback is not None
+            and rubric.scale.contains(fallback)
+            and (not rubric.scale.integer or fallback.is_integer())
+        ):
+            explanation = explanation_before_score(raw)
+            if not is_placeholder(explanation):
+                return SampleRecord(
+                    score=fallback, explanation=explanation, seed=seed, repaired="last 'Score:' line", raw_reply=raw
+                )
+        reason = f"{first_error}; after one re-ask: {retry_error}"
+        if fallback is not None:
+            reason += f"; its last 'Score:' line ({fallback:g}) is not a valid score on this scale"
+        return SampleRecord(score=None, seed=seed, error=reason, raw_reply=raw[:4000])
+
+    @staticmethod
+    def _record(verdict: type[BaseModel], reply: ChatReply, seed: int, repaired: str | None = None) -> SampleRecord:
+        parsed = parse_reply(reply.text, verdict)
+        if parsed.value is None:
+            error = parsed.error or "no score"
+            if reply.truncated:
+                error = f"the reply was cut off before it was complete ({error})"
+            return SampleRecord(score=None, seed=seed, error=error, raw_reply=reply.text[:4000])
+        explanation = str(getattr(parsed.value, "explanation", ""))
+        if is_placeholder(explanation):
+            return SampleRecord(score=None, seed=seed, error="placeholder echo", raw_reply=reply.text[:4000])
+        how = ", ".join(x for x in (repaired, parsed.repaired) if x) or None
+        return SampleRecord(
+            score=float(getattr(parsed.value, "score")),  # noqa: B009 - dynamic model
+            explanation=explanation,
+            seed=seed,
+            repaired=how,
+            raw_reply=reply.text[:4000] if how else None,
+        )
+
+    async def _joint_sample(
+        self,
+        rubric: Rubric,
+        metrics: Sequence[Metric],
+        system: str,
+        shared: str,
+        context_instructions: str | None,
+        seed: int,
+        temperature: float,
+        model: str | None,
+        tally: _Tally,
+        out: dict[str, list[SampleRecord]],
+        index: int,
+    ) -> None:
+        joint = joint_model(rubric, metrics)
+        user = shared + "\n\n" + prompts.joint_instruction(rubric, metrics, context_instructions)
+        request = self._request(
+            system, user, _schema(joint), seed=seed, temperature=temperature,
+            max_tokens=METRIC_MAX_TOKENS * len(metrics), model=model,
+        )  # fmt: skip
+        result = await self._structured_ladder(joint, request, tally, rubric)
+        for metric in metrics:
+            if result.value is None:
+                out[metric.id].append(
+                    SampleRecord(score=None, seed=seed, error=result.error, raw_reply=(result.raw or "")[:4000])
+                )
+                continue
+            item = getattr(result.value, metric.id)
+            explanation = str(item.explanation)
+            if is_placeholder(explanation):
+                out[metric.id].append(SampleRecord(score=None, seed=seed, error="placeholder echo"))
+            else:
+                out[metric.id].append(SampleRecord(score=float(item.score), explanation=explanation, seed=seed))
+
+    # -- generic structured call and generation ------------------------------------------------------
+
+    async def _structured_ladder(
+        self, output: type[T], request: ChatRequest, tally: _Tally, rubric: Rubric | None = None
+    ) -> Structured[T]:
+        try:
+            reply = await self._call(request, tally)
+        except BackendError as exc:
+            return Structured(None, f"the model call failed: {exc}", None, tally.usage)
+        except TimeoutError:
+            return Structured(None, "the model call exceeded its time bound", None, tally.usage)
+        parsed = parse_reply(reply.text, output)
+        if parsed.value is not None:
+            return Structured(parsed.value, None, reply.text, tally.usage)
+        retry = ChatRequest(
+            **{
+                **request.__dict__,
+                "messages": (
+                    *request.messages,
+                    ChatMessage("assistant", reply.text[:4000]),
+                    ChatMessage("user", prompts.reask_instruction(rubric, parsed.error or "invalid")),
+                ),
+            }
+        )
+        try:
+            second = await self._call(retry, tally)
+        except (BackendError, TimeoutError) as exc:
+            return Structured(None, f"{parsed.error}; the re-ask failed: {exc}", reply.text, tally.usage)
+        reparsed = parse_reply(second.text, output)
+        if reparsed.value is not None:
+            return Structured(reparsed.value, None, second.text, tally.usage)
+        return Structured(None, f"{parsed.error}; after one re-ask: {reparsed.error}", second.text, tally.usage)
+
+    async def structured(
+        self,
+        *,
+        output: type[T],
+        data: Mapping[str, str],
+        instruction: str,
+        model: str | None = None,
+        max_tokens: int = 400,
+    ) -> Structured[T]:
+        nonce = prompts.new_nonce()
+        user = prompts.data_section(dict(data), nonce) + "\n\n" + instruction
+        request = self._request(
+            prompts.prompt_set().text["system"], user, _schema(output), seed=self.config.seed,
+            temperature=self.config.temperature, max_tokens=max_tokens, model=model,
+        )  # fmt: skip
+        tally = _Tally()
+        started = time.perf_counter()
+        result = await self._structured_ladder(output, request, tally)
+        result.usage = tally.usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
+        return result
+
+    async def generate(
+        self,
+        *,
+        data: Mapping[str, str],
+        instruction: str,
+        model: str | None = None,
+        max_tokens: int = 1024,
+        backend: Backend | None = None,
+    ) -> Generated:
+        nonce = prompts.new_nonce()
+        user = prompts.data_section(dict(data), nonce) + "\n\n" + instruction
+        request = self._request(
+            prompts.prompt_set().text["generate_system"], user, None, seed=self.config.seed,
+            temperature=self.config.temperature, max_tokens=max_tokens,
+            model=model or self.config.generator_model, purpose="generate",
+        )  # fmt: skip
+        tally = _Tally()
+        try:
+            reply = await self._call(request, tally, backend or self.generator)
+        except BackendError as exc:
+            return Generated(None, str(exc), tally.usage)
+        except TimeoutError:
+            return Generated(None, "the generator exceeded its time bound", tally.usage)
+        text = strip_reasoning(reply.text)
+        if not text:
+            return Generated(None, "the generator returned an empty text", tally.usage)
+        if reply.truncated:
+            return Generated(None, "the generator's text was cut off at the token limit", tally.usage)
+        return Generated(text, None, tally.usage)
+
+    async def provenance(
+        self, *, rubric: Rubric | None, samples: int, model: str | None = None, strategy: str | None = None
+    ) -> Provenance:
+        info = await self.backend.model_info(model)
+        return Provenance(
+            backend=info.backend,
+            model=info.model,
+            model_digest=info.digest,
+            rubric_id=rubric.id if rubric else None,
+            rubric_version=rubric.version if rubric else None,
+            prompt_template_hash=prompts.template_hash(rubric),
+            temperature=self.config.temperature if samples == 1 else self.config.sample_temperature,
+            seed=self.config.seed,
+            samples=samples,
+            strategy=strategy or self.strategy,
+        )
+
+
+__all__ = ["Generated", "Judge", "Judgment", "Structured"]

@@ -1,0 +1,118 @@
+"""Prompt assembly: trusted template text from data files, untrusted text in delimited blocks.
+
+Untrusted text (the judged text, sources, questions, candidates) never goes through a template. It is
+neutralized so it cannot forge or close the delimiters, then placed in a block marked with a per-call
+random nonce. The long shared blocks come first and the metric-specific instructions last, so the
+backends' prompt caches reuse the prefix across the metrics of one evaluation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from string import Template
+
+from gavel.tools.guards import neutralize
+from gavel.tools.rubrics import Metric, Rubric
+
+_PROMPTS_FILE = Path(__file__).resolve().parent.parent / "prompts" / "judge.toml"
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    text: Mapping[str, str]
+    digest: str
+
+    def fill(self, name: str, **values: object) -> str:
+        # safe_substitute: `$x` placeholders only, no attribute/index access, unknown names left as-is.
+        filled = Template(self.text[name]).safe_substitute({k: str(v) for k, v in values.items()})
+        return "\n".join(line for line in filled.splitlines() if line.strip())
+
+
+@cache
+def prompt_set() -> PromptSet:
+    raw = _PROMPTS_FILE.read_bytes()
+    data = tomllib.loads(raw.decode("utf-8"))
+    return PromptSet(text={k: v for k, v in data.items() if isinstance(v, str)}, digest=_sha(raw))
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def template_hash(rubric: Rubric | None) -> str:
+    """A hash of everything trusted that shapes the prompt: the template file and the rubric text."""
+    rubric_part = rubric.model_dump_json().encode() if rubric else b""
+    return _sha(prompt_set().digest.encode() + rubric_part)
+
+
+def new_nonce() -> str:
+    return secrets.token_hex(4)
+
+
+def block(label: str, content: str, nonce: str) -> str:
+    safe_label = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in label)[:40] or "data"
+    return f"<<<BEGIN {safe_label} {nonce}>>>\n{neutralize(content)}\n<<<END {safe_label} {nonce}>>>"
+
+
+def data_section(blocks: Mapping[str, str], nonce: str) -> str:
+    parts = [prompt_set().text["data_intro"]]
+    parts.extend(block(label, content, nonce) for label, content in blocks.items() if content is not None)
+    return "\n\n".join(parts)
+
+
+def _levels(metric: Metric) -> str:
+    if not metric.levels:
+        return ""
+    ordered = sorted(metric.levels.items(), key=lambda item: float(item[0]), reverse=True)
+    return "Anchors:\n" + "\n".join(f"- {score}: {text}" for score, text in ordered)
+
+
+def _scale_values(rubric: Rubric) -> dict[str, object]:
+    fmt = (lambda v: str(int(v))) if rubric.scale.integer else (lambda v: f"{v:g}")
+    return {
+        "scale_min": fmt(rubric.scale.min),
+        "scale_max": fmt(rubric.scale.max),
+        "integer_note": ", whole numbers only" if rubric.scale.integer else "",
+    }
+
+
+def metric_instruction(rubric: Rubric, metric: Metric, context_instructions: str | None) -> str:
+    return prompt_set().fill(
+        "metric",
+        rubric_title=rubric.title,
+        rubric_guidance=rubric.prompt.guidance,
+        context_instructions=context_instructions or "",
+        subject=rubric.prompt.subject,
+        metric_name=metric.name,
+        metric_description=metric.description,
+        levels=_levels(metric),
+        **_scale_values(rubric),
+    )
+
+
+def joint_instruction(rubric: Rubric, metrics: Sequence[Metric], context_instructions: str | None) -> str:
+    metric_blocks = "\n".join(
+        f"* {m.id} ({m.name}): {m.description}" + (f" {_levels(m)}".replace("\n", " ") if m.levels else "")
+        for m in metrics
+    )
+    return prompt_set().fill(
+        "joint",
+        rubric_title=rubric.title,
+        rubric_guidance=rubric.prompt.guidance,
+        context_instructions=context_instructions or "",
+        subject=rubric.prompt.subject,
+        metric_blocks=metric_blocks,
+        **_scale_values(rubric),
+    )
+
+
+def reask_instruction(rubric: Rubric | None, error: str) -> str:
+    if rubric is None:
+        return prompt_set().fill("structured_reask", error=error)
+    return prompt_set().fill("reask", error=error, **_scale_values(rubric))

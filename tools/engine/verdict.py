@@ -1,0 +1,114 @@
+"""Result models shared by every judging tool: per-metric scores, usage and provenance.
+
+A score the model did not give is never invented: such a metric is `unscored`, with the reason and
+the raw reply kept for audit.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MetricStatus = Literal["scored", "unscored", "not_applicable"]
+
+
+class SampleRecord(BaseModel):
+    """One model answer for one metric (one of `samples`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    score: float | None = Field(description="The score this sample gave, or null when it gave none.")
+    explanation: str = Field(default="", description="The judge's reasoning for this sample.")
+    seed: int | None = Field(default=None, description="The seed used for this sample.")
+    repaired: str | None = Field(
+        default=None, description="How the reply was repaired when it did not validate first time, if at all."
+    )
+    error: str | None = Field(default=None, description="Why this sample produced no score.")
+    raw_reply: str | None = Field(
+        default=None, description="The model's raw reply, kept when the sample needed repair or failed."
+    )
+
+
+class MetricScore(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str = Field(description="Metric id.")
+    name: str = Field(description="Metric name.")
+    score: float | None = Field(description="Median of the samples' scores; null when unscored.")
+    status: MetricStatus = Field(
+        description="'scored', 'unscored' (the model gave no valid score) or 'not_applicable'."
+    )
+    explanation: str = Field(default="", description="The judge's reasoning (from the median sample).")
+    reason: str | None = Field(default=None, description="Why the metric is unscored or not applicable.")
+    samples: list[SampleRecord] = Field(default_factory=list, description="Every sample taken.")
+    spread: float | None = Field(
+        default=None, description="Max minus min of the sample scores; 0 with one sample; null when unscored."
+    )
+
+    @classmethod
+    def from_samples(cls, metric_id: str, name: str, samples: list[SampleRecord]) -> MetricScore:
+        scored = [s for s in samples if s.score is not None]
+        if not scored:
+            reasons = "; ".join(dict.fromkeys(s.error or "no score" for s in samples))
+            return cls(metric=metric_id, name=name, score=None, status="unscored", reason=reasons, samples=samples)
+        values = [s.score for s in scored if s.score is not None]
+        median = statistics.median(values)
+        closest = min(scored, key=lambda s: abs((s.score or 0) - median))
+        return cls(
+            metric=metric_id,
+            name=name,
+            score=median,
+            status="scored",
+            explanation=closest.explanation,
+            samples=samples,
+            spread=max(values) - min(values),
+        )
+
+    @classmethod
+    def not_applicable(cls, metric_id: str, name: str, reason: str) -> MetricScore:
+        return cls(metric=metric_id, name=name, score=None, status="not_applicable", reason=reason)
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    llm_calls: int = Field(default=0, description="Model calls made.")
+    prompt_tokens: int = Field(default=0, description="Prompt tokens the backend reported evaluating.")
+    completion_tokens: int = Field(default=0, description="Completion tokens generated.")
+    cached_prompt_tokens: int | None = Field(
+        default=None, description="Prompt tokens reused from the backend's prompt cache, where it reports them."
+    )
+    duration_ms: float = Field(default=0.0, description="Wall time of the whole call, in milliseconds.")
+
+    def add(self, other: Usage) -> Usage:
+        cached = None
+        if self.cached_prompt_tokens is not None or other.cached_prompt_tokens is not None:
+            cached = (self.cached_prompt_tokens or 0) + (other.cached_prompt_tokens or 0)
+        return Usage(
+            llm_calls=self.llm_calls + other.llm_calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_prompt_tokens=cached,
+            duration_ms=self.duration_ms + other.duration_ms,
+        )
+
+
+class Provenance(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    backend: str = Field(description="Which backend judged: ollama, embedded, sampling (or none).")
+    model: str | None = Field(default=None, description="The model that judged.")
+    model_digest: str | None = Field(
+        default=None, description="Ollama's model digest, or the GGUF's sha256 for the embedded backend."
+    )
+    rubric_id: str | None = None
+    rubric_version: str | None = None
+    prompt_template_hash: str | None = Field(
+        default=None, description="sha256 (first 16 hex) of the prompt template and rubric text used."
+    )
+    temperature: float | None = None
+    seed: int | None = None
+    samples: int = 1
+    strategy: str | None = Field(default=None, description="'per_metric' or 'joint' calls.")
