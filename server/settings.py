@@ -41,6 +41,7 @@ class Settings(BaseModel):
     temperature: float = Field(default=0.0, ge=0, le=2)
     sample_temperature: float = Field(default=0.7, ge=0, le=2)
     seed: int = 42
+    strategy: Literal["per_metric", "joint"] = "per_metric"
     max_text_chars: int = Field(default=200_000, ge=1)
     max_sources: int = Field(default=50, ge=1)
     max_candidates: int = Field(default=10_000, ge=1)
@@ -62,6 +63,7 @@ class Settings(BaseModel):
             sample_temperature=self.sample_temperature,
             seed=self.seed,
             default_ollama_model=DEFAULT_OLLAMA_MODEL,
+            strategy=self.strategy,
         )
 
     def limits(self) -> Limits:
@@ -97,6 +99,8 @@ ENV_VARS: dict[str, str] = {
     "temperature": "GAVEL_TEMPERATURE",
     "sample_temperature": "GAVEL_SAMPLE_TEMPERATURE",
     "seed": "GAVEL_SEED",
+    "strategy": "GAVEL_STRATEGY",
+    "ollama_host": "GAVEL_OLLAMA_HOST",
     "max_text_chars": "GAVEL_MAX_TEXT_CHARS",
     "max_sources": "GAVEL_MAX_SOURCES",
     "max_candidates": "GAVEL_MAX_CANDIDATES",

@@ -22,6 +22,8 @@ class EngineConfig:
     top_k: int = 20
     top_p: float = 0.9
     default_ollama_model: str = "qwen2.5:7b-instruct"
+    # per_metric: one call per metric, shared prefix first (prompt-cache friendly); joint: one call for all.
+    strategy: str = "per_metric"
 
 
 @dataclass(frozen=True)

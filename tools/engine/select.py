@@ -115,7 +115,9 @@ class BackendProvider:
                 if self._chosen is None or self._chosen.name != backend.name:
                     log.info("backend chosen", backend=backend.name, setting=self.config.backend)
                 self._chosen = backend
-            judge = Judge(self._chosen, self.config, self.limiter)
+            # Each sampling call is a round trip to the client: score all metrics in one call there.
+            strategy = "joint" if self._chosen.name == "sampling" else self.config.strategy
+            judge = Judge(self._chosen, self.config, self.limiter, strategy=strategy)
             self._last_judge = judge
             return judge
 

@@ -120,11 +120,12 @@ async def test_samples_give_the_median_and_the_spread_and_use_distinct_seeds():
     assert all(r.temperature == EngineConfig().sample_temperature for r in backend.requests)
 
 
-async def test_one_unscored_sample_among_several_does_not_invent_a_value():
-    judge, _ = make_judge({"explanation": "a", "score": 2}, "garbage", "garbage", {"explanation": "c", "score": 4})
+async def test_an_unscored_sample_among_several_is_kept_visible_and_not_counted():
+    judge, _ = make_judge({"explanation": "a", "score": 2}, "garbage", "garbage")
     score = await score_one(judge, samples=2)
-    assert score.score == 3
-    assert [s.score for s in score.samples].count(None) == 0 or score.status == "scored"
+    assert score.score == 2
+    assert [s.score for s in score.samples] == [2, None]
+    assert score.samples[1].raw_reply == "garbage"
 
 
 async def test_the_prompt_puts_the_shared_material_first_and_the_metric_last():

@@ -1,0 +1,37 @@
+"""What `gavel config` says about backends: which one `auto` would use now, and why."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+
+from gavel.server.settings import Settings
+from gavel.tools.engine.select import BackendProvider
+
+
+async def _describe(settings: Settings) -> dict[str, Any]:
+    provider = BackendProvider(settings.engine_config())
+    try:
+        ollama_ok, ollama_why = await provider.probe_ollama()
+        embedded_ok, embedded_why = provider.embedded_usable()
+        chosen, why = await provider.choose(client_can_sample=False)
+    finally:
+        await provider.aclose()
+    return {
+        "setting": settings.backend,
+        "would_use": chosen if chosen != "none" else "sampling (if the client supports it), else nothing",
+        "why_not_others": why or None,
+        "ollama": {
+            "host": settings.ollama_host,
+            "model": settings.judge_model or settings.engine_config().default_ollama_model,
+            "reachable_with_model": ollama_ok,
+            "detail": ollama_why or None,
+        },
+        "embedded": {"usable": embedded_ok, "model_path": str(settings.model_path or "default"), "detail": embedded_why or None},
+        "sampling": "used when the calling client declares the MCP sampling capability",
+    }
+
+
+def describe_backend(settings: Settings) -> dict[str, Any]:
+    return anyio.run(_describe, settings)

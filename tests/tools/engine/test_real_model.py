@@ -1,0 +1,70 @@
+"""The default embedded model on a handful of unambiguous cases: scores land on the right side of the scale.
+
+Few and marked `real_model`: each costs seconds on 2 cores. They run in CI (the default model is part
+of `gavel[embedded]`, which the test command installs).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gavel.tools.engine.config import EngineConfig
+from gavel.tools.engine.embedded import EmbeddedBackend, embedded_available
+from gavel.tools.engine.judge import Judge
+from gavel.tools.rubrics import RubricRegistry
+
+pytestmark = [
+    pytest.mark.real_model,
+    pytest.mark.skipif(not embedded_available(), reason="gavel[embedded] is not installed"),
+]
+
+RAG = RubricRegistry.load().get("rag-answer")
+PASSAGE = "[1] The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is 330 metres tall."
+QUESTION = "When was the Eiffel Tower completed?"
+
+CASES = [
+    pytest.param("relevance", "The Eiffel Tower was completed in 1889 [1].", True, id="relevant-answer-scores-high"),
+    pytest.param(
+        "relevance", "Bananas are rich in potassium and grow in tropical climates.", False,
+        id="irrelevant-answer-scores-low",
+    ),
+    pytest.param("accuracy", "It was completed in 1889, for the World's Fair [1].", True, id="faithful-answer-high"),
+    pytest.param("accuracy", "It was completed in 1923, for the Olympic Games [1].", False, id="unfaithful-answer-low"),
+]  # fmt: skip
+
+
+async def judge_one(judge: Judge, metric: str, answer: str) -> float | None:
+    judgment = await judge.score_metrics(
+        rubric=RAG, metrics=[RAG.metric(metric)], subject=answer, source=PASSAGE, data={"question": QUESTION}
+    )
+    score = judgment.scores[0]
+    assert score.status == "scored", score.reason
+    return score.score
+
+
+@pytest.mark.parametrize(("metric", "answer", "good"), CASES)
+async def test_the_embedded_model_scores_clear_cases_on_the_right_side(embedded_backend, metric, answer, good):
+    judge = Judge(embedded_backend, EngineConfig(timeout_s=300))
+    score = await judge_one(judge, metric, answer)
+    assert score is not None
+    assert (score >= 0.5) is good, f"{metric}={score} for {answer!r}"
+
+
+@pytest.mark.parametrize(("metric", "answer", "good"), CASES)
+async def test_the_ollama_path_against_the_embedded_model_scores_clear_cases_on_the_right_side(
+    embedded_ollama_backend, metric, answer, good
+):
+    judge = Judge(embedded_ollama_backend, EngineConfig(timeout_s=300))
+    score = await judge_one(judge, metric, answer)
+    assert score is not None
+    assert (score >= 0.5) is good, f"{metric}={score} for {answer!r}"
+
+
+@pytest.fixture(scope="session")
+def _embedded_model() -> EmbeddedBackend:
+    return EmbeddedBackend(timeout_s=300, parallel=1)
+
+
+@pytest.fixture
+def embedded_backend(_embedded_model: EmbeddedBackend) -> EmbeddedBackend:
+    return _embedded_model
