@@ -156,6 +156,17 @@ class EmbeddedBackend:
         log.info("loaded embedded model", path=str(path), seconds=round(time.perf_counter() - started, 2))
         return server
 
+    def load_sync(self) -> None:
+        """Load the model now, on this thread (for callers outside an event loop, e.g. a test server)."""
+        if self._server is None:
+            self._server = self._load()
+
+    def complete_sync(self, body: dict[str, Any]) -> dict[str, Any]:
+        """One OpenAI-style chat completion on the loaded model, blocking this thread."""
+        if self._server is None:
+            raise BackendError("the embedded model is not loaded")
+        return self._server.handle_chat_completions(body)
+
     async def _ensure_loaded(self) -> Any:
         if self._server is None:
             async with self._lock:

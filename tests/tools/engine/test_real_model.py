@@ -68,3 +68,22 @@ def _embedded_model() -> EmbeddedBackend:
 @pytest.fixture
 def embedded_backend(_embedded_model: EmbeddedBackend) -> EmbeddedBackend:
     return _embedded_model
+
+
+@pytest.fixture(scope="session")
+def _embedded_ollama_server(_embedded_model: EmbeddedBackend):
+    from tests.support.embedded_ollama import MODEL_NAME, embedded_responder
+    from tests.support.ollama_server import OllamaTestServer
+
+    with OllamaTestServer(embedded_responder(_embedded_model), models=(MODEL_NAME,)) as server:
+        yield server
+
+
+@pytest.fixture
+async def embedded_ollama_backend(_embedded_ollama_server):
+    from gavel.tools.engine.ollama import OllamaBackend
+    from tests.support.embedded_ollama import MODEL_NAME
+
+    backend = OllamaBackend(_embedded_ollama_server.url, MODEL_NAME, timeout_s=300)
+    yield backend
+    await backend.aclose()
