@@ -1,0 +1,5 @@
+"""`python -m gavel.server` is the `gavel` command."""
+
+from gavel.server.cli import main
+
+raise SystemExit(main())

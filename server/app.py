@@ -1,0 +1,229 @@
+"""Build the MCP server: rubrics as resources, one prompt per tool, and the tools (registered by the lead's
+`tool_registry`). Nothing here runs at import time; `build_server` is called once the settings are read.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+import tomllib
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.server.mcpserver.prompts.base import Message, Prompt, PromptArgument
+from mcp.server.mcpserver.resources import TextResource
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, InputRequiredResult
+
+from gavel.server.boundary import DepsFactory
+from gavel.server.settings import Settings
+from gavel.tools.engine.config import Limits
+from gavel.tools.errors import UnknownRubric
+from gavel.tools.rubrics import Rubric, RubricRegistry
+
+ToolRegistrar = Callable[[MCPServer[Any], DepsFactory, Limits], None]
+
+SERVER_NAME = "gavel"
+PROMPTS_FILE = Path(__file__).with_name("prompts.toml")
+RUBRIC_MIME = "application/json"
+INDEX_URI = "rubric://index"
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("gavel")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+@dataclass(frozen=True)
+class PromptArgSpec:
+    name: str
+    description: str
+    required: bool
+    given: str
+    absent: str
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    name: str
+    title: str
+    description: str
+    text: str
+    arguments: tuple[PromptArgSpec, ...]
+
+    def render(self, values: dict[str, str | None]) -> str:
+        blocks: dict[str, str] = {}
+        for arg in self.arguments:
+            value = values.get(arg.name)
+            if value is None or (not arg.required and not str(value).strip()):
+                blocks[arg.name] = arg.absent
+            else:
+                # The user's value is inserted by substitution, which never re-scans what it inserts.
+                blocks[arg.name] = Template(arg.given).safe_substitute(value=str(value))
+        text = Template(self.text).safe_substitute(blocks)
+        return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+
+
+@dataclass(frozen=True)
+class ServerText:
+    instructions: str
+    prompts: tuple[PromptSpec, ...]
+
+
+def load_server_text(path: Path = PROMPTS_FILE) -> ServerText:
+    """The instructions and prompt specs from the data file shipped beside this module."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    prompts = tuple(
+        PromptSpec(
+            name=p["name"],
+            title=p["title"],
+            description=p["description"],
+            text=p["text"],
+            arguments=tuple(
+                PromptArgSpec(
+                    name=a["name"],
+                    description=a["description"],
+                    required=bool(a["required"]),
+                    given=a["given"],
+                    absent=a.get("absent", ""),
+                )
+                for a in p.get("argument", [])
+            ),
+        )
+        for p in data.get("prompt", [])
+    )
+    return ServerText(instructions=data["server"]["instructions"].strip(), prompts=prompts)
+
+
+def _rubric_json(rubric: Rubric) -> str:
+    return rubric.model_dump_json(indent=2)
+
+
+def _index_json(registry: RubricRegistry) -> str:
+    entries = [{**r.summary(), "uri": f"rubric://{r.id}"} for r in registry.all()]
+    return json.dumps({"rubrics": entries}, indent=2)
+
+
+def _add_rubric_resources(server: MCPServer, registry: RubricRegistry) -> None:
+    server.add_resource(
+        TextResource(
+            uri=INDEX_URI,
+            name="rubric-index",
+            title="Rubric index",
+            description="Every loaded rubric: id, version, title, metric ids and scale.",
+            mime_type=RUBRIC_MIME,
+            text=_index_json(registry),
+        )
+    )
+    for rubric in registry.all():
+        server.add_resource(
+            TextResource(
+                uri=f"rubric://{rubric.id}",
+                name=rubric.id,
+                title=f"{rubric.title} (v{rubric.version})",
+                description=rubric.description,
+                mime_type=RUBRIC_MIME,
+                text=_rubric_json(rubric),
+            )
+        )
+
+    # Every loaded id is also a concrete resource above (those are matched first); the template makes
+    # the scheme discoverable and turns an unknown id into an error that lists the known ones.
+    @server.resource(
+        "rubric://{id}",
+        name="rubric",
+        title="Rubric by id",
+        description="One rubric as JSON: its metrics, score anchors, scale and thresholds. Ids: see rubric://index.",
+        mime_type=RUBRIC_MIME,
+    )
+    def rubric_by_id(id: str) -> str:
+        try:
+            return _rubric_json(registry.get(id))
+        except UnknownRubric as exc:
+            raise ResourceNotFoundError(str(exc)) from None
+
+
+def _make_prompt_fn(spec: PromptSpec) -> Callable[..., str]:
+    names = {a.name for a in spec.arguments}
+
+    def render(**arguments: Any) -> str:
+        return spec.render({k: (None if v is None else str(v)) for k, v in arguments.items() if k in names})
+
+    return render
+
+
+class _DataPrompt(Prompt):
+    """A prompt rendered from data. A missing required argument is the caller's error (invalid params),
+    named in the reply, rather than the SDK's generic internal error."""
+
+    async def render(
+        self, arguments: dict[str, Any] | None, context: Context[Any, Any]
+    ) -> list[Message] | InputRequiredResult:
+        given = {k for k, v in (arguments or {}).items() if v is not None and str(v).strip()}
+        missing = [a.name for a in self.arguments or [] if a.required and a.name not in given]
+        if missing:
+            known = ", ".join(a.name for a in self.arguments or [])
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"prompt {self.name!r} needs the argument(s) {', '.join(missing)}; its arguments are: {known}",
+            )
+        return await super().render(arguments, context)
+
+
+def _add_prompts(server: MCPServer, prompts: tuple[PromptSpec, ...]) -> None:
+    for spec in prompts:
+        server.add_prompt(
+            _DataPrompt(
+                name=spec.name,
+                title=spec.title,
+                description=spec.description,
+                arguments=[
+                    PromptArgument(name=a.name, description=a.description, required=a.required) for a in spec.arguments
+                ],
+                fn=_make_prompt_fn(spec),
+            )
+        )
+
+
+def build_server(
+    settings: Settings,
+    registry: RubricRegistry,
+    deps_factory: DepsFactory,
+    *,
+    lifespan: Callable[[MCPServer[Any]], AbstractAsyncContextManager[Any]] | None = None,
+    register_tools: ToolRegistrar | None = None,
+) -> MCPServer[Any]:
+    """The Gavel MCP server, with resources, prompts and tools registered; not yet running.
+
+    `register_tools` defaults to `gavel.server.tool_registry.register_all_tools` (tests pass their own).
+    `lifespan` runs around each MCP session's server loop (once per process on stdio and streamable HTTP,
+    once per connection on SSE), so process-wide clean-up belongs in the transports' `on_shutdown` instead.
+    """
+    if register_tools is None:
+        # Imported here: the tool modules load the engine, which `gavel rubrics --help` does not need.
+        from gavel.server.tool_registry import register_all_tools
+
+        register_tools = register_all_tools
+    text = load_server_text()
+    server: MCPServer[Any] = MCPServer(
+        SERVER_NAME,
+        title="Gavel",
+        description="A judge for agents: rubric scoring, self-refinement, RAG verdicts and candidate selection.",
+        instructions=text.instructions,
+        version=_version(),
+        log_level=settings.log_level,
+        lifespan=lifespan,
+    )
+    _add_rubric_resources(server, registry)
+    _add_prompts(server, text.prompts)
+    register_tools(server, deps_factory, settings.limits())
+    return server

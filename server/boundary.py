@@ -1,0 +1,264 @@
+"""The MCP boundary: the one place a tool implementation meets the SDK, and `GavelError` becomes `ToolError`.
+
+A tool in `gavel.tools` is `async def impl(request: XRequest, deps: ToolDeps) -> XResult` over pydantic
+models. `register_tool` publishes it so that:
+
+- the request model's fields are the tool's flat, top-level arguments, and the inputSchema carries their
+  descriptions and bounds (the SDK derives the schema from a function signature, so we hand it a wrapper
+  whose signature is synthesized from the model's fields);
+- the arguments are validated by the request model itself, from the raw wire arguments, and a failure is
+  reported per field with what to change;
+- the result model becomes the outputSchema and the structuredContent, while the text content is the
+  result's compact `render_text()`;
+- `GavelError` text reaches the client verbatim (it is written for the caller), anything else is logged
+  with its traceback and the client gets only a reference to the log line.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Annotated, Any, Protocol, TypeVar
+
+import pydantic_core
+import structlog
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, SkipValidation, ValidationError
+from pydantic.fields import FieldInfo
+
+from gavel.server.logging import bind_request_context
+from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.errors import GavelError
+
+log = structlog.get_logger("gavel.boundary")
+
+RequestT = TypeVar("RequestT", bound=BaseModel)
+ResultT = TypeVar("ResultT", bound=BaseModel)
+
+# The wrapper's own parameter for the SDK's Context; a request model may not use this field name.
+_CONTEXT_PARAM = "mcp_context"
+# How much of a rejected value an error message quotes back: enough to recognise it, never a whole document.
+_QUOTE_CHARS = 60
+
+
+class DepsFactory(Protocol):
+    """Builds the `ToolDeps` for one tool call. `progress` is already wired to the calling client."""
+
+    def __call__(self, ctx: Context[Any, Any], progress: ProgressFn) -> ToolDeps: ...
+
+
+def judging_annotations(*, idempotent: bool, title: str | None = None) -> ToolAnnotations:
+    """Annotations for a judging tool: reads its inputs, changes nothing, talks only to the configured model."""
+    return ToolAnnotations(
+        title=title, read_only_hint=True, destructive_hint=False, idempotent_hint=idempotent, open_world_hint=False
+    )
+
+
+def _wrapper_parameters(request_model: type[BaseModel]) -> list[inspect.Parameter]:
+    """One keyword parameter per request field, typed so the SDK's schema is the field's own schema.
+
+    `SkipValidation` keeps the JSON schema of the real type while letting any value through the SDK's
+    argument model: the request model validates the raw arguments afterwards, so every type and bound
+    error is reported in one consistent, per-field form.
+    """
+    params: list[inspect.Parameter] = []
+    for name, field in request_model.model_fields.items():
+        if name == _CONTEXT_PARAM or name.startswith("_"):
+            raise ValueError(f"{request_model.__name__}.{name}: this field name is reserved at the MCP boundary")
+        if field.alias or field.validation_alias:
+            raise ValueError(f"{request_model.__name__}.{name}: aliased fields are not supported as tool arguments")
+        schema_info = FieldInfo(
+            description=field.description,
+            title=field.title,
+            examples=field.examples,
+            json_schema_extra=field.json_schema_extra,
+            deprecated=field.deprecated,
+        )
+        inner: list[Any] = list(field.metadata)
+        if field.discriminator is not None:
+            inner.append(Field(discriminator=field.discriminator))
+        annotation = Annotated[(field.annotation, *inner, SkipValidation, schema_info)]  # type: ignore[valid-type]
+        default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
+    return params
+
+
+def _quote(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 3] + "..."
+
+
+def format_validation_error(error: ValidationError) -> str:
+    """'field: what is wrong (got ...)' per problem, on one line; names the field so the caller can fix it."""
+    parts = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(p) for p in item["loc"]) or "(arguments)"
+        message = item["msg"]
+        if item["type"] == "missing":
+            parts.append(f"{where}: is required")
+        elif item["type"] == "extra_forbidden":
+            parts.append(f"{where}: is not a known field; remove it or check its spelling")
+        elif "input" in item and item["type"] not in ("model_type", "dict_type"):
+            parts.append(f"{where}: {message} (got {_quote(item['input'])})")
+        else:
+            parts.append(f"{where}: {message}")
+    return "invalid arguments: " + "; ".join(parts)
+
+
+def _raw_arguments(ctx: Context[Any, Any], fallback: dict[str, Any]) -> dict[str, Any]:
+    """The arguments exactly as the client sent them.
+
+    The SDK pre-parses any string that looks like JSON for a non-`str` parameter (so a `str | None` source
+    that happens to be a JSON document would arrive as a dict) and drops unknown keys silently; reading
+    the wire arguments keeps the caller's text intact and lets us name a misspelled argument.
+    """
+    try:
+        params = ctx.request_context.params
+    except ValueError:  # no request in flight: called in-process through MCPServer.call_tool
+        return fallback
+    arguments = params.get("arguments") if isinstance(params, Mapping) else None
+    return dict(arguments) if isinstance(arguments, Mapping) else fallback
+
+
+def _validate_request(request_model: type[RequestT], raw: dict[str, Any], sdk_parsed: dict[str, Any]) -> RequestT:
+    known = set(request_model.model_fields)
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ToolError(
+            f"invalid arguments: unknown argument(s) {', '.join(unknown)}; this tool takes: {', '.join(sorted(known))}"
+        )
+    try:
+        return request_model.model_validate(raw)
+    except ValidationError as first:
+        # Some clients send lists and objects as JSON text; the SDK's pre-parsed copy covers them.
+        if sdk_parsed != raw:
+            try:
+                return request_model.model_validate({k: v for k, v in sdk_parsed.items() if k in raw})
+            except ValidationError:
+                pass
+        raise ToolError(format_validation_error(first)) from None
+
+
+def _progress_for(ctx: Context[Any, Any]) -> ProgressFn:
+    """Progress wired to the calling client.
+
+    The SDK already drops a report when the client asked for none (no progress token over JSON-RPC, no
+    callback in-process), and only it can tell which dispatcher is in use, so every call gets this fn.
+    """
+    try:
+        ctx.request_context  # noqa: B018 - raises outside a request
+    except ValueError:
+        return _no_progress
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        await ctx.report_progress(value, total, message)
+
+    return progress
+
+
+def _render_text(result: BaseModel, text_renderer: Callable[[Any], str] | None) -> str:
+    if text_renderer is not None:
+        return text_renderer(result)
+    render = getattr(result, "render_text", None)
+    if callable(render):
+        return str(render())
+    return pydantic_core.to_json(result.model_dump(mode="json"), indent=2).decode()
+
+
+def register_tool(
+    server: MCPServer,
+    *,
+    name: str,
+    title: str,
+    description: str,
+    request_model: type[RequestT],
+    result_model: type[ResultT],
+    impl: Callable[[RequestT, ToolDeps], Awaitable[ResultT]],
+    deps_factory: DepsFactory,
+    annotations: ToolAnnotations | None = None,
+    text_renderer: Callable[[ResultT], str] | None = None,
+) -> None:
+    """Publish `impl` as the MCP tool `name`, with the request model's fields as its flat arguments.
+
+    `annotations` defaults to a non-idempotent judging tool (see `judging_annotations`); `text_renderer`
+    overrides the result's own `render_text()` for the text content.
+    """
+    params = _wrapper_parameters(request_model)
+    context_param = inspect.Parameter(_CONTEXT_PARAM, inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    return_annotation = Annotated[CallToolResult, result_model]
+    rubric_field = "rubric" in request_model.model_fields
+
+    async def call(**kwargs: Any) -> CallToolResult:
+        ctx: Context[Any, Any] = kwargs.pop(_CONTEXT_PARAM)
+        evaluation_id = uuid.uuid4().hex[:16]
+        raw = _raw_arguments(ctx, kwargs)
+        rubric = raw.get("rubric") if rubric_field and isinstance(raw.get("rubric"), str) else None
+        with bind_request_context(tool=name, rubric=rubric, evaluation_id=evaluation_id):
+            request = _validate_request(request_model, raw, kwargs)
+            started = time.perf_counter()
+            try:
+                deps = deps_factory(ctx, _progress_for(ctx))
+                log.info("tool call started")
+                result = await impl(request, deps)
+                if not isinstance(result, result_model):
+                    raise TypeError(f"{name} returned {type(result).__name__}, not {result_model.__name__}")
+                text = _render_text(result, text_renderer)
+            except GavelError as exc:
+                log.info("tool call refused", error=str(exc), error_type=type(exc).__name__)
+                raise ToolError(str(exc)) from exc
+            except (ToolError, MCPError):
+                raise
+            except Exception as exc:  # the traceback is logged; the client gets a reference
+                caller_errors = _gavel_errors_only(exc)
+                if caller_errors:
+                    # Concurrent work (a task group) failed only with errors written for the caller.
+                    log.info("tool call refused", error=caller_errors)
+                    raise ToolError(caller_errors) from exc
+                log.exception("tool call failed unexpectedly", reference=evaluation_id)
+                raise ToolError(f"internal error; see the server log, reference {evaluation_id}") from exc
+            log.info("tool call finished", duration_ms=round((time.perf_counter() - started) * 1000))
+        structured = result.model_dump(mode="json", by_alias=True)
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+    call.__name__ = name
+    call.__qualname__ = name
+    call.__doc__ = description
+    call.__signature__ = inspect.Signature([*params, context_param], return_annotation=return_annotation)  # type: ignore[attr-defined]
+    call.__annotations__ = {p.name: p.annotation for p in params} | {
+        _CONTEXT_PARAM: Context,
+        "return": return_annotation,
+    }
+    server.add_tool(
+        call,
+        name=name,
+        title=title,
+        description=description,
+        annotations=annotations or judging_annotations(idempotent=False, title=title),
+        structured_output=True,
+    )
+
+
+def _gavel_errors_only(exc: BaseException) -> str | None:
+    """The messages of an exception group whose every leaf is a GavelError, else None."""
+    if not isinstance(exc, BaseExceptionGroup):
+        return None
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [exc]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        else:
+            leaves.append(current)
+    if not leaves or not all(isinstance(leaf, GavelError) for leaf in leaves):
+        return None
+    return "; ".join(dict.fromkeys(str(leaf) for leaf in leaves))
+
+
+async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
+    return None

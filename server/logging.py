@@ -1,0 +1,145 @@
+"""Logging for the server process: everything goes to stderr, never stdout.
+
+On stdio, stdout is the JSON-RPC channel, so one stray line there breaks the client. structlog's default
+logger prints to stdout, which is why it is routed through stdlib logging onto a single stderr handler
+here, together with the SDK's, uvicorn's and httpx's loggers. Output is JSON lines unless stderr is a
+terminal, where a person is reading it.
+
+Request context (tool, rubric, evaluation_id, call_id) is bound with contextvars so every line logged
+during a tool call, including the SDK's own, carries it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator, MutableMapping, Sequence
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+import structlog
+from structlog.typing import EventDict, Processor, WrappedLogger
+
+# Libraries that are chatty at INFO about things a Gavel operator does not need (every HTTP request to
+# Ollama, every connection).
+_QUIET_LOGGERS = ("httpx", "httpcore", "httpx2")
+# uvicorn's loggers carry their own handlers when uvicorn configures logging itself; we pass
+# log_config=None to uvicorn and make them propagate to the root handler here instead.
+_PROPAGATING_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "mcp")
+
+_REDACTED = "****"
+
+
+class _Redactor:
+    """Replaces configured secrets (the HTTP bearer token) anywhere in a log line's values."""
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        self._secrets = [s for s in secrets if s]
+
+    def _clean(self, value: Any) -> Any:
+        if isinstance(value, str):
+            for secret in self._secrets:
+                value = value.replace(secret, _REDACTED)
+        return value
+
+    def __call__(self, logger: WrappedLogger, method: str, event_dict: EventDict) -> EventDict:
+        if not self._secrets:
+            return event_dict
+        return {key: self._clean(value) for key, value in event_dict.items()}
+
+
+def _drop_color_message(logger: WrappedLogger, method: str, event_dict: EventDict) -> EventDict:
+    # uvicorn attaches an ANSI-coloured duplicate of every message; it only adds noise to JSON lines.
+    event_dict.pop("color_message", None)
+    return event_dict
+
+
+def configure_logging(level: str, *, stream: TextIO | None = None, secrets: Sequence[str] = ()) -> None:
+    """Send structlog and stdlib logging to stderr at `level` ("DEBUG", "INFO", "WARNING", "ERROR").
+
+    `stream` defaults to the current `sys.stderr`; `secrets` are masked wherever they appear in a value.
+    Safe to call more than once (the last call wins).
+    """
+    out = stream if stream is not None else sys.stderr
+    numeric = logging.getLevelName(level.upper())
+    if not isinstance(numeric, int):
+        raise ValueError(f"unknown log level {level!r}; use DEBUG, INFO, WARNING or ERROR")
+
+    interactive = bool(getattr(out, "isatty", lambda: False)())
+    renderer: Processor = (
+        structlog.dev.ConsoleRenderer(colors=interactive) if interactive else structlog.processors.JSONRenderer()
+    )
+    redact = _Redactor(secrets)
+    shared: list[Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        _drop_color_message,
+    ]
+
+    structlog.configure(
+        processors=[
+            structlog.stdlib.filter_by_level,
+            *shared,
+            structlog.stdlib.PositionalArgumentsFormatter(),
+            structlog.processors.StackInfoRenderer(),
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        # Not cached: tests reconfigure, and modules grab their loggers at import time.
+        cache_logger_on_first_use=False,
+    )
+
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder()],
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            *([] if interactive else [structlog.processors.format_exc_info]),
+            redact,
+            renderer,
+        ],
+    )
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(formatter)
+
+    root = logging.getLogger()
+    for existing in list(root.handlers):
+        root.removeHandler(existing)
+    root.addHandler(handler)
+    root.setLevel(numeric)
+
+    for name in _PROPAGATING_LOGGERS:
+        lib = logging.getLogger(name)
+        lib.handlers.clear()
+        lib.propagate = True
+        lib.setLevel(logging.NOTSET)
+    for name in _QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(max(numeric, logging.WARNING))
+    logging.captureWarnings(True)
+
+
+@contextmanager
+def bind_request_context(**values: Any) -> Iterator[None]:
+    """Attach `values` (tool=..., rubric=..., evaluation_id=...) to every log line inside the block.
+
+    None values are skipped so a line never claims `rubric=None` for a request that named no rubric. On
+    exit the context is restored exactly, including keys added inside the block with `bind_more`.
+    """
+    saved = structlog.contextvars.get_contextvars()
+    structlog.contextvars.bind_contextvars(**{key: value for key, value in values.items() if value is not None})
+    try:
+        yield
+    finally:
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(**saved)
+
+
+def bind_more(**values: Any) -> None:
+    """Add keys to the current request context (e.g. the evaluation_id once a tool has made one)."""
+    structlog.contextvars.bind_contextvars(**{k: v for k, v in values.items() if v is not None})
+
+
+def current_context() -> MutableMapping[str, Any]:
+    return structlog.contextvars.get_contextvars()

@@ -1,0 +1,40 @@
+"""Fixtures shared by the whole suite: process environments and free ports for end-to-end tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+# The interpreter running the tests is the project's venv python; subprocesses use the same one.
+PYTHON = sys.executable
+
+
+@pytest.fixture(scope="session")
+def clean_env() -> dict[str, str]:
+    """This process's environment without any GAVEL_* or OLLAMA_HOST setting, for starting `gavel`.
+
+    Ollama is pointed at a closed port so nothing in a test depends on a model server on this machine.
+    Session-scoped: copy it (`{**clean_env, ...}`) to change it.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAVEL_") and k != "OLLAMA_HOST"}
+    env["GAVEL_OLLAMA_HOST"] = f"http://127.0.0.1:{_free_port()}"
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def _free_port() -> int:
+    # Bind port 0 and let the kernel choose; the port is free again once the socket closes.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def free_port() -> Callable[[], int]:
+    return _free_port
