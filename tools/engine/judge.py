@@ -37,6 +37,7 @@ log = structlog.get_logger("gavel.judge")
 T = TypeVar("T", bound=BaseModel)
 
 EXPLANATION_MAX_CHARS = 300
+EVIDENCE_MAX_CHARS = 200
 METRIC_MAX_TOKENS = 200
 
 
@@ -63,24 +64,40 @@ class Generated:
     usage: Usage
 
 
-def verdict_model(rubric: Rubric) -> type[BaseModel]:
-    """The per-metric answer: explanation first (so the model reasons before it commits), then the score.
+def verdict_model(rubric: Rubric, *, evidence: bool = False) -> type[BaseModel]:
+    """The per-metric answer: reasoning first (so the model reasons before it commits), then the score.
 
-    The scale's bounds go into the JSON schema, so constrained decoding cannot leave the scale, and the
-    same model rejects an out-of-scale score from a backend that does not constrain (never a clamp).
+    With a source, the model first quotes the judged text's key claim and then what the source says about
+    it: measured on the embedded default, small models otherwise "find" the judged text's claims in the
+    source and approve a contradiction. The scale's bounds go into the
+    JSON schema, so constrained decoding cannot leave the scale, and the same model rejects an
+    out-of-scale score from a backend that does not constrain (never a clamp).
     """
     score_type: Any = int if rubric.scale.integer else float
-    return create_model(
-        "MetricVerdict",
-        __config__=ConfigDict(extra="ignore"),
-        explanation=(str, Field(max_length=EXPLANATION_MAX_CHARS * 2, description="Short reasoning first.")),
-        score=(score_type, Field(ge=rubric.scale.min, le=rubric.scale.max, description="The score.")),
-    )
+    fields: dict[str, Any] = {}
+    if evidence:
+        # Required in the requested schema (see `_schema`) but not for validation: a backend without
+        # constrained decoding that skips the quotes still gave a usable score.
+        fields["claim"] = (
+            str,
+            Field(
+                default="",
+                max_length=EVIDENCE_MAX_CHARS * 2,
+                description="A short quote of the judged text's key claim.",
+            ),
+        )
+        fields["source_says"] = (
+            str,
+            Field(default="", max_length=EVIDENCE_MAX_CHARS * 2, description="What the source says about it, quoted."),
+        )
+    fields["explanation"] = (str, Field(max_length=EXPLANATION_MAX_CHARS * 2, description="Short reasoning."))
+    fields["score"] = (score_type, Field(ge=rubric.scale.min, le=rubric.scale.max, description="The score."))
+    return create_model("MetricVerdict", __config__=ConfigDict(extra="ignore"), **fields)
 
 
-def joint_model(rubric: Rubric, metrics: Sequence[Metric]) -> type[BaseModel]:
+def joint_model(rubric: Rubric, metrics: Sequence[Metric], *, evidence: bool = False) -> type[BaseModel]:
     """One required property per metric id, so constrained decoding must produce each metric exactly once."""
-    item = verdict_model(rubric)
+    item = verdict_model(rubric, evidence=evidence)
     fields: dict[str, Any] = {m.id: (item, Field(description=m.name)) for m in metrics}
     return create_model("JointVerdict", __config__=ConfigDict(extra="ignore"), **fields)
 
@@ -90,7 +107,20 @@ def _schema(model: type[BaseModel], max_chars: int = EXPLANATION_MAX_CHARS) -> d
     # A tighter maxLength in the *requested* schema keeps small models from rambling to the token
     # limit; validation stays lenient (2x) so a slightly long explanation is not a failure.
     _tighten(schema, max_chars)
+    _require_all(schema)
     return schema
+
+
+def _require_all(node: Any) -> None:
+    """Every property of every object is required in the requested schema: the model must write each."""
+    if isinstance(node, dict):
+        if node.get("type") == "object" and isinstance(node.get("properties"), dict):
+            node["required"] = list(node["properties"])
+        for value in node.values():
+            _require_all(value)
+    elif isinstance(node, list):
+        for value in node:
+            _require_all(value)
 
 
 def _tighten(node: Any, max_chars: int) -> None:
@@ -204,11 +234,13 @@ class Judge:
         started = time.perf_counter()
         strategy = strategy or self.strategy
         nonce = prompts.new_nonce()
-        blocks: dict[str, str] = {}
+        # The judged text comes first, then the source: measured on the embedded default, with the source
+        # first the model quotes the judged text back as "what the source says". All blocks are shared by
+        # the metrics of one evaluation, so the prompt cache still reuses the whole prefix.
+        blocks: dict[str, str] = {rubric.prompt.subject: subject}
         if source:
             blocks[rubric.prompt.source_label] = source
         blocks.update({k: v for k, v in (data or {}).items() if v})
-        blocks[rubric.prompt.subject] = subject
         shared = prompts.data_section(blocks, nonce)
         system = prompts.prompt_set().text["system"]
         tally = _Tally()
@@ -218,20 +250,20 @@ class Judge:
         per_metric: dict[str, list[SampleRecord]] = {m.id: [] for m in metrics}
         if strategy == "joint" and len(metrics) > 1:
             async with anyio.create_task_group() as tg:
-                for index, seed in enumerate(seeds):
+                for seed in seeds:
                     tg.start_soon(
                         self._joint_sample,
                         rubric, metrics, system, shared, context_instructions, seed, temperature, model,
-                        tally, per_metric, index,
+                        tally, per_metric, bool(source),
                     )  # fmt: skip
         else:
             async with anyio.create_task_group() as tg:
                 for metric in metrics:
-                    for index, seed in enumerate(seeds):
+                    for seed in seeds:
                         tg.start_soon(
                             self._metric_sample,
                             rubric, metric, system, shared, context_instructions, seed, temperature, model,
-                            tally, per_metric[metric.id], index,
+                            tally, per_metric[metric.id], bool(source),
                         )  # fmt: skip
 
         scores = []
@@ -258,10 +290,10 @@ class Judge:
         model: str | None,
         tally: _Tally,
         out: list[SampleRecord],
-        index: int,
+        has_source: bool,
     ) -> None:
-        verdict = verdict_model(rubric)
-        user = shared + "\n\n" + prompts.metric_instruction(rubric, metric, context_instructions)
+        verdict = verdict_model(rubric, evidence=has_source)
+        user = shared + "\n\n" + prompts.metric_instruction(rubric, metric, context_instructions, has_source)
         request = self._request(
             system, user, _schema(verdict), seed=seed, temperature=temperature, max_tokens=METRIC_MAX_TOKENS,
             model=model,
@@ -351,10 +383,10 @@ class Judge:
         model: str | None,
         tally: _Tally,
         out: dict[str, list[SampleRecord]],
-        index: int,
+        has_source: bool,
     ) -> None:
-        joint = joint_model(rubric, metrics)
-        user = shared + "\n\n" + prompts.joint_instruction(rubric, metrics, context_instructions)
+        joint = joint_model(rubric, metrics, evidence=has_source)
+        user = shared + "\n\n" + prompts.joint_instruction(rubric, metrics, context_instructions, has_source)
         request = self._request(
             system, user, _schema(joint), seed=seed, temperature=temperature,
             max_tokens=METRIC_MAX_TOKENS * len(metrics), model=model,

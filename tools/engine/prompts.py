@@ -82,9 +82,22 @@ def _scale_values(rubric: Rubric) -> dict[str, object]:
     }
 
 
-def metric_instruction(rubric: Rubric, metric: Metric, context_instructions: str | None) -> str:
+EVIDENCE_NOTE = (
+    'first "claim" (a short quote of the key part of the $subject for this metric), then "source_says" (what the '
+    '$source_label says about it, quoted; "nothing" if it says nothing), then '
+)
+
+
+def _evidence_note(rubric: Rubric, evidence: bool) -> str:
+    if not evidence:
+        return "first "
+    return EVIDENCE_NOTE.replace("$source_label", rubric.prompt.source_label).replace("$subject", rubric.prompt.subject)
+
+
+def metric_instruction(rubric: Rubric, metric: Metric, context_instructions: str | None, evidence: bool = False) -> str:
     return prompt_set().fill(
         "metric",
+        evidence_note=_evidence_note(rubric, evidence),
         rubric_title=rubric.title,
         rubric_guidance=rubric.prompt.guidance,
         context_instructions=context_instructions or "",
@@ -96,13 +109,16 @@ def metric_instruction(rubric: Rubric, metric: Metric, context_instructions: str
     )
 
 
-def joint_instruction(rubric: Rubric, metrics: Sequence[Metric], context_instructions: str | None) -> str:
+def joint_instruction(
+    rubric: Rubric, metrics: Sequence[Metric], context_instructions: str | None, evidence: bool = False
+) -> str:
     metric_blocks = "\n".join(
         f"* {m.id} ({m.name}): {m.description}" + (f" {_levels(m)}".replace("\n", " ") if m.levels else "")
         for m in metrics
     )
     return prompt_set().fill(
         "joint",
+        evidence_note=_evidence_note(rubric, evidence),
         rubric_title=rubric.title,
         rubric_guidance=rubric.prompt.guidance,
         context_instructions=context_instructions or "",

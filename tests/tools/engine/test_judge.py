@@ -137,7 +137,7 @@ async def test_the_prompt_puts_the_shared_material_first_and_the_metric_last():
     prefixes = {u.split("Rubric:")[0] for u in users}
     assert len(prefixes) == 1, "every metric call must share the same prefix"
     prefix = prefixes.pop()
-    assert prefix.index("TRANSCRIPT TEXT") < prefix.index("ASSESSMENT TEXT")
+    assert prefix.index("ASSESSMENT TEXT") < prefix.index("TRANSCRIPT TEXT")
     assert sorted(u.split("ONE metric only: ")[1].split(".")[0] for u in users) == sorted(
         m.name for m in CLINICAL.metrics
     )

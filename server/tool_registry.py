@@ -1,0 +1,160 @@
+"""Where the tools are registered on the server, and how each call gets its `ToolDeps`.
+
+`gavel.server.app.build_server` calls `register_all_tools`; `gavel.server.cli` calls `make_deps_factory`
+once at start-up. The descriptions are what an agent's model reads to decide when to call a tool, so
+they say what the tool does, when to use it, and the limits that apply.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+
+from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
+from gavel.server.sampling import sampling_backend_for
+from gavel.server.settings import Settings
+from gavel.tools import assessment, candidates, rag
+from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.engine.config import Limits
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.select import BackendProvider
+from gavel.tools.rubrics import RubricRegistry
+
+
+def _limits_note(limits: Limits) -> str:
+    return (
+        f"Limits: each text field at most {limits.max_text_chars:,} characters, at most {limits.max_sources} "
+        f"sources, {limits.max_batch} answers per batch, {limits.max_candidates:,} candidates, samples 1-"
+        f"{limits.max_samples}."
+    )
+
+
+def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits: Limits | None = None) -> None:
+    note = _limits_note(limits or Limits())
+    register_tool(
+        server,
+        name="evaluate_assessment",
+        title="Evaluate a text against a rubric",
+        description=(
+            "Score a text (an assessment, a summary, a report) against a rubric's metrics with a local judge "
+            "model, optionally comparing it with the source it was written from. Returns one score per metric "
+            "with the judge's reasoning, the average, the low metrics and whether every metric passes. A metric "
+            "the judge could not score is reported as 'unscored' (passed is then null), never guessed. Use it to "
+            "check your own or another model's output before you hand it on. Rubrics: read rubric://index. " + note
+        ),
+        request_model=assessment.EvaluateAssessmentRequest,
+        result_model=assessment.EvaluationResult,
+        impl=assessment.evaluate_assessment,
+        deps_factory=deps_factory,
+        annotations=judging_annotations(idempotent=True, title="Evaluate a text against a rubric"),
+    )
+    register_tool(
+        server,
+        name="refine_until_pass",
+        title="Improve a text until it passes a rubric",
+        description=(
+            "Judge a draft against a rubric, give the writer feedback on the low metrics, revise, and judge "
+            "again, until every metric reaches the threshold or the iteration budget ends. Without a draft, a "
+            "first version is written from the task and source. The rewriting model is the server's "
+            "(generator='server') or yours through MCP sampling (generator='sampling'). Returns the final and the "
+            "best text with their evaluations, why the loop stopped, and every iteration. Sends a progress "
+            "notification per iteration. " + note
+        ),
+        request_model=assessment.RefineUntilPassRequest,
+        result_model=assessment.RefinementResult,
+        impl=assessment.refine_until_pass,
+        deps_factory=deps_factory,
+        annotations=judging_annotations(idempotent=False, title="Improve a text until it passes a rubric"),
+    )
+    register_tool(
+        server,
+        name="judge_rag_answer",
+        title="Judge a RAG answer against its sources",
+        description=(
+            "Judge an answer produced from retrieved passages: relevance, completeness, accuracy (faithfulness "
+            "to the passages), source attribution and coherence on 0-1, an overall score computed by Gavel, "
+            "whether the answer cites sources and is grounded, a verdict (approved / needs_improvement / "
+            "rejected, or unscored when the judge could not decide) and a diagnosis of what to fix (the answer, "
+            "or the retrieval upstream). evaluation_context: RAG (default), TOOLS (passages are tool outputs) or "
+            "DIAGNOSTIC (no retrieval; sources are not expected). Text in the answer or passages that tries to "
+            "instruct the judge is flagged. " + note
+        ),
+        request_model=rag.JudgeRagAnswerRequest,
+        result_model=rag.RagJudgment,
+        impl=rag.judge_rag_answer,
+        deps_factory=deps_factory,
+        annotations=judging_annotations(idempotent=True, title="Judge a RAG answer against its sources"),
+    )
+    register_tool(
+        server,
+        name="judge_rag_answers",
+        title="Judge and rank several answers to one question",
+        description=(
+            "Judge several agents' answers to the same question against the same passages, concurrently, and "
+            "rank them by overall score (unscored last), naming the best approved answer. Each answer gets the "
+            "full judge_rag_answer judgment; one answer's failure does not lose the others. Sends a progress "
+            "notification per judged answer. " + note
+        ),
+        request_model=rag.JudgeRagAnswersRequest,
+        result_model=rag.RagBatchResult,
+        impl=rag.judge_rag_answers,
+        deps_factory=deps_factory,
+        annotations=judging_annotations(idempotent=True, title="Judge and rank several answers"),
+    )
+    register_tool(
+        server,
+        name="score_candidates",
+        title="Score and select among candidates",
+        description=(
+            "Choose among candidates (tracks, search hits, patches, plans, ideas): weighted multi-criteria "
+            "scoring from the numbers the candidates carry, diversity-aware top-k selection (e.g. two genres and "
+            "two eras among the picks), an explanation per pick and a reasoning log. Deterministic and instant "
+            "when every weighted criterion is given as a number. With a rubric (e.g. idea-quality), criteria a "
+            "candidate has no number for are scored by the judge from its text; accept_threshold rejects weak "
+            "candidates with reasons, and accepted picks get key points. " + note
+        ),
+        request_model=candidates.ScoreCandidatesRequest,
+        result_model=candidates.ScoreCandidatesResult,
+        impl=candidates.score_candidates,
+        deps_factory=deps_factory,
+        annotations=judging_annotations(idempotent=True, title="Score and select among candidates"),
+    )
+
+
+class GavelDeps:
+    """Builds each call's `ToolDeps` from the process's one backend provider."""
+
+    def __init__(self, settings: Settings, registry: RubricRegistry) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.limits = settings.limits()
+        self.provider = BackendProvider(settings.engine_config())
+
+    def __call__(self, ctx: Context[Any, Any], progress: ProgressFn) -> ToolDeps:
+        sampling = sampling_backend_for(ctx, self.settings.timeout_s)
+        provider = self.provider
+
+        async def judge() -> Judge:
+            return await provider.judge(sampling=sampling)
+
+        sampling_judge = None
+        if sampling is not None:
+
+            async def sampling_judge() -> Judge:
+                return Judge(sampling, provider.config, provider.limiter, strategy="joint")
+
+        return ToolDeps(
+            registry=self.registry,
+            limits=self.limits,
+            judge_factory=judge,
+            progress=progress,
+            sampling_judge_factory=sampling_judge,
+        )
+
+    async def aclose(self) -> None:
+        await self.provider.aclose()
+
+
+def make_deps_factory(settings: Settings, registry: RubricRegistry) -> GavelDeps:
+    return GavelDeps(settings, registry)
