@@ -28,7 +28,11 @@ async def _describe(settings: Settings) -> dict[str, Any]:
             "reachable_with_model": ollama_ok,
             "detail": ollama_why or None,
         },
-        "embedded": {"usable": embedded_ok, "model_path": str(settings.model_path or "default"), "detail": embedded_why or None},
+        "embedded": {
+            "usable": embedded_ok,
+            "model_path": str(settings.model_path or "default"),
+            "detail": embedded_why or None,
+        },
         "sampling": "used when the calling client declares the MCP sampling capability",
     }
 
