@@ -34,6 +34,8 @@ def _server_params(settings: Settings) -> StdioServerParameters:
     # The demo exercises the embedded default model unless the user chose a backend explicitly.
     env.setdefault("GAVEL_BACKEND", "embedded" if settings.backend == "auto" else settings.backend)
     env.setdefault("GAVEL_LOG_LEVEL", "WARNING")
+    # A revision on 2 CPU cores can take minutes; the demo should show results, not timeouts.
+    env.setdefault("GAVEL_TIMEOUT_S", "900")
     return StdioServerParameters(command=sys.executable, args=["-m", "gavel.server", "serve"], env=env)
 
 

@@ -1,18 +1,31 @@
 """MCP sampling as a model backend: the calling client's own model answers the engine's calls.
 
-On the handshake protocols (up to 2025-11-25, what desktop clients speak today) the server may send
-`sampling/createMessage` in the middle of a tool call, so every engine call becomes one request to the
-client. The stateless 2026-07-28 protocol has no back-channel inside a call; there a sampling backend is
-refused with a message that says what to use instead.
+Two transports for the same backend:
+
+- On the handshake protocols (up to 2025-11-25, what desktop clients speak today) the server may send
+  `sampling/createMessage` in the middle of a tool call, so every engine call is one request to the client.
+- The stateless 2026-07-28 protocol has no back-channel inside a call. There the SDK's `Resolve(Sample)`
+  pattern carries the requests: each tool gets a chain of resolver parameters ("slots"). Slot *i* replays
+  the tool with the answers of slots 0..i-1 (the engine is deterministic: fixed seeds, content-derived
+  delimiters) until it needs one more answer, and asks for it; the client answers in the next
+  input-required round. The tool body finally runs with every answer recorded. One sampling call costs one
+  round, so the sampling judge scores all metrics in one joint call.
 """
 
 from __future__ import annotations
 
+import hashlib
+import inspect
+import json
 import warnings
-from typing import Any
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Annotated, Any
 
 import anyio
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, Resolve, Sample
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types import (
@@ -23,10 +36,16 @@ from mcp_types import (
     TextContent,
 )
 from mcp_types.version import is_version_at_least
+from pydantic import BaseModel, ValidationError
 
-from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.engine.backend import Backend, ChatReply, ChatRequest, ModelInfo
 from gavel.tools.engine.sampling import SampledText, SamplingBackend
-from gavel.tools.errors import BackendError
+from gavel.tools.errors import BackendError, GavelError
+
+# Sampling calls one tool call may make on the 2026-07-28 protocol: one input-required round each.
+MAX_SAMPLING_ROUNDS = 16
+_DONE = "gavel:no-more-sampling"
 
 _STATELESS_PROTOCOL = "2026-07-28"
 
@@ -41,21 +60,45 @@ def mid_call_requests_possible(ctx: Context[Any, Any]) -> bool:
     return version is None or not is_version_at_least(version, _STATELESS_PROTOCOL)
 
 
-def sampling_unavailable_reason(ctx: Context[Any, Any]) -> str | None:
-    if not client_can_sample(ctx):
-        return "this client did not declare the MCP sampling capability"
-    if not mid_call_requests_possible(ctx):
-        return (
-            f"this session uses protocol {ctx.protocol_version}, which has no server-to-client requests inside "
-            "a tool call"
-        )
-    return None
+class NeedSample(BaseException):
+    """Raised inside a replay when the engine asks for an answer that was not recorded yet.
+
+    A BaseException so that no tool code's error handling mistakes it for a failure.
+    """
+
+
+class _Replay:
+    def __init__(self, answers: list[SampledText], client_name: str) -> None:
+        self.answers = answers
+        self.position = 0
+        self.pending: ChatRequest | None = None
+        self.backend = SamplingBackend(self._sample, client_name=client_name)
+
+    async def _sample(self, request: ChatRequest) -> SampledText:
+        if self.position < len(self.answers):
+            answer = self.answers[self.position]
+            self.position += 1
+            return answer
+        if self.pending is None:
+            self.pending = request
+        raise NeedSample
+
+
+_replay: ContextVar[_Replay | None] = ContextVar("gavel_sampling_replay", default=None)
+
+
+def _client_name(ctx: Context[Any, Any]) -> str:
+    client_info = getattr(ctx.session, "client_params", None)
+    return getattr(getattr(client_info, "client_info", None), "name", None) or "client"
 
 
 def sampling_backend_for(ctx: Context[Any, Any], timeout_s: float) -> SamplingBackend | None:
     """A backend that samples the calling client, or None when this client/session cannot."""
-    if sampling_unavailable_reason(ctx) is not None:
+    if not client_can_sample(ctx):
         return None
+    if not mid_call_requests_possible(ctx):
+        replay = _replay.get()
+        return replay.backend if replay is not None else None
     client_info = getattr(ctx.session, "client_params", None)
     client_name = getattr(getattr(client_info, "client_info", None), "name", None) or "client"
 
@@ -96,3 +139,171 @@ def sampling_backend_for(ctx: Context[Any, Any], timeout_s: float) -> SamplingBa
         return SampledText(text=text, model=result.model, truncated=result.stop_reason == "maxTokens")
 
     return SamplingBackend(sample, client_name=client_name)
+
+
+# -- the 2026-07-28 protocol: Resolve(Sample) slots and replay --------------------------------------------
+
+UsesSampling = Callable[[Context[Any, Any], BaseModel], Awaitable[bool]]
+
+
+def _sampled(value: object) -> SampledText:
+    if isinstance(value, CreateMessageResult):
+        text = value.content.text if isinstance(value.content, TextContent) else ""
+        return SampledText(text=text, model=value.model, truncated=value.stop_reason == "maxTokens")
+    raise BackendError("the client answered a sampling request with something other than a message")
+
+
+def _recorded(values: list[object]) -> list[SampledText] | None:
+    """The answers so far, or None once a slot said no more sampling is needed."""
+    if any(v == _DONE for v in values):
+        return None
+    return [_sampled(v) for v in values]
+
+
+def _as_sample(request: ChatRequest) -> Sample:
+    system = "\n\n".join(m.content for m in request.messages if m.role == "system") or None
+    messages = [
+        SamplingMessage(role=m.role, content=TextContent(type="text", text=m.content))  # type: ignore[arg-type]
+        for m in request.messages
+        if m.role != "system"
+    ]
+    return Sample(
+        messages,
+        max_tokens=request.max_tokens,
+        system_prompt=system,
+        temperature=request.temperature,
+        include_context="none",
+        metadata={"gavel_purpose": request.purpose},
+    )
+
+
+async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
+    return None
+
+
+@contextmanager
+def replaying(ctx: Context[Any, Any], answers: list[SampledText]) -> Iterator[_Replay]:
+    state = _Replay(answers, _client_name(ctx))
+    token = _replay.set(state)
+    try:
+        yield state
+    finally:
+        _replay.reset(token)
+
+
+def sampling_slots(
+    *,
+    request_model: type[BaseModel],
+    impl: Callable[[Any, ToolDeps], Awaitable[Any]],
+    deps_factory: Callable[[Context[Any, Any], ProgressFn], ToolDeps],
+    raw_arguments: Callable[[Context[Any, Any]], dict[str, Any]],
+    uses_sampling: UsesSampling,
+    count: int = MAX_SAMPLING_ROUNDS,
+) -> list[inspect.Parameter]:
+    """Keyword parameters `Annotated[Any, Resolve(slot_i)]` that carry sampling on 2026-07-28.
+
+    On older protocols and for calls that will not sample, every slot resolves to a marker at once and
+    costs nothing.
+    """
+
+    async def dry_run(ctx: Context[Any, Any], answers: list[SampledText]) -> ChatRequest | None:
+        if mid_call_requests_possible(ctx) or not client_can_sample(ctx):
+            return None
+        try:
+            request = request_model.model_validate(raw_arguments(ctx))
+        except ValidationError:
+            return None  # the tool body reports it
+        if not await uses_sampling(ctx, request):
+            return None
+        with replaying(ctx, answers) as state:
+            try:
+                await impl(request, deps_factory(ctx, _no_progress))
+            except NeedSample:
+                pass
+            except BaseExceptionGroup as group:
+                if group.subgroup(NeedSample) is None:
+                    raise
+            except GavelError:
+                return None  # the tool body raises it again, as a ToolError
+        return state.pending
+
+    def make_slot(index: int, previous: list[Callable[..., Any]]) -> Callable[..., Any]:
+        async def slot(mcp_context: Context[Any, Any], **earlier: Any) -> Any:
+            answers = _recorded([earlier[f"s{i}"] for i in range(index)])
+            if answers is None:
+                return _DONE
+            pending = await dry_run(mcp_context, answers)
+            return _DONE if pending is None else _as_sample(pending)
+
+        params = [inspect.Parameter("mcp_context", inspect.Parameter.KEYWORD_ONLY, annotation=Context)]
+        params += [
+            inspect.Parameter(f"s{i}", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[Any, Resolve(fn)])
+            for i, fn in enumerate(previous)
+        ]
+        slot.__name__ = f"gavel_sampling_slot_{index}"
+        slot.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        slot.__annotations__ = {p.name: p.annotation for p in params}
+        return slot
+
+    slots: list[Callable[..., Any]] = []
+    for index in range(count):
+        slots.append(make_slot(index, list(slots)))
+    return [
+        inspect.Parameter(f"gavel_sampling_{i}", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[Any, Resolve(fn)])
+        for i, fn in enumerate(slots)
+    ]
+
+
+@contextmanager
+def replay_for_call(ctx: Context[Any, Any], kwargs: dict[str, Any]) -> Iterator[None]:
+    """Pop the slot values from a tool call's kwargs and replay them to the engine during the call."""
+    values = [kwargs.pop(name) for name in sorted((k for k in kwargs if k.startswith("gavel_sampling_")),
+                                                  key=lambda k: int(k.rsplit("_", 1)[1]))]  # fmt: skip
+    answers = _recorded(values) if values else None
+    if answers is None and values:
+        answers = [_sampled(v) for v in values if v != _DONE]
+    if mid_call_requests_possible(ctx) or not answers:
+        yield
+        return
+    with replaying(ctx, answers):
+        yield
+
+
+class MemoBackend:
+    """Remembers a real backend's replies by request, so replays on 2026-07-28 do not pay twice.
+
+    Only used while a sampling replay is active; the engine is deterministic, so a replayed request is
+    byte-identical to the original one.
+    """
+
+    def __init__(self, inner: Backend, size: int = 256) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self._size = size
+        self._memo: OrderedDict[str, ChatReply] = OrderedDict()
+
+    @staticmethod
+    def _key(request: ChatRequest) -> str:
+        payload = json.dumps(request.__dict__, default=lambda o: o.__dict__, sort_keys=True)
+        return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+    async def chat(self, request: ChatRequest) -> ChatReply:
+        key = self._key(request)
+        if key in self._memo:
+            self._memo.move_to_end(key)
+            return self._memo[key]
+        reply = await self.inner.chat(request)
+        self._memo[key] = reply
+        if len(self._memo) > self._size:
+            self._memo.popitem(last=False)
+        return reply
+
+    async def model_info(self, model: str | None = None) -> ModelInfo:
+        return await self.inner.model_info(model)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def replay_active() -> bool:
+    return _replay.get() is not None

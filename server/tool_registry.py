@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
 
 from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
-from gavel.server.sampling import sampling_backend_for
+from gavel.server.sampling import MemoBackend, client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
 from gavel.tools import assessment, candidates, rag
 from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.config import Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.select import BackendProvider
@@ -130,13 +132,29 @@ class GavelDeps:
         self.registry = registry
         self.limits = settings.limits()
         self.provider = BackendProvider(settings.engine_config())
+        self._memo: MemoBackend | None = None
+
+    def _memoized(self, backend: Backend) -> Backend:
+        if self._memo is None or self._memo.inner is not backend:
+            self._memo = MemoBackend(backend)
+        return self._memo
+
+    async def uses_sampling(self, ctx: Context[Any, Any], request: BaseModel) -> bool:
+        """Whether this call would sample the client (decides whether the 2026-07-28 replay slots run)."""
+        if getattr(request, "generator", None) == "sampling":
+            return True
+        return await self.provider.would_use(client_can_sample=client_can_sample(ctx)) == "sampling"
 
     def __call__(self, ctx: Context[Any, Any], progress: ProgressFn) -> ToolDeps:
         sampling = sampling_backend_for(ctx, self.settings.timeout_s)
         provider = self.provider
 
         async def judge() -> Judge:
-            return await provider.judge(sampling=sampling)
+            judge = await provider.judge(sampling=sampling)
+            if replay_active() and judge.backend.name != "sampling":
+                # Replays of a 2026-07-28 sampling call re-run the tool: the server model's answers are reused.
+                judge.backend = self._memoized(judge.backend)
+            return judge
 
         sampling_judge = None
         if sampling is not None:

@@ -19,6 +19,8 @@ from gavel.tools.errors import InvalidInput
 from gavel.tools.rubrics import Rubric
 
 DEFAULT_RUBRIC = "clinical-assessment"
+# Enough for a one-page assessment; a small local model writing more mostly repeats itself.
+GENERATOR_MAX_TOKENS = 600
 
 
 class ScaleInfo(BaseModel):
@@ -215,7 +217,10 @@ class RefinementResult(BaseModel):
     summary: str
 
     def render_text(self) -> str:
-        lines = [self.summary, "", "| iteration | average | passed | low metrics |", "|---|---|---|---|"]
+        lines = [self.summary]
+        if self.error:
+            lines.append(f"generator error: {self.error}")
+        lines += ["", "| iteration | average | passed | low metrics |", "|---|---|---|---|"]
         for item in self.history:
             e = item.evaluation
             avg = f"{e.average:.2f}" if e.average is not None else "n/a"
@@ -268,6 +273,7 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
             data={"task": task, **({rubric.prompt.source_label: request.source} if request.source else {})},
             instruction=f"Write the {rubric.prompt.subject} the task asks for, from the material above. "
             f"Reply with the {rubric.prompt.subject} only.",
+            max_tokens=GENERATOR_MAX_TOKENS,
             model=request.model if request.generator == "server" else None,
         )
         total = total.add(created.usage)
@@ -312,6 +318,7 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
                 f"previous {rubric.prompt.subject}": text,
                 "feedback": "\n".join(f"- {metric}: {note}" for metric, note in feedback.items()),
             },
+            max_tokens=GENERATOR_MAX_TOKENS,
             instruction=rubric.prompt.revise
             or f"Revise the previous {rubric.prompt.subject} so that it fixes every problem named in the "
             f"feedback, staying faithful to the material. Reply with the revised {rubric.prompt.subject} only.",

@@ -233,7 +233,6 @@ class Judge:
     ) -> Judgment:
         started = time.perf_counter()
         strategy = strategy or self.strategy
-        nonce = prompts.new_nonce()
         # The judged text comes first, then the source: measured on the embedded default, with the source
         # first the model quotes the judged text back as "what the source says". All blocks are shared by
         # the metrics of one evaluation, so the prompt cache still reuses the whole prefix.
@@ -241,7 +240,7 @@ class Judge:
         if source:
             blocks[rubric.prompt.source_label] = source
         blocks.update({k: v for k, v in (data or {}).items() if v})
-        shared = prompts.data_section(blocks, nonce)
+        shared = prompts.data_section(blocks, prompts.nonce_for(blocks))
         system = prompts.prompt_set().text["system"]
         tally = _Tally()
         seeds = self._seeds(samples)
@@ -447,8 +446,7 @@ class Judge:
         model: str | None = None,
         max_tokens: int = 400,
     ) -> Structured[T]:
-        nonce = prompts.new_nonce()
-        user = prompts.data_section(dict(data), nonce) + "\n\n" + instruction
+        user = prompts.data_section(dict(data), prompts.nonce_for(data)) + "\n\n" + instruction
         request = self._request(
             prompts.prompt_set().text["system"], user, _schema(output), seed=self.config.seed,
             temperature=self.config.temperature, max_tokens=max_tokens, model=model,
@@ -468,8 +466,7 @@ class Judge:
         max_tokens: int = 1024,
         backend: Backend | None = None,
     ) -> Generated:
-        nonce = prompts.new_nonce()
-        user = prompts.data_section(dict(data), nonce) + "\n\n" + instruction
+        user = prompts.data_section(dict(data), prompts.nonce_for(data)) + "\n\n" + instruction
         request = self._request(
             prompts.prompt_set().text["generate_system"], user, None, seed=self.config.seed,
             temperature=self.config.temperature, max_tokens=max_tokens,

@@ -9,7 +9,6 @@ backends' prompt caches reuse the prefix across the metrics of one evaluation.
 from __future__ import annotations
 
 import hashlib
-import secrets
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -51,8 +50,17 @@ def template_hash(rubric: Rubric | None) -> str:
     return _sha(prompt_set().digest.encode() + rubric_part)
 
 
-def new_nonce() -> str:
-    return secrets.token_hex(4)
+def nonce_for(blocks: Mapping[str, str]) -> str:
+    """The delimiter id for one prompt, derived from its blocks.
+
+    Deterministic, so an identical request renders identically (prompt caches, the ledger's cache key,
+    and MCP sampling's replay across input-required rounds all rely on it). It is not what keeps judged
+    text inside its block: `neutralize` guarantees no block can contain a delimiter at all.
+    """
+    digest = hashlib.sha256()
+    for label, content in blocks.items():
+        digest.update(label.encode("utf-8", "surrogatepass") + b"\0" + content.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()[:8]
 
 
 def block(label: str, content: str, nonce: str) -> str:

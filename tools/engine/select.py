@@ -78,23 +78,32 @@ class BackendProvider:
         if self.config.backend in ("auto", "ollama"):
             ok, why = await self.probe_ollama()
             if ok or self.config.backend == "ollama":
-                return "ollama", why
+                return "ollama", why if not ok else ""
             reasons.append(f"ollama: {why}")
         if self.config.backend in ("auto", "embedded"):
             ok, why = self.embedded_usable()
             if ok or self.config.backend == "embedded":
-                return "embedded", why
+                return "embedded", "; ".join([*reasons, why] if why else reasons)
             reasons.append(f"embedded: {why}")
         if self.config.backend in ("auto", "sampling"):
             if client_can_sample or self.config.backend == "sampling":
-                return "sampling", ""
+                return "sampling", "; ".join(reasons)
             reasons.append("sampling: the client did not declare the sampling capability")
         return "none", "; ".join(reasons)
 
+    async def would_use(self, *, client_can_sample: bool) -> str:
+        """The backend name the next `judge()` would use, reusing the current choice when there is one."""
+        if self._chosen is not None and self._chosen.name != "sampling" and not self._stale():
+            return self._chosen.name
+        name, _ = await self.choose(client_can_sample=client_can_sample)
+        return name
+
+    def _stale(self) -> bool:
+        return self._last_judge is not None and self._last_judge.saw_backend_failure
+
     async def judge(self, *, sampling: SamplingBackend | None = None) -> Judge:
         async with self._lock:
-            stale = self._last_judge is not None and self._last_judge.saw_backend_failure
-            if self._chosen is None or stale or (self._chosen.name == "sampling"):
+            if self._chosen is None or self._stale() or (self._chosen.name == "sampling"):
                 name, why = await self.choose(client_can_sample=sampling is not None)
                 backend: Backend
                 if name == "ollama":
