@@ -112,6 +112,12 @@ class BackendProvider:
                     backend = self._embedded_backend()
                 elif name == "sampling" and sampling is not None:
                     backend = sampling
+                elif self.config.backend == "sampling":
+                    raise BackendUnavailable(
+                        "GAVEL_BACKEND is 'sampling', but this client cannot be sampled: it did not declare the "
+                        "MCP sampling capability. Use a client that supports sampling, or set GAVEL_BACKEND to "
+                        "auto, ollama or embedded."
+                    )
                 else:
                     raise BackendUnavailable(
                         "no model backend is available. "
