@@ -212,6 +212,9 @@ class RefinementResult(BaseModel):
     improved: bool | None = Field(description="Final average above the initial one; null if either is missing.")
     stop_reason: StopReason
     error: str | None = Field(default=None, description="The generator's error when stop_reason is generator_failed.")
+    flags: list[str] = Field(
+        default_factory=list, description="Flags raised on any iteration, e.g. prompt_injection_suspected."
+    )
     history: list[Iteration]
     usage: Usage = Field(description="Totals across the loop: judging and generation.")
     summary: str
@@ -220,6 +223,8 @@ class RefinementResult(BaseModel):
         lines = [self.summary]
         if self.error:
             lines.append(f"generator error: {self.error}")
+        if self.flags:
+            lines.append(f"flags: {', '.join(self.flags)}")
         lines += ["", "| iteration | average | passed | low metrics |", "|---|---|---|---|"]
         for item in self.history:
             e = item.evaluation
@@ -362,6 +367,7 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
         improved=improved,
         stop_reason=stop_reason,
         error=error,
+        flags=list(dict.fromkeys(flag for item in history for flag in item.evaluation.flags)),
         history=history,
         usage=total,
         summary=summary,
