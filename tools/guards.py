@@ -36,6 +36,10 @@ _ANGLE_RUN = re.compile(
 # C0 controls except tab and newline, DEL and the C1 block. Carriage returns become newlines instead
 # (a bare CR can visually overwrite a line in a terminal log; as a newline it stays readable).
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Surrogate code points: in a Python str they are always unpaired (a JSON "\ud800" escape, a surrogateescape'd
+# byte). No model backend can encode them (llama.cpp's JSON parser rejects them with a RuntimeError), so each
+# becomes U+FFFD, as a UTF-8 decoder would render it.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def _space_out(match: re.Match[str]) -> str:
@@ -44,7 +48,7 @@ def _space_out(match: re.Match[str]) -> str:
 
 
 def neutralize(text: str) -> str:
-    """`text` with no run of three angle brackets (or look-alikes) and no control characters.
+    """`text` with no run of three angle brackets (or look-alikes), no control characters and no lone surrogates.
 
     A run such as `<<<`, `＜＜＜`, `«‹<` or `<\u200b<<` becomes its brackets separated by spaces
     (`< < <`), which keeps the text readable and can never read as a delimiter. Applying it twice
@@ -52,6 +56,7 @@ def neutralize(text: str) -> str:
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _CONTROL.sub("", text)
+    text = _SURROGATE.sub("\ufffd", text)
     return _ANGLE_RUN.sub(_space_out, text)
 
 
