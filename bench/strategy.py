@@ -70,7 +70,9 @@ async def main_async(args: argparse.Namespace) -> None:
     payload = {"benchmark": "strategy", "machine": describe(), "model": backend.model_name, "results": results}
     out = Path(__file__).parent / "results" / "strategy.json"
     out.write_text(json.dumps(payload, indent=2) + "\n")
-    header = f"{'strategy':<12}{'wall s':>8}{'calls':>7}{'prompt eval':>13}{'reused':>8}{'completion':>12}{'unscored':>10}"
+    header = (
+        f"{'strategy':<12}{'wall s':>8}{'calls':>7}{'prompt eval':>13}{'reused':>8}{'completion':>12}{'unscored':>10}"
+    )
     lines = [header]
     for r in results:
         lines.append(

@@ -80,8 +80,10 @@ async def test_threshold_parity_with_the_source_design(threshold, scores, low):
 
 async def test_an_unscored_metric_makes_passed_null_and_is_listed():
     backend = ScriptedBackend(
-        judge_rounds({"specificity": 5, "completeness": 5, "coherence": "garbage", "accuracy": 5})
-        + [by_metric({"coherence": "still garbage"})]
+        [
+            *judge_rounds({"specificity": 5, "completeness": 5, "coherence": "garbage", "accuracy": 5}),
+            by_metric({"coherence": "still garbage"}),
+        ]
     )
     result = await evaluate_assessment(EvaluateAssessmentRequest(assessment="text"), make_deps(backend))
     assert result.passed is None
