@@ -1,0 +1,299 @@
+"""Benchmark 3: agreement with the labelled set, Gavel and the peers on the same model and endpoint.
+
+THE DECISION RULES, FIXED BEFORE ANY MEASUREMENT (not tuned on any item, reported or not):
+- Gavel (judge_rag_answer, evaluation_context RAG, the passage as the one source, default settings)
+  predicts "hallucinated" when verdict != "approved" OR the accuracy (faithfulness) dimension < 0.5, the
+  midpoint of its 0-1 scale.
+- RAGAS faithfulness and DeepEval faithfulness predict "hallucinated" when their score < 0.5, the midpoint.
+- An item a judge could not decide (Gavel: verdict "unscored"; a peer: an error or NaN) counts as a wrong
+  prediction and a lost pair; it is also counted in the parse-failure rate.
+
+Measures per judge: balanced accuracy and F1 of "hallucinated"; AUROC of the faithfulness-type score
+(Gavel: the accuracy dimension) over the scored items; pairwise accuracy (the right answer scored above
+the hallucinated one for the same question; a tie counts half); undecided rate; wall time. 95% CIs by a
+percentile bootstrap over question pairs.
+
+Subset: the first N question pairs by question number (default 10 pairs = 20 items for Gavel, the first
+5 pairs for the peers, because one judgment costs minutes on 2 cores); --full for all 100 pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
+from bench.data import data_path, load_pairs, subset
+from bench.judges import GavelJudge, Judged, PeerClient, PeerUnavailable, peers_installed
+from bench.meter import Endpoint, start_embedded_endpoint, start_scripted_endpoint
+
+NAME = "agreement"
+DEFAULT_PAIRS = 10
+DEFAULT_PEER_PAIRS = 5
+PEER_METRICS = ("ragas_faithfulness", "deepeval_faithfulness")
+RULES = {
+    "gavel": "hallucinated when verdict != approved OR accuracy < 0.5 (midpoint); undecided counts as wrong",
+    "ragas_faithfulness": "hallucinated when faithfulness < 0.5 (midpoint); undecided counts as wrong",
+    "deepeval_faithfulness": "hallucinated when faithfulness < 0.5 (midpoint); undecided counts as wrong",
+}
+
+Pair = tuple[Judged, Judged]  # (right, hallucinated) as judged by one judge
+
+
+# -- statistics over pairs -----------------------------------------------------------------------------------
+
+
+def _confusion(pairs: Sequence[Pair]) -> tuple[int, int, int, int]:
+    """TP, FN, TN, FP with "hallucinated" positive; an undecided item is always a wrong prediction."""
+    tp = fn = tn = fp = 0
+    for right, hallucinated in pairs:
+        if hallucinated.decided and hallucinated.predicted_hallucinated:
+            tp += 1
+        else:
+            fn += 1
+        if right.decided and right.predicted_hallucinated is False:
+            tn += 1
+        else:
+            fp += 1
+    return tp, fn, tn, fp
+
+
+def balanced_accuracy(pairs: Sequence[Pair]) -> float | None:
+    tp, fn, tn, fp = _confusion(pairs)
+    if not pairs:
+        return None
+    return (tp / (tp + fn) + tn / (tn + fp)) / 2
+
+
+def f1_hallucinated(pairs: Sequence[Pair]) -> float | None:
+    tp, fn, _, fp = _confusion(pairs)
+    if tp == 0:
+        return 0.0 if pairs else None
+    precision, recall = tp / (tp + fp), tp / (tp + fn)
+    return 2 * precision * recall / (precision + recall)
+
+
+def auroc(pairs: Sequence[Pair]) -> float | None:
+    """P(a right answer's score > a hallucinated answer's score), ties half, over every scored combination."""
+    rights = [r.score for r, _ in pairs if r.score is not None]
+    wrongs = [h.score for _, h in pairs if h.score is not None]
+    if not rights or not wrongs:
+        return None
+    wins = sum(1.0 if r > h else 0.5 if r == h else 0.0 for r in rights for h in wrongs)
+    return wins / (len(rights) * len(wrongs))
+
+
+def pairwise_accuracy(pairs: Sequence[Pair]) -> float | None:
+    if not pairs:
+        return None
+    total = 0.0
+    for right, hallucinated in pairs:
+        if right.score is None or hallucinated.score is None:
+            continue
+        total += 1.0 if right.score > hallucinated.score else 0.5 if right.score == hallucinated.score else 0.0
+    return total / len(pairs)
+
+
+def undecided_rate(pairs: Sequence[Pair]) -> float | None:
+    items = [j for pair in pairs for j in pair]
+    return sum(1 for j in items if not j.decided) / len(items) if items else None
+
+
+STATISTICS = {
+    "balanced_accuracy": balanced_accuracy,
+    "f1_hallucinated": f1_hallucinated,
+    "auroc": auroc,
+    "pairwise_accuracy": pairwise_accuracy,
+    "undecided_rate": undecided_rate,
+}
+
+
+def summarize(judge: str, pairs: Sequence[Pair]) -> dict[str, Any]:
+    from bench.common import bootstrap_ci
+
+    out: dict[str, Any] = {"judge": judge, "pairs": len(pairs), "items": 2 * len(pairs), "rule": RULES.get(judge)}
+    for name, fn in STATISTICS.items():
+        value = fn(pairs)
+        low, high = bootstrap_ci(list(pairs), fn)
+        out[name] = round(value, 4) if value is not None else None
+        out[f"{name}_ci95"] = [low, high]
+    items = [j for pair in pairs for j in pair]
+    out["wall_s_total"] = round(sum(j.wall_s for j in items), 1)
+    out["wall_s_per_item"] = round(statistics.fmean(j.wall_s for j in items), 2) if items else None
+    out["llm_calls_per_item"] = round(statistics.fmean(j.usage["llm_calls"] for j in items), 2) if items else None
+    out["prompt_tokens_evaluated_per_item"] = (
+        round(statistics.fmean(j.usage["prompt_tokens_evaluated"] for j in items), 1) if items else None
+    )
+    return out
+
+
+# -- running -------------------------------------------------------------------------------------------------
+
+
+async def run_judges(
+    endpoint: Endpoint, gavel_pairs: list[tuple[dict[str, Any], dict[str, Any]]], peer_pairs: int,
+    peer_client: PeerClient | None, progress: bool = True,
+) -> dict[str, list[Pair]]:  # fmt: skip
+    """Every judge on every item, interleaved item by item so load drift hits all judges alike."""
+    gavel = GavelJudge(endpoint)
+    judged: dict[str, list[Pair]] = {"gavel": []}
+    if peer_client is not None:
+        judged.update({metric: [] for metric in PEER_METRICS})
+    try:
+        for index, (right, hallucinated) in enumerate(gavel_pairs):
+            with_peers = peer_client is not None and index < peer_pairs
+            results: dict[str, list[Judged]] = {name: [] for name in judged}
+            for item in (right, hallucinated):
+                results["gavel"].append(await gavel.rag(item))
+                if with_peers and peer_client is not None:
+                    for metric in PEER_METRICS:
+                        results[metric].append(await anyio.to_thread.run_sync(peer_client.rag, metric, item))
+                if progress:
+                    line = ", ".join(
+                        f"{name} {'undecided' if not r[-1].decided else f'{r[-1].score:.2f}'} ({r[-1].wall_s:.0f}s)"
+                        for name, r in results.items()
+                        if r
+                    )
+                    say(f"  {item['id']}: {line}")
+            for name, pair in results.items():
+                if len(pair) == 2:
+                    judged[name].append((pair[0], pair[1]))
+    finally:
+        await gavel.aclose()
+    return judged
+
+
+def _item_rows(judged: dict[str, list[Pair]]) -> list[dict[str, Any]]:
+    rows = []
+    for name, pairs in judged.items():
+        for pair in pairs:
+            for j in pair:
+                rows.append(
+                    {
+                        "judge": name,
+                        "id": j.item_id,
+                        "score": j.score,
+                        "decided": j.decided,
+                        "predicted_hallucinated": j.predicted_hallucinated,
+                        "wall_s": j.wall_s,
+                        "usage": j.usage,
+                        "error": j.error,
+                        "detail": j.detail,
+                    }
+                )
+    return rows
+
+
+def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.agreement", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--pairs", type=int, default=DEFAULT_PAIRS, help=f"question pairs for Gavel ({DEFAULT_PAIRS})")
+    parser.add_argument(
+        "--peer-pairs",
+        type=int,
+        default=DEFAULT_PEER_PAIRS,
+        help=f"question pairs for the peers ({DEFAULT_PEER_PAIRS})",
+    )
+    parser.add_argument("--full", action="store_true", help="all 100 pairs, for Gavel and the peers")
+    parser.add_argument("--no-peers", action="store_true", help="Gavel only")
+    parser.add_argument("--smoke", action="store_true", help="2 pairs on a scripted endpoint (no model, no peers)")
+    parser.add_argument("--out", type=Path, default=None, help="results directory")
+    args = parser.parse_args(argv)
+    quiet_logging("WARNING")
+    all_pairs = load_pairs()
+    count = None if args.full else (2 if args.smoke else args.pairs)
+    peer_count = len(all_pairs) if args.full else args.peer_pairs
+    chosen = subset(all_pairs, count)
+    run = Run(NAME, args.out or out_dir, args.smoke)
+
+    if args.smoke:
+        from bench.scripted import schema_reply
+
+        endpoint = start_scripted_endpoint(lambda request: schema_reply(request.get("format")))
+    else:
+        endpoint = start_embedded_endpoint(embeddings=False)
+    peer_client: PeerClient | None = None
+    peers_note = None
+    stderr_path = (args.out or out_dir) / "agreement.peers.stderr.log"
+    if args.smoke or args.no_peers:
+        peers_note = "peers not run (--smoke or --no-peers)"
+    elif not peers_installed():
+        peers_note = "peers not run: .venv-bench is missing (see bench/README.md)"
+    else:
+        try:
+            stderr_path.parent.mkdir(parents=True, exist_ok=True)
+            peer_client = PeerClient(endpoint, stderr_path)
+        except PeerUnavailable as exc:
+            peers_note = f"peers not run: {exc}"
+    started = time.perf_counter()
+    try:
+        say(f"\n## 3. Agreement with the labelled set ({len(chosen)} pairs for Gavel)\n")
+        judged = anyio.run(run_judges, endpoint, chosen, peer_count, peer_client)
+    finally:
+        if peer_client is not None:
+            peer_client.close()
+        endpoint.close()
+    elapsed = time.perf_counter() - started
+    summaries = [summarize(name, pairs) for name, pairs in judged.items() if pairs]
+    gavel_on_peer_subset = None
+    if peer_client is not None and len(judged["gavel"]) > peer_count:
+        gavel_on_peer_subset = summarize("gavel", judged["gavel"][:peer_count])
+        gavel_on_peer_subset["judge"] = f"gavel (first {peer_count} pairs, as the peers)"
+    payload = {
+        "data": str(data_path()),
+        "subset": f"first {len(chosen)} question pairs by question number"
+        + ("" if count is None else " (--full for all 100)"),
+        "question_numbers": [int(r["id"].split("-")[2]) for r, _ in chosen],
+        "peer_subset": None if peer_client is None else f"first {min(peer_count, len(chosen))} pairs",
+        "decision_rules": RULES,
+        "decision_rules_fixed_before_measurement": True,
+        "model": endpoint.model,
+        "endpoint": "tests.support.ollama_server.OllamaTestServer on 127.0.0.1, answered by the embedded default "
+        "GGUF through llama.cpp (prompt cache on, one slot)"
+        if not args.smoke
+        else "scripted (smoke: the numbers mean nothing)",
+        "peer_versions": peer_client.versions if peer_client is not None else None,
+        "peers_note": peers_note,
+        "wall_s": round(elapsed, 1),
+        "summaries": summaries + ([gavel_on_peer_subset] if gavel_on_peer_subset else []),
+        "items": _item_rows(judged),
+    }
+    path = run.write(payload)
+    say()
+    say(
+        table(
+            ["judge", "items", "balanced acc [95% CI]", "F1 halluc.", "AUROC", "pairwise acc", "undecided", "s/item"],
+            [
+                [
+                    s["judge"], s["items"], _with_ci(s, "balanced_accuracy"), _with_ci(s, "f1_hallucinated"),
+                    _with_ci(s, "auroc"), _with_ci(s, "pairwise_accuracy"), s["undecided_rate"], s["wall_s_per_item"],
+                ]
+                for s in payload["summaries"]
+            ],
+        )
+    )  # fmt: skip
+    if peers_note:
+        say(f"\n{peers_note}")
+    say(f"written to {path}")
+    return path
+
+
+def _with_ci(summary: dict[str, Any], name: str) -> str:
+    value = summary.get(name)
+    low, high = summary.get(f"{name}_ci95") or (None, None)
+    if value is None:
+        return "-"
+    if low is None or high is None:
+        return f"{value:.2f}"
+    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""What every benchmark shares: where results go, the load around a run, percentiles, tables, bootstrap CIs.
+
+Benchmarks are programs, not tests: they print a table and write `bench/results/<name>.json` with the
+machine they ran on (`bench.machine.describe()`) and the load average before and after, because the
+machine (2 cores) is shared and a loaded machine inflates every timing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import statistics
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from bench.machine import describe
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+# Load average at which the 2-core machine counts as shared: more runnable work than cores.
+SHARED_LOAD = 2.0
+
+
+def load_average() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+@dataclass
+class Run:
+    """One benchmark run: its name, the machine, the load around it, and where its JSON goes."""
+
+    name: str
+    out_dir: Path
+    smoke: bool
+    load_before: list[float] = field(default_factory=load_average)
+
+    def write(self, payload: dict[str, Any]) -> Path:
+        load_after = load_average()
+        peak = max(self.load_before[0], load_after[0])
+        document = {
+            "benchmark": self.name,
+            "smoke": self.smoke,
+            "machine": describe(),
+            "load_average_before": self.load_before,
+            "load_average_after": load_after,
+            "machine_shared": peak > SHARED_LOAD,
+            **payload,
+        }
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        path = self.out_dir / f"{self.name}.json"
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(document, indent=2, default=str) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+
+_DEVNULL: TextIO | None = None
+
+
+def quiet_logging(level: str = "WARNING") -> None:
+    """Gavel's logging at `level`, written nowhere: a benchmark's stdout is its tables."""
+    global _DEVNULL
+    from gavel.server.logging import configure_logging
+
+    if _DEVNULL is None:
+        _DEVNULL = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    configure_logging(level, stream=_DEVNULL)
+
+
+def say(text: str = "") -> None:
+    """Benchmarks are command-line programs: their tables go to stdout."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0-100) by linear interpolation between closest ranks."""
+    if not values:
+        raise ValueError("percentile of no values")
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100
+    low, high = math.floor(rank), math.ceil(rank)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def summary_ms(seconds: Sequence[float]) -> dict[str, float]:
+    ms = [s * 1000 for s in seconds]
+    return {
+        "n": len(ms),
+        "p50_ms": round(percentile(ms, 50), 3),
+        "p95_ms": round(percentile(ms, 95), 3),
+        "mean_ms": round(statistics.fmean(ms), 3),
+        "min_ms": round(min(ms), 3),
+    }
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A GitHub-markdown table: readable in a terminal and pasteable into the README."""
+
+    def cell(value: Any) -> str:
+        if value is None:
+            return "-"
+        if isinstance(value, float):
+            return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+        return str(value)
+
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def bootstrap_ci(
+    units: Sequence[Any],
+    statistic: Callable[[Sequence[Any]], float | None],
+    *,
+    resamples: int = 2000,
+    seed: int = 7,
+    level: float = 0.95,
+) -> tuple[float | None, float | None]:
+    """Percentile bootstrap CI of `statistic` over resamples (with replacement) of `units`.
+
+    Resamples where the statistic is undefined (e.g. AUROC with one class) are skipped; None when too few
+    are left to say anything.
+    """
+    if not units:
+        return None, None
+    rng = random.Random(seed)
+    values = []
+    for _ in range(resamples):
+        sample = [units[rng.randrange(len(units))] for _ in units]
+        value = statistic(sample)
+        if value is not None and not math.isnan(value):
+            values.append(value)
+    if len(values) < resamples // 10:
+        return None, None
+    tail = (1 - level) / 2 * 100
+    return round(percentile(values, tail), 4), round(percentile(values, 100 - tail), 4)
