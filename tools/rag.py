@@ -336,8 +336,9 @@ def source_keys(sources: Sequence[Source]) -> list[str]:
     return [s.id if s.id is not None else str(index) for index, s in enumerate(sources, 1)]
 
 
+# Up to three digits: a bracketed year such as [2023] is not a passage number.
 _POSITIONAL = re.compile(
-    r"^(?:s|src|source|fonte|fuente|quelle|doc|document|documento|passage|passagem|pasaje|ref|p)?\s*#?\s*(\d{1,4})$",
+    r"^(?:s|src|source|fonte|fuente|quelle|doc|document|documento|passage|passagem|pasaje|ref)?\s*#?\s*(\d{1,3})$",
     re.IGNORECASE,
 )
 
