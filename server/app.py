@@ -1,5 +1,6 @@
-"""Build the MCP server: rubrics as resources, one prompt per tool, and the tools (registered by the lead's
-`tool_registry`). Nothing here runs at import time; `build_server` is called once the settings are read.
+"""Build the MCP server: rubrics as resources, one prompt per tool, the tools (registered by the lead's
+`tool_registry`), and the evaluation ledger with its resources. Nothing here runs at import time;
+`build_server` is called once the settings are read.
 """
 
 from __future__ import annotations
@@ -16,16 +17,17 @@ from string import Template
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.prompts.base import Message, Prompt, PromptArgument
 from mcp.server.mcpserver.resources import TextResource
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, InputRequiredResult
 
-from gavel.server.boundary import DepsFactory
+from gavel.server.boundary import DepsFactory, attach_ledger
 from gavel.server.settings import Settings
 from gavel.tools.engine.config import Limits
 from gavel.tools.errors import UnknownRubric
+from gavel.tools.ledger import RECENT_LIMIT, Ledger
 from gavel.tools.rubrics import Rubric, RubricRegistry
 
 ToolRegistrar = Callable[[MCPServer[Any], DepsFactory, Limits], None]
@@ -34,6 +36,10 @@ SERVER_NAME = "gavel"
 PROMPTS_FILE = Path(__file__).with_name("prompts.toml")
 RUBRIC_MIME = "application/json"
 INDEX_URI = "rubric://index"
+RECENT_URI = "evaluation://recent"
+EVALUATION_TEMPLATE = "evaluation://{id}"
+# Evaluation ids are hex (16 digits today); anything else cannot name a record.
+_EVALUATION_ID_RE = re.compile(r"^[0-9a-f]{8,64}$")
 
 
 def _version() -> str:
@@ -152,6 +158,60 @@ def _add_rubric_resources(server: MCPServer, registry: RubricRegistry) -> None:
             raise ResourceNotFoundError(str(exc)) from None
 
 
+def _usable(ledger: Ledger | None) -> Ledger:
+    if ledger is None:
+        raise ResourceError(
+            "the evaluation ledger is off (GAVEL_LEDGER_PATH=off); set it to a file path to keep judgments"
+        )
+    if ledger.failure is not None:
+        raise ResourceError(f"the evaluation ledger at {ledger.path} is unavailable: {ledger.failure}")
+    return ledger
+
+
+def recent_lines(rows: list[dict[str, Any]]) -> str:
+    """One line per evaluation: id, time (UTC), tool (marked when served from the ledger), headline."""
+    lines = [
+        f"{row['evaluation_id']}  {row['created_at']}  {row['tool']}{' (cached)' if row['cached'] else ''}  "
+        f"{row['headline']}"
+        for row in rows
+    ]
+    return "\n".join(lines) + "\n" if lines else "no evaluations recorded yet\n"
+
+
+def _add_ledger_resources(server: MCPServer, ledger: Ledger | None) -> None:
+    @server.resource(
+        RECENT_URI,
+        name="recent-evaluations",
+        title="Recent evaluations",
+        description=f"The latest {RECENT_LIMIT} judgments, newest first, one line each: evaluation id, time (UTC), "
+        "tool, and the headline result. Read one in full as evaluation://{id}.",
+        mime_type="text/plain",
+    )
+    async def recent_evaluations() -> str:
+        store = _usable(ledger)
+        rows = await store.arecent(RECENT_LIMIT)
+        _usable(store)  # reading may have found the file unusable
+        return recent_lines(rows)
+
+    @server.resource(
+        EVALUATION_TEMPLATE,
+        name="evaluation",
+        title="An evaluation by id",
+        description="One recorded judgment as JSON: the tool, time, duration, the request (or only its hash), the "
+        "full result, provenance (backend, model, digest, rubric version, prompt template hash), usage, whether it "
+        "was served from the ledger, and the ids of its items (batch answers, refinement iterations). The id is "
+        "a result's evaluation_id; see evaluation://recent.",
+        mime_type="application/json",
+    )
+    async def evaluation_by_id(id: str) -> str:
+        store = _usable(ledger)
+        record = await store.aget(id) if _EVALUATION_ID_RE.match(id) else None
+        _usable(store)
+        if record is None:
+            raise ResourceNotFoundError(f"no evaluation {id!r} in the ledger; see {RECENT_URI} for the latest ids")
+        return json.dumps(record, indent=2, ensure_ascii=False)
+
+
 def _make_prompt_fn(spec: PromptSpec) -> Callable[..., str]:
     names = {a.name for a in spec.arguments}
 
@@ -201,10 +261,13 @@ def build_server(
     *,
     lifespan: Callable[[MCPServer[Any]], AbstractAsyncContextManager[Any]] | None = None,
     register_tools: ToolRegistrar | None = None,
+    ledger: Ledger | None = None,
 ) -> MCPServer[Any]:
     """The Gavel MCP server, with resources, prompts and tools registered; not yet running.
 
     `register_tools` defaults to `gavel.server.tool_registry.register_all_tools` (tests pass their own).
+    `ledger` defaults to the one the settings describe (GAVEL_LEDGER_PATH; none when 'off'); it is opened
+    at the first judgment, so building a server never touches the file.
     `lifespan` runs around each MCP session's server loop (once per process on stdio and streamable HTTP,
     once per connection on SSE), so process-wide clean-up belongs in the transports' `on_shutdown` instead.
     """
@@ -224,6 +287,10 @@ def build_server(
         lifespan=lifespan,
     )
     _add_rubric_resources(server, registry)
+    if ledger is None:
+        ledger = settings.make_ledger()
+    attach_ledger(server, ledger)
+    _add_ledger_resources(server, ledger)
     _add_prompts(server, text.prompts)
     register_tools(server, deps_factory, settings.limits())
     return server

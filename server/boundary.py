@@ -11,14 +11,17 @@ models. `register_tool` publishes it so that:
 - the result model becomes the outputSchema and the structuredContent, while the text content is the
   result's compact `render_text()`;
 - `GavelError` text reaches the client verbatim (it is written for the caller), anything else is logged
-  with its traceback and the client gets only a reference to the log line.
+  with its traceback and the client gets only a reference to the log line;
+- a judging tool (its result model is a `ToolResult`) meets the evaluation ledger attached to the server:
+  an identical earlier judgment is served from it, a new one is recorded (committed before the client
+  gets the result), and the result carries its `evaluation_id` and `cached` flag.
 """
 
 from __future__ import annotations
 
 import inspect
 import time
-import uuid
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, Protocol, TypeVar
 
@@ -32,8 +35,11 @@ from pydantic import BaseModel, Field, SkipValidation, ValidationError
 from pydantic.fields import FieldInfo
 
 from gavel.server.logging import bind_request_context
+from gavel.tools.common import ToolResult
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.errors import GavelError
+from gavel.tools.ledger import Ledger
+from gavel.tools.ledger_calls import CacheHit, LedgerCall, new_evaluation_id
 
 log = structlog.get_logger("gavel.boundary")
 
@@ -44,6 +50,22 @@ ResultT = TypeVar("ResultT", bound=BaseModel)
 _CONTEXT_PARAM = "mcp_context"
 # How much of a rejected value an error message quotes back: enough to recognise it, never a whole document.
 _QUOTE_CHARS = 60
+
+
+# The evaluation ledger of each built server (see `attach_ledger`); weak so a discarded server frees its ledger.
+_LEDGERS: weakref.WeakKeyDictionary[MCPServer[Any], Ledger] = weakref.WeakKeyDictionary()
+
+
+def attach_ledger(server: MCPServer[Any], ledger: Ledger | None) -> None:
+    """Record this server's judging calls in `ledger` and serve its cache from it (None: no ledger)."""
+    if ledger is None:
+        _LEDGERS.pop(server, None)
+    else:
+        _LEDGERS[server] = ledger
+
+
+def ledger_for(server: MCPServer[Any]) -> Ledger | None:
+    return _LEDGERS.get(server)
 
 
 class DepsFactory(Protocol):
@@ -193,20 +215,44 @@ def register_tool(
     return_annotation = Annotated[CallToolResult, result_model]
     rubric_field = "rubric" in request_model.model_fields
 
+    judging = issubclass(result_model, ToolResult)
+
     async def call(**kwargs: Any) -> CallToolResult:
         ctx: Context[Any, Any] = kwargs.pop(_CONTEXT_PARAM)
-        evaluation_id = uuid.uuid4().hex[:16]
+        evaluation_id = new_evaluation_id()
         raw = _raw_arguments(ctx, kwargs)
         rubric = raw.get("rubric") if rubric_field and isinstance(raw.get("rubric"), str) else None
         with bind_request_context(tool=name, rubric=rubric, evaluation_id=evaluation_id):
             request = _validate_request(request_model, raw, kwargs)
             started = time.perf_counter()
+            ledger = ledger_for(server) if judging else None
+            recorder = (
+                LedgerCall(ledger, tool=name, request=request, result_model=result_model, evaluation_id=evaluation_id)
+                if ledger is not None
+                else None
+            )
+            structured: dict[str, Any] | None = None
             try:
                 deps = deps_factory(ctx, _progress_for(ctx))
+                if recorder is not None:
+                    deps = recorder.wrap(deps)
                 log.info("tool call started")
-                result = await impl(request, deps)
-                if not isinstance(result, result_model):
-                    raise TypeError(f"{name} returned {type(result).__name__}, not {result_model.__name__}")
+                try:
+                    result = await impl(request, deps)
+                except CacheHit as hit:
+                    result, structured = hit.result, hit.structured
+                except BaseExceptionGroup as group:
+                    # The judge was asked for inside a task group: the hit arrives wrapped.
+                    found = _cache_hit_in(group)
+                    if found is None:
+                        raise
+                    result, structured = found.result, found.structured
+                else:
+                    if not isinstance(result, result_model):
+                        raise TypeError(f"{name} returned {type(result).__name__}, not {result_model.__name__}")
+                    if recorder is not None:
+                        # Committed before the client hears of the result: a reported judgment is never lost.
+                        structured = await recorder.record(result)
                 text = _render_text(result, text_renderer)
             except GavelError as exc:
                 log.info("tool call refused", error=str(exc), error_type=type(exc).__name__)
@@ -221,8 +267,13 @@ def register_tool(
                     raise ToolError(caller_errors) from exc
                 log.exception("tool call failed unexpectedly", reference=evaluation_id)
                 raise ToolError(f"internal error; see the server log, reference {evaluation_id}") from exc
-            log.info("tool call finished", duration_ms=round((time.perf_counter() - started) * 1000))
-        structured = result.model_dump(mode="json", by_alias=True)
+            log.info(
+                "tool call finished",
+                duration_ms=round((time.perf_counter() - started) * 1000),
+                cached=bool(getattr(result, "cached", False)),
+            )
+        if structured is None:
+            structured = result.model_dump(mode="json", by_alias=True)
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
     call.__name__ = name
@@ -241,6 +292,13 @@ def register_tool(
         annotations=annotations or judging_annotations(idempotent=False, title=title),
         structured_output=True,
     )
+
+
+def _cache_hit_in(group: BaseExceptionGroup[BaseException]) -> CacheHit | None:
+    matched = group.subgroup(CacheHit)
+    while isinstance(matched, BaseExceptionGroup):
+        matched = matched.exceptions[0] if matched.exceptions else None
+    return matched if isinstance(matched, CacheHit) else None
 
 
 def _gavel_errors_only(exc: BaseException) -> str | None:

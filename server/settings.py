@@ -13,6 +13,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from gavel.tools.engine.config import EngineConfig, Limits
+from gavel.tools.ledger import Ledger, LedgerStatus
 
 BackendName = Literal["auto", "ollama", "embedded", "sampling"]
 
@@ -34,7 +35,12 @@ class Settings(BaseModel):
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
     max_concurrency: int = Field(default=2, ge=1, le=256)
     rubrics_dir: Path | None = None
+    # None: the user's data directory; "off": no ledger (no record, no cache).
     ledger_path: str | None = None
+    # How long a stored judgment serves identical requests; 0 never serves from the ledger (still records).
+    ledger_ttl_s: float = Field(default=7 * 24 * 3600, ge=0)
+    # False: the ledger keeps only a hash of each request, not its text (results are still stored in full).
+    ledger_store_inputs: bool = True
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     auth_token: SecretStr | None = None
     num_ctx: int = Field(default=8192, ge=512, le=131072)
@@ -76,6 +82,28 @@ class Settings(BaseModel):
             max_iterations=self.max_iterations,
         )
 
+    def ledger_file(self) -> Path | None:
+        """Where the evaluation ledger lives; None when GAVEL_LEDGER_PATH is 'off'."""
+        if self.ledger_path is not None and self.ledger_path.strip().lower() == LEDGER_OFF:
+            return None
+        return Path(self.ledger_path or default_ledger_path()).expanduser()
+
+    def make_ledger(self) -> Ledger | None:
+        """The evaluation ledger these settings describe (not opened yet); None when it is off."""
+        path = self.ledger_file()
+        if path is None:
+            return None
+        return Ledger(path, ttl_s=self.ledger_ttl_s, store_inputs=self.ledger_store_inputs)
+
+    def ledger_status(self) -> LedgerStatus:
+        ledger = self.make_ledger()
+        if ledger is None:
+            return LedgerStatus(None, "off")
+        try:
+            return ledger.status()
+        finally:
+            ledger.close()
+
     def public_view(self) -> dict[str, Any]:
         """Every setting, with the secret masked: what `gavel config` prints."""
         view = self.model_dump(mode="json")
@@ -93,6 +121,8 @@ ENV_VARS: dict[str, str] = {
     "max_concurrency": "GAVEL_MAX_CONCURRENCY",
     "rubrics_dir": "GAVEL_RUBRICS_DIR",
     "ledger_path": "GAVEL_LEDGER_PATH",
+    "ledger_ttl_s": "GAVEL_LEDGER_TTL_S",
+    "ledger_store_inputs": "GAVEL_LEDGER_STORE_INPUTS",
     "log_level": "GAVEL_LOG_LEVEL",
     "auth_token": "GAVEL_AUTH_TOKEN",
     "num_ctx": "GAVEL_NUM_CTX",
@@ -106,6 +136,9 @@ ENV_VARS: dict[str, str] = {
     "max_candidates": "GAVEL_MAX_CANDIDATES",
     "max_batch": "GAVEL_MAX_BATCH",
 }
+
+
+LEDGER_OFF = "off"
 
 
 def default_ledger_path() -> str:

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 import anyio
 from pydantic import BaseModel, Field
 
-from gavel.tools.common import ModelOverride, RubricId, Samples, check_samples, require_text
+from gavel.tools.common import ModelOverride, NoCache, RubricId, Samples, ToolResult, check_samples, require_text
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
@@ -55,9 +55,10 @@ class _RubricChoice(BaseModel):
 
 class EvaluateAssessmentRequest(_RubricChoice):
     assessment: Annotated[str, Field(min_length=1, description="The text under judgment.")]
+    no_cache: NoCache = False
 
 
-class EvaluationResult(BaseModel):
+class EvaluationResult(ToolResult):
     rubric_id: str
     rubric_version: str
     scores: list[MetricScore] = Field(description="One entry per metric, in rubric order.")
@@ -201,7 +202,7 @@ class Iteration(BaseModel):
     generation_usage: Usage | None = None
 
 
-class RefinementResult(BaseModel):
+class RefinementResult(ToolResult):
     final_text: str
     final_evaluation: EvaluationResult
     best_text: str

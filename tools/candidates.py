@@ -24,7 +24,7 @@ import anyio
 from pydantic import BaseModel, Field, Strict
 from typing_extensions import TypedDict
 
-from gavel.tools.common import ModelOverride, RubricId, Samples, check_samples
+from gavel.tools.common import ModelOverride, NoCache, RubricId, Samples, ToolResult, check_samples
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
@@ -123,6 +123,7 @@ class ScoreCandidatesRequest(BaseModel):
     ] = "template"
     samples: Samples = 1
     model: ModelOverride = None
+    no_cache: NoCache = False
 
 
 # -- result -------------------------------------------------------------------------------------------------
@@ -206,7 +207,7 @@ class DiversityOutcome(BaseModel):
     met: bool = Field(description="achieved >= target.")
 
 
-class ScoreCandidatesResult(BaseModel):
+class ScoreCandidatesResult(ToolResult):
     selected: list[SelectedCandidate] = Field(
         description="The selection: diversity picks (pass 1) first, then score picks (pass 2)."
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from gavel.tools.engine.config import Limits
 from gavel.tools.errors import InvalidInput
@@ -25,6 +25,14 @@ Samples = Annotated[
         le=9,
         description="Independent judge samples per metric (1-9). With more than 1 the score is the median and "
         "the spread shows how sure the judge is; costs one model call per sample.",
+    ),
+]
+NoCache = Annotated[
+    bool,
+    Field(
+        default=False,
+        description="Judge afresh even when the evaluation ledger holds an identical earlier judgment (the new "
+        "judgment is recorded and serves later identical requests).",
     ),
 ]
 ModelOverride = Annotated[
@@ -53,3 +61,19 @@ def require_text(value: str | None, field: str, limits: Limits, *, required: boo
 def check_samples(samples: int, limits: Limits) -> None:
     if not 1 <= samples <= limits.max_samples:
         raise InvalidInput(f"must be between 1 and {limits.max_samples}", field="samples")
+
+
+class ToolResult(BaseModel):
+    """What every judging tool's result carries about the evaluation ledger. The server fills both in."""
+
+    evaluation_id: str | None = Field(
+        default=None,
+        description="This judgment's id in the evaluation ledger; read it back as the resource evaluation://{id}. "
+        "Null when the ledger is off or unavailable, or when nothing was judged (no model was used).",
+    )
+    cached: bool = Field(
+        default=False,
+        description="True when this is a stored judgment of an identical earlier request (same inputs, rubric "
+        "version, prompt templates, model and digest, options and samples), returned with no model call now. "
+        "Send no_cache=true to judge afresh.",
+    )

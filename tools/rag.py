@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from gavel.tools.common import ModelOverride, RubricId, Samples, check_samples, require_text
+from gavel.tools.common import ModelOverride, NoCache, RubricId, Samples, ToolResult, check_samples, require_text
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge, Judgment, Structured
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
@@ -109,6 +109,7 @@ class JudgeRagAnswerRequest(BaseModel):
     custom_rubric: CustomRubric = None
     samples: Samples = 1
     model: ModelOverride = None
+    no_cache: NoCache = False
 
 
 class AgentAnswer(BaseModel):
@@ -138,6 +139,7 @@ class JudgeRagAnswersRequest(BaseModel):
     custom_rubric: CustomRubric = None
     samples: Samples = 1
     model: ModelOverride = None
+    no_cache: NoCache = False
 
 
 # -- the model's grounding check ------------------------------------------------------------------------
@@ -193,7 +195,7 @@ def grounding_instruction(rubric: Rubric, rules: ContextRules) -> str:
 # -- results --------------------------------------------------------------------------------------------
 
 
-class RagJudgment(BaseModel):
+class RagJudgment(ToolResult):
     agent_name: str | None = Field(default=None, description="The agent, in judge_rag_answers.")
     evaluation_context: str
     verdict: Verdict = Field(description="approved | needs_improvement | rejected | unscored (no verdict guessed).")
@@ -272,7 +274,7 @@ class RagJudgment(BaseModel):
         return "\n".join(lines)
 
 
-class RagBatchResult(BaseModel):
+class RagBatchResult(ToolResult):
     evaluation_context: str
     results: list[RagJudgment] = Field(description="Every answer's judgment, by overall_score (unscored last).")
     best: str | None = Field(description="agent_name of the top approved answer; null when none is approved.")

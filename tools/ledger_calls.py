@@ -1,0 +1,352 @@
+"""The ledger around one tool call: serve an identical earlier judgment, or record the new one.
+
+The server wraps each judging call in a `LedgerCall`; the tools themselves never see the ledger.
+
+The cache is consulted when the tool first asks for its judge (`deps.judge()`), not before the call:
+by then the tool has validated its inputs (so a bad request is still refused with its own message),
+a tool that needs no model (score_candidates' deterministic path) never pays for a lookup or a backend
+probe, and the judge that answers is known, so its backend, model and digest are part of the key. A hit
+leaves the tool by raising `CacheHit` out of `deps.judge()`; like the sampling replay's `NeedSample` it
+is a BaseException, so no tool error handling mistakes it for a failure.
+
+A call that never asked for a judge judged nothing and is not recorded (its evaluation_id stays null).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import structlog
+from pydantic import BaseModel, ValidationError
+
+from gavel.tools.common import ToolResult
+from gavel.tools.deps import ToolDeps
+from gavel.tools.engine import prompts
+from gavel.tools.engine.judge import Judge
+from gavel.tools.errors import GavelError
+from gavel.tools.ledger import Entry, Ledger, canonical_hash, headline_of, timestamp, to_json, utc_now
+
+log = structlog.get_logger("gavel.ledger")
+
+# Field of a request that asks to bypass the cache; never part of the cache key.
+NO_CACHE_FIELD = "no_cache"
+
+
+def new_evaluation_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+class CacheHit(BaseException):
+    """Carries a served judgment out of the tool, from `deps.judge()` to the server's boundary."""
+
+    def __init__(self, result: ToolResult, structured: dict[str, Any]) -> None:
+        super().__init__("served from the evaluation ledger")
+        self.result = result
+        self.structured = structured
+
+
+# -- what each result allows -------------------------------------------------------------------------------
+
+
+def _never(result: Any) -> bool:
+    return False
+
+
+def _no_children(result: Any) -> list[ToolResult]:
+    return []
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How the ledger treats one result type."""
+
+    # May an identical request be answered from the ledger? (refine_until_pass: no, it is not idempotent.)
+    cacheable: bool
+    # The rubric a request without `rubric`/`custom_rubric` is judged on (its version and text enter the key).
+    default_rubric: str | None = None
+    # Whether this judgment may be served again: only complete ones; an unscored or failed one never is.
+    servable: Callable[[Any], bool] = _never
+    # Nested judgments recorded as child rows, each with an evaluation_id of its own.
+    children: Callable[[Any], list[ToolResult]] = _no_children
+    # The field holding nested judgments that are marked cached when the whole result is served.
+    served_children: str | None = None
+
+
+RECORD_ONLY = Policy(cacheable=False)
+
+
+def _rag_complete(result: Any) -> bool:
+    metrics = [*result.dimensions(), *result.other_metrics]
+    return (
+        result.verdict != "unscored"
+        and result.error is None
+        and result.grounding_error is None
+        and all(m.status != "unscored" for m in metrics)
+    )
+
+
+# Warnings score_candidates gives when a model call failed and a fallback was used (see tools/candidates.py).
+_CANDIDATE_FAILURES = ("narrative explanation failed", "key points could not be produced")
+
+
+def _candidates_complete(result: Any) -> bool:
+    return (
+        not result.unscored
+        and all(item.explanation_source != "template_fallback" for item in result.selected)
+        and not any(w.startswith(_CANDIDATE_FAILURES) for w in result.warnings)
+    )
+
+
+@cache
+def _policies() -> dict[type[BaseModel], Policy]:
+    # Imported here: the ledger's store and CLI readers do not need the tools loaded.
+    from gavel.tools import assessment, candidates, rag
+
+    return {
+        assessment.EvaluationResult: Policy(
+            cacheable=True, default_rubric=assessment.DEFAULT_RUBRIC, servable=lambda r: r.passed is not None
+        ),
+        assessment.RefinementResult: Policy(
+            cacheable=False, children=lambda r: [item.evaluation for item in r.history]
+        ),
+        rag.RagJudgment: Policy(cacheable=True, default_rubric=rag.DEFAULT_RUBRIC, servable=_rag_complete),
+        rag.RagBatchResult: Policy(
+            cacheable=True,
+            default_rubric=rag.DEFAULT_RUBRIC,
+            servable=lambda r: all(_rag_complete(item) for item in r.results),
+            children=lambda r: list(r.results),
+            served_children="results",
+        ),
+        candidates.ScoreCandidatesResult: Policy(cacheable=True, servable=_candidates_complete),
+    }
+
+
+def policy_for(result_model: type[BaseModel]) -> Policy:
+    return _policies().get(result_model, RECORD_ONLY)
+
+
+@cache
+def _gavel_version() -> str:
+    try:
+        return importlib.metadata.version("gavel")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+@cache
+def _schema_hash(result_model: type[BaseModel]) -> str:
+    # A changed result model must not be served a result stored in its old shape.
+    return canonical_hash(result_model.model_json_schema())[:16]
+
+
+# -- one call --------------------------------------------------------------------------------------------
+
+
+class LedgerCall:
+    """One judging tool call's dealings with the ledger."""
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        *,
+        tool: str,
+        request: BaseModel,
+        result_model: type[ToolResult],
+        evaluation_id: str,
+    ) -> None:
+        self.ledger = ledger
+        self.tool = tool
+        self.request = request
+        self.result_model = result_model
+        self.evaluation_id = evaluation_id
+        self.policy = policy_for(result_model)
+        self.started = time.perf_counter()
+        self.judged = False
+        self.cache_key: str | None = None
+        self._looked_up = False
+        self._request_view: dict[str, Any] | None = None
+
+    @property
+    def no_cache(self) -> bool:
+        return bool(getattr(self.request, NO_CACHE_FIELD, False))
+
+    def _request_without_flag(self) -> dict[str, Any]:
+        if self._request_view is None:
+            self._request_view = self.request.model_dump(mode="json", exclude={NO_CACHE_FIELD})
+        return self._request_view
+
+    def _duration_ms(self) -> float:
+        return (time.perf_counter() - self.started) * 1000
+
+    # -- the cache -----------------------------------------------------------------------------------
+
+    def wrap(self, deps: ToolDeps) -> ToolDeps:
+        """The deps the tool gets: its judge factory notes that the tool judges, and consults the cache once."""
+        resolve = deps.judge_factory
+
+        async def judge() -> Judge:
+            judge = await resolve()
+            self.judged = True
+            if not self._looked_up:
+                self._looked_up = True
+                await self._consult(judge, deps)
+            return judge
+
+        return dataclasses.replace(deps, judge_factory=judge)
+
+    async def _consult(self, judge: Judge, deps: ToolDeps) -> None:
+        self.cache_key = await self._key(judge, deps)
+        if self.cache_key is None or not self.policy.cacheable or self.no_cache:
+            return
+        hit = await self.ledger.aserve_cached(self.cache_key, self._serve)
+        if hit is not None:
+            raise CacheHit(*hit)
+
+    async def _key(self, judge: Judge, deps: ToolDeps) -> str | None:
+        """The cache key, or None when this judgment cannot be identified well enough to be served again."""
+        info = await judge.backend.model_info(getattr(self.request, "model", None))
+        # The client's own model (sampling) is whatever it is today, and a model without a digest may have
+        # been replaced under its name: neither can vouch that an old judgment is the one it would give.
+        if info.backend == "sampling" or not info.digest:
+            return None
+        rubric_id = getattr(self.request, "rubric", None)
+        custom = getattr(self.request, "custom_rubric", None)
+        rubric_part = None
+        if rubric_id is not None or custom is not None or self.policy.default_rubric is not None:
+            try:
+                rubric = deps.registry.resolve(rubric_id, custom, default=self.policy.default_rubric or "")
+            except GavelError:
+                return None  # the tool reports it
+            rubric_part = {"id": rubric.id, "version": rubric.version, "template": prompts.template_hash(rubric)}
+        config = judge.config
+        return canonical_hash(
+            {
+                "tool": self.tool,
+                "request": self._request_without_flag(),
+                "rubric": rubric_part,
+                "judge": {
+                    "backend": info.backend,
+                    "model": info.model,
+                    "digest": info.digest,
+                    "strategy": judge.strategy,
+                    "temperature": config.temperature,
+                    "sample_temperature": config.sample_temperature,
+                    "seed": config.seed,
+                    "top_k": config.top_k,
+                    "top_p": config.top_p,
+                    "num_ctx": config.num_ctx,
+                    "generator_model": config.generator_model,
+                },
+                "result_schema": _schema_hash(self.result_model),
+                "gavel": _gavel_version(),
+            }
+        )
+
+    def _serve(self, source_id: str, stored: dict[str, Any]) -> tuple[tuple[ToolResult, dict[str, Any]], Entry] | None:
+        """The stored result as this call returns it, and the row recording the cached call.
+
+        Runs in the ledger's worker thread, inside its lock.
+        """
+        stored["evaluation_id"] = self.evaluation_id
+        stored["cached"] = True
+        if self.policy.served_children:
+            for item in stored.get(self.policy.served_children) or []:
+                if isinstance(item, dict):
+                    item["cached"] = True
+        try:
+            result = self.result_model.model_validate(stored)
+        except ValidationError as exc:
+            log.warning("a stored judgment no longer validates; judging afresh", source_id=source_id, error=str(exc))
+            return None
+        structured = result.model_dump(mode="json", by_alias=True)
+        entry = self._entry(
+            result_json=to_json(structured),
+            structured=structured,
+            headline=headline_of(str(getattr(result, "summary", ""))),
+            cached=True,
+            source_id=source_id,
+        )
+        log.info("judgment served from the ledger", source_id=source_id)
+        return (result, structured), entry
+
+    # -- recording -------------------------------------------------------------------------------------
+
+    def _entry(
+        self,
+        *,
+        result_json: str,
+        structured: dict[str, Any] | None,
+        evaluation_id: str | None = None,
+        parent_id: str | None = None,
+        headline: str = "",
+        servable: bool = False,
+        cached: bool = False,
+        source_id: str | None = None,
+    ) -> Entry:
+        request = self._request_without_flag()
+        top = parent_id is None
+        structured = structured or {}
+        provenance, usage = structured.get("provenance"), structured.get("usage")
+        return Entry(
+            id=evaluation_id or self.evaluation_id,
+            tool=self.tool,
+            created_at=timestamp(utc_now()),
+            duration_ms=self._duration_ms(),
+            request_hash=canonical_hash(request),
+            # Items share their batch's request; only the top-level row keeps it.
+            request_json=to_json(self.request.model_dump(mode="json")) if top and self.ledger.store_inputs else None,
+            result_json=result_json,
+            provenance_json=to_json(provenance) if provenance is not None else None,
+            usage_json=to_json(usage) if usage is not None else None,
+            headline=headline,
+            parent_id=parent_id,
+            cache_key=self.cache_key if top else None,
+            servable=servable,
+            cached=cached,
+            source_id=source_id,
+        )
+
+    async def record(self, result: ToolResult) -> dict[str, Any] | None:
+        """Record a judgment the tool made; its structured content, with the ids filled in, once committed.
+
+        None when nothing was judged or the ledger could not record it: the ids then stay null.
+        """
+        if not self.judged:
+            return None
+        children = self.policy.children(result)
+        result.evaluation_id = self.evaluation_id
+        for child in children:
+            child.evaluation_id = new_evaluation_id()
+        structured = result.model_dump(mode="json", by_alias=True)
+        entries = [
+            self._entry(
+                result_json=to_json(structured),
+                structured=structured,
+                headline=headline_of(str(getattr(result, "summary", ""))),
+                servable=self.policy.servable(result),
+            )
+        ]
+        for child in children:
+            child_structured = child.model_dump(mode="json", by_alias=True)
+            entries.append(
+                self._entry(
+                    result_json=to_json(child_structured),
+                    structured=child_structured,
+                    evaluation_id=child.evaluation_id,
+                    parent_id=self.evaluation_id,
+                    headline=headline_of(str(getattr(child, "summary", ""))),
+                )
+            )
+        if await self.ledger.arecord(entries):
+            return structured
+        result.evaluation_id = None
+        for child in children:
+            child.evaluation_id = None
+        return None
