@@ -1,4 +1,5 @@
-"""The `gavel` command: `serve` (the MCP server), `rubrics`, `config` and `demo`.
+"""The `gavel` command: `serve` (the MCP server), `rubrics`, `config`, `demo`, and the evaluation ledger's
+readers `history`, `show` and `export`.
 
 Settings are read once, in `main`, from the environment and the flags (flags win); nothing is read at
 import time. Every user error is one line on stderr and exit code 2.
@@ -20,6 +21,7 @@ from typing import Any, NoReturn
 from gavel.server.http_defaults import DEFAULT_HOST, DEFAULT_PORT, TRANSPORTS
 from gavel.server.settings import Settings, SettingsError, load_settings
 from gavel.tools.errors import GavelError, RubricFileError, UnknownRubric
+from gavel.tools.ledger import Ledger, parse_since
 from gavel.tools.rubrics import Rubric, RubricRegistry
 
 EXIT_OK = 0
@@ -27,6 +29,9 @@ EXIT_USAGE = 2
 PROG = "gavel"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 BACKENDS = ("auto", "ollama", "embedded", "sampling")
+HISTORY_LIMIT = 20
+# `gavel history` cuts headlines here so a row stays on one line of a wide terminal.
+HEADLINE_CHARS = 100
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,6 +61,23 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def _since(text: str) -> str:
+    try:
+        return parse_since(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _settings_parent() -> argparse.ArgumentParser:
     """Flags every command shares: each overrides the matching GAVEL_* environment variable."""
     # SUPPRESS: an absent flag sets nothing, so `rubrics --rubrics-dir X show ID` keeps X (a nested
@@ -75,6 +97,11 @@ def _settings_parent() -> argparse.ArgumentParser:
     )
     group.add_argument(
         "--log-level", type=str.upper, choices=LOG_LEVELS, help="log level on stderr (GAVEL_LOG_LEVEL; default INFO)"
+    )
+    group.add_argument(
+        "--ledger-path",
+        metavar="FILE",
+        help="the evaluation ledger (SQLite), or 'off' (GAVEL_LEDGER_PATH; default: the user data directory)",
     )
     group.add_argument(
         "--timeout-s",
@@ -155,11 +182,49 @@ def build_parser() -> argparse.ArgumentParser:
         help="run every tool once through a real MCP session",
         description="Start 'gavel serve' over stdio and call every tool through a real MCP client session.",
     )
+
+    history = commands.add_parser(
+        "history",
+        parents=[parent],
+        help="the latest recorded judgments, as a table",
+        description="The latest judgments in the evaluation ledger, newest first: id, time (UTC), tool, whether "
+        "it was served from the ledger, and the headline result. 'gavel show ID' prints one in full.",
+    )
+    history.add_argument("--tool", metavar="T", help="only this tool's judgments, e.g. judge_rag_answer")
+    history.add_argument(
+        "--limit", type=_positive_int, default=HISTORY_LIMIT, metavar="N", help=f"how many (default {HISTORY_LIMIT})"
+    )
+
+    show_one = commands.add_parser(
+        "show",
+        parents=[parent],
+        help="one recorded judgment in full, as JSON",
+        description="Print one judgment from the evaluation ledger as JSON: request (or its hash), result, "
+        "provenance, usage, and the ids of its items. The same record as the evaluation://{id} resource.",
+    )
+    show_one.add_argument("evaluation_id", metavar="ID", help="an evaluation id; a unique prefix is enough")
+
+    export = commands.add_parser(
+        "export",
+        parents=[parent],
+        help="every recorded judgment, one JSON object a line",
+        description="Print every judgment in the evaluation ledger (batch items and refinement iterations "
+        "included), oldest first, one JSON record a line.",
+    )
+    export.add_argument("--format", choices=("jsonl",), default="jsonl", help="output format (default jsonl)")
+    export.add_argument(
+        "--since",
+        type=_since,
+        metavar="DATE",
+        help="only judgments recorded at or after DATE (YYYY-MM-DD, midnight UTC, or an ISO 8601 time)",
+    )
     return parser
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
-    names = ("backend", "judge_model", "model_path", "rubrics_dir", "log_level", "timeout_s", "auth_token")
+    names = (
+        "backend", "judge_model", "model_path", "rubrics_dir", "log_level", "timeout_s", "auth_token", "ledger_path",
+    )  # fmt: skip
     return {name: getattr(args, name, None) for name in names}
 
 
@@ -298,8 +363,9 @@ def _backend_description(settings: Settings) -> dict[str, Any]:
 def _config(settings: Settings, args: argparse.Namespace) -> int:
     view = settings.public_view()
     backend: dict[str, Any] = {"probe": "skipped (--no-probe)"} if args.no_probe else _backend_description(settings)
+    ledger = settings.ledger_status()
     if args.json:
-        _out(json.dumps({"settings": view, "backend": backend}, indent=2, default=str))
+        _out(json.dumps({"settings": view, "backend": backend, "ledger": ledger.as_dict()}, indent=2, default=str))
         return EXIT_OK
     _out("settings (environment and flags; secrets masked):")
     for line in _readable(view, indent=2):
@@ -308,6 +374,8 @@ def _config(settings: Settings, args: argparse.Namespace) -> int:
     _out("backend:")
     for line in _readable(backend, indent=2):
         _out(line)
+    _out("")
+    _out(f"ledger: {ledger.line()}")
     return EXIT_OK
 
 
@@ -331,11 +399,116 @@ def _demo(settings: Settings, args: argparse.Namespace) -> int:
     return demo_main(settings)
 
 
+def _open_ledger(settings: Settings) -> Ledger | str:
+    """The ledger to read, or why there is none."""
+    ledger = settings.make_ledger()
+    if ledger is None:
+        return "the evaluation ledger is off (GAVEL_LEDGER_PATH=off); nothing was recorded"
+    return ledger
+
+
+def _unreadable(ledger: Ledger) -> str | None:
+    if ledger.failure is None:
+        return None
+    return f"the evaluation ledger at {ledger.path} cannot be read: {ledger.failure}"
+
+
+def _json_text(record: dict[str, Any], indent: int | None = None) -> str:
+    text = json.dumps(record, indent=indent, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from an in-process caller's text; escape it
+        text = json.dumps(record, indent=indent, ensure_ascii=True)
+    return text
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def history_table(rows: Sequence[dict[str, Any]]) -> list[str]:
+    header = ("ID", "TIME (UTC)", "TOOL", "CACHED", "HEADLINE")
+    cells = [
+        (
+            row["evaluation_id"],
+            row["created_at"][:19].replace("T", " "),
+            row["tool"],
+            "yes" if row["cached"] else "",
+            _clip(row["headline"], HEADLINE_CHARS),
+        )
+        for row in rows
+    ]
+    widths = [max(len(cell[i]) for cell in [header, *cells]) for i in range(len(header) - 1)]
+    return [
+        "  ".join([*(c.ljust(w) for c, w in zip(cell[:-1], widths, strict=True)), cell[-1]]).rstrip()
+        for cell in [header, *cells]
+    ]
+
+
+def _history(settings: Settings, args: argparse.Namespace) -> int:
+    ledger = _open_ledger(settings)
+    if isinstance(ledger, str):
+        return _fail(ledger)
+    try:
+        rows = ledger.recent(args.limit, args.tool)
+        problem = _unreadable(ledger)
+    finally:
+        ledger.close()
+    if problem:
+        return _fail(problem)
+    if not rows:
+        which = f" for tool {args.tool!r}" if args.tool else ""
+        _out(f"no evaluations recorded yet{which} ({ledger.path})")
+        return EXIT_OK
+    for line in history_table(rows):
+        _out(line)
+    return EXIT_OK
+
+
+def _show(settings: Settings, args: argparse.Namespace) -> int:
+    ledger = _open_ledger(settings)
+    if isinstance(ledger, str):
+        return _fail(ledger)
+    wanted = args.evaluation_id.strip().lower()
+    try:
+        record = ledger.get(wanted)
+        matches = [] if record is not None else ledger.find(wanted)
+        if record is None and len(matches) == 1:
+            record = ledger.get(matches[0])
+        problem = _unreadable(ledger)
+    finally:
+        ledger.close()
+    if problem:
+        return _fail(problem)
+    if record is None:
+        if len(matches) > 1:
+            return _fail(f"{wanted!r} matches several evaluations ({', '.join(matches)}, ...); give more of the id")
+        return _fail(f"no evaluation {wanted!r} in {ledger.path}; 'gavel history' lists the latest ids")
+    _out(_json_text(record, indent=2))
+    return EXIT_OK
+
+
+def _export(settings: Settings, args: argparse.Namespace) -> int:
+    ledger = _open_ledger(settings)
+    if isinstance(ledger, str):
+        return _fail(ledger)
+    try:
+        for record in ledger.export(args.since):
+            _out(_json_text(record))
+        problem = _unreadable(ledger)
+    finally:
+        ledger.close()
+    return _fail(problem) if problem else EXIT_OK
+
+
 _COMMANDS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
     "serve": _serve,
     "rubrics": _rubrics,
     "config": _config,
     "demo": _demo,
+    "history": _history,
+    "show": _show,
+    "export": _export,
 }
 
 
@@ -343,7 +516,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        return _fail("give a command: serve, rubrics, config or demo")
+        return _fail("give a command: serve, rubrics, config, demo, history, show or export")
     try:
         settings = load_settings(os.environ, _overrides(args))
     except SettingsError as exc:
