@@ -581,8 +581,8 @@ def diagnose(
     """What to fix, in this order:
 
     1. approved → ok.
-    2. sources expected and no passages, or the judge says the passages do not address the question →
-       retrieval_miss (the failure is upstream of the answer).
+    2. sources expected and no passages → retrieval_miss; the answer contradicts the passages →
+       answer_miss; the judge says the passages do not address the question → retrieval_miss.
     3. sources expected, not grounded, and not contradicting the passages → unsupported_by_context (the
        answer may be right, but from the model's own knowledge).
     4. passages relevant and the answer contradicts them or scores low on accuracy → answer_miss.
@@ -593,6 +593,10 @@ def diagnose(
         return "ok", "approved"
     if rules.sources_expected and source_count == 0:
         return "retrieval_miss", "no passages were retrieved for a context that expects them; fix retrieval first"
+    if source_count and grounding is not None and grounding.contradicts_passages:
+        # Passages that an answer can contradict do speak to it: the fault is the answer, whatever the
+        # judge said about their relevance (small judges often call them irrelevant to a wrong answer).
+        return "answer_miss", "the passages address the question but the answer contradicts them; fix the answer"
     if rules.sources_expected and grounding is not None and not grounding.passages_relevant:
         return "retrieval_miss", "the passages do not address the question; retrieve better passages"
     if (

@@ -343,6 +343,8 @@ def check(**changes: Any) -> GroundingCheck:
                      id="rag-ungrounded-without-contradiction"),
         pytest.param("rejected", "RAG", 2, check(is_grounded=False, contradicts_passages=True), 0.2, "answer_miss",
                      id="rag-contradicts-relevant-passages"),
+        pytest.param("rejected", "RAG", 2, check(passages_relevant=False, is_grounded=False, contradicts_passages=True),
+                     0.0, "answer_miss", id="rag-contradiction-outweighs-a-judged-irrelevance"),
         pytest.param("needs_improvement", "RAG", 2, check(), 0.4, "answer_miss", id="rag-grounded-but-low-accuracy"),
         pytest.param("needs_improvement", "RAG", 2, check(), 0.9, "ok", id="rag-quality-problem-elsewhere"),
         pytest.param("unscored", "RAG", 2, None, None, "ok", id="rag-grounding-unchecked"),
