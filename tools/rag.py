@@ -804,7 +804,7 @@ def _issues(
     issues += [f"{PROMPT_INJECTION_FLAG}: {finding}" for finding in injection[:_MAX_ISSUES_PER_KIND]]
     weights = {m.id: m.weight for m in rubric.metrics}
     for metric_id, score in scores.items():
-        if score.status == "unscored" and weights.get(metric_id, 0) > 0:
+        if score.status == "unscored" and weights.get(metric_id, 0) > 0 and not error:
             issues.append(f"{metric_id} unscored: {_one_line(score.reason or 'no valid score', 160)}")
     low = [
         s for s in scores.values() if s.status == "scored" and s.score is not None and s.score < rubric.pass_threshold
@@ -821,7 +821,7 @@ def _issues(
         if grounding.contradicts_passages:
             issues.append("the answer contradicts the passages")
         issues += [f"unsupported claim: “{claim}”" for claim in grounding.unsupported_claims[:_MAX_ISSUES_PER_KIND]]
-    elif grounding_error and needs_grounding(rules):
+    elif grounding_error and needs_grounding(rules) and prepared.sources and not error:
         issues.append(f"grounding could not be checked: {_one_line(grounding_error, 160)}")
     if rules.sources_expected and prepared.sources and not has_sources:
         issues.append("cites none of the passages: credit them, e.g. [1] or (Source: <title>)")

@@ -476,6 +476,7 @@ async def test_without_passages_rag_skips_the_grounding_call_and_diagnoses_a_ret
     assert result.is_grounded is False
     assert result.verdict == "rejected"  # not grounded, no sources, below 0.7
     assert result.diagnosis == "retrieval_miss"
+    assert not any(issue.startswith("grounding could not be checked") for issue in result.issues)
 
 
 async def test_irrelevant_passages_diagnose_a_retrieval_miss():
@@ -696,6 +697,7 @@ async def test_an_error_escaping_the_engine_for_one_answer_marks_only_that_answe
     assert len(failed) == 1
     assert failed[0].verdict == "unscored"
     assert "ollama went away" in failed[0].verdict_reason
+    assert failed[0].issues == ["not judged: model lookup failed: ollama went away"]
     assert failed[0] is result.results[-1]
     assert sum(r.verdict == "approved" for r in result.results) == 2
 
