@@ -99,6 +99,17 @@ _TOP_SCORE = (
     r"|highest(?: possible)?(?: score| rating| grade)?|an? (?:10|5|a\+|perfect score))"
 )
 
+# What a command to the judge names as the thing to score: every judged field of every tool (an answer, an
+# assessment, a candidate's idea...), in each language the rules cover.
+_EN_SUBJECT = (
+    r"(?:answer|response|text|output|assessment|summary|report|essay|idea|candidate|submission|proposal"
+    r"|document|entry)"
+)
+_PT_SUBJECT = r"resposta|texto|avaliacao|ideia|resumo|relatorio|proposta|candidato|candidata"
+_ES_SUBJECT = r"respuesta|texto|evaluacion|idea|resumen|informe|propuesta|candidato|candidata"
+_FR_SUBJECT = r"reponse|texte|evaluation|idee|resume|rapport|proposition|candidat|candidate"
+_DE_SUBJECT = r"antwort|text|bewertung|idee|zusammenfassung|bericht|vorschlag"
+
 # (rule label, pattern over the normalized text). Patterns use bounded repetitions only, so matching
 # stays linear on the longest allowed input.
 _RULES: list[tuple[str, re.Pattern[str]]] = [
@@ -137,29 +148,29 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
     (
         "instruction to the judge",
         re.compile(
-            rf"{_CMD}(?:rate|score|grade|mark|evaluate|judge|assess)\s+(?:this|it|me|the\s+(?:answer|response|text)"
-            rf"|this\s+(?:answer|response|text|one|output)|my\s+(?:answer|response))\s+(?:(?:as|with|at|a|an)\s+){{0,2}}"
+            rf"{_CMD}(?:rate|score|grade|mark|evaluate|judge|assess)\s+(?:this|it|me|the\s+{_EN_SUBJECT}"
+            rf"|this\s+(?:one|{_EN_SUBJECT})|my\s+{_EN_SUBJECT})\s+(?:(?:as|with|at|a|an)\s+){{0,2}}"
             rf"{_TOP_SCORE}"
         ),
     ),
     (
         "instruction to the judge",
         re.compile(
-            rf"{_CMD}(?:give|award|assign)\s+(?:(?:it|this|me|this\s+(?:answer|response|text)|the\s+(?:answer|response))\s+)?"
+            rf"{_CMD}(?:give|award|assign)\s+(?:(?:it|this|me|this\s+{_EN_SUBJECT}|the\s+{_EN_SUBJECT})\s+)?"
             rf"(?:(?:a|an|the)\s+)?(?:full|perfect|maximum|max|top|highest|best)\s+(?:marks|score|rating|grade|points)"
         ),
     ),
     (
         "instruction to the judge",
         re.compile(
-            rf"{_CMD}(?:give|award|assign)\s+(?:it|this|me|this\s+(?:answer|response|text)|the\s+(?:answer|response))\s+"
+            rf"{_CMD}(?:give|award|assign)\s+(?:it|this|me|this\s+{_EN_SUBJECT}|the\s+{_EN_SUBJECT})\s+"
             rf"(?:a\s+|an\s+)?(?:score\s+of\s+|rating\s+of\s+|grade\s+of\s+)?{_TOP_SCORE}"
         ),
     ),
     (
         "instruction to the judge",
         re.compile(
-            rf"{_CMD}(?:approve|accept|pass)\s+(?:this|the)\s+(?:answer|response|text|submission)\b"
+            rf"{_CMD}(?:approve|accept|pass)\s+(?:this|the)\s+{_EN_SUBJECT}\b"
             r"|\b(?:this|the)\s+(?:answer|response)\s+(?:must|should|has\s+to|is\s+to)\s+be\s+(?:approved|accepted"
             r"|rated\s+(?:as\s+)?(?:perfect|excellent|10|5|1\.0)|scored\s+(?:as\s+)?(?:10|5|1\.0))"
             r"|\b(?:mark|set)\s+(?:this|the|it)\s+(?:\w+\s+)?as\s+approved\b"
@@ -224,9 +235,10 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         "instruction to the judge",
         re.compile(
             rf"{_CMD}(?:de|da|atribua|atribui|coloque|ponha|conceda|marque)\s+"
-            r"(?:(?:a|esta|essa|para|uma|um|lhe|resposta|texto)\s+){0,4}(?:nota|pontuacao)\s+(?:maxima|10|dez|5|cinco"
+            r"(?:(?:a|esta|essa|para|uma|um|lhe|" + _PT_SUBJECT + r")\s+){0,4}"
+            r"(?:nota|pontuacao)\s+(?:maxima|10|dez|5|cinco"
             r"|1\.0|1,0|100|perfeita)\b"
-            rf"|{_CMD}(?:avalie|avalia|classifique|pontue)\s+(?:(?:a|esta|essa|resposta|texto)\s+){{0,3}}"
+            rf"|{_CMD}(?:avalie|avalia|classifique|pontue)\s+(?:(?:a|esta|essa|{_PT_SUBJECT})\s+){{0,3}}"
             r"com\s+(?:(?:a|uma|um|nota)\s+){0,2}(?:maxima|10|dez|5|cinco|1\.0|1,0|100|perfeita)\b"
             rf"|{_CMD}aprove\s+(?:esta|essa|a)\s+resposta"
         ),
@@ -246,10 +258,10 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         "instruction to the judge",
         re.compile(
             rf"{_CMD}(?:da|dale|de|dele|pon|ponle|asigna|asignale|otorga|otorgale)\s+"
-            r"(?:(?:a|esta|esa|la|respuesta|un|una|el)\s+){0,4}(?:nota|puntuacion|calificacion|puntaje)\s+"
+            r"(?:(?:a|esta|esa|la|un|una|el|" + _ES_SUBJECT + r")\s+){0,4}(?:nota|puntuacion|calificacion|puntaje)\s+"
             r"(?:de\s+)?(?:10|diez|5|cinco|1\.0|1,0|100|maxima|perfecta)\b"
             rf"|{_CMD}(?:califica|calificala|puntua|puntuala|evalua|evaluala)\s+"
-            r"(?:(?:a|esta|esa|la|respuesta)\s+){0,3}"
+            r"(?:(?:a|esta|esa|la|" + _ES_SUBJECT + r")\s+){0,3}"
             r"con\s+(?:(?:un|una|la|nota)\s+){0,2}(?:10|diez|5|cinco|1\.0|1,0|100|maxima|perfecta)\b"
             rf"|{_CMD}aprueba\s+(?:esta|esa|la)\s+respuesta"
         ),
@@ -269,11 +281,12 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         "instruction to the judge",
         re.compile(
             rf"{_CMD}(?:donnez|donne|attribuez|attribue|mettez|mets|accordez|accorde)(?:-lui|-la|-moi)?\s+"
-            r"(?:(?:lui|a|cette|la|reponse|une|un|le)\s+){0,4}(?:note|score)\s+(?:de\s+)?"
+            r"(?:(?:lui|a|cette|la|une|un|le|" + _FR_SUBJECT + r")\s+){0,4}(?:note|score)\s+(?:de\s+)?"
             r"(?:10(?:\s*/\s*10)?|20\s*/\s*20|5(?:\s*/\s*5)?|1\.0|1,0|maximale|maximum|parfaite)"
             rf"|{_CMD}(?:donnez|donne|attribuez|attribue|mettez|mets|accordez|accorde)(?:-lui|-la|-moi)?\s+"
-            r"(?:(?:lui|a|cette|reponse)\s+){0,3}(?:10\s*/\s*10|20\s*/\s*20|5\s*/\s*5|la\s+note\s+maximale)"
-            rf"|{_CMD}(?:notez|evaluez)\s+(?:(?:cette|la|reponse)\s+){{0,2}}(?:a\s+|avec\s+)?"
+            r"(?:(?:lui|a|cette|" + _FR_SUBJECT + r")\s+){0,3}"
+            r"(?:10\s*/\s*10|20\s*/\s*20|5\s*/\s*5|la\s+note\s+maximale)"
+            rf"|{_CMD}(?:notez|evaluez)\s+(?:(?:cette|la|{_FR_SUBJECT})\s+){{0,2}}(?:a\s+|avec\s+)?"
             r"(?:10\s*/\s*10|20\s*/\s*20|5\s*/\s*5|la\s+note\s+maximale)"
             rf"|{_CMD}approuvez\s+(?:cette|la)\s+reponse"
         ),
@@ -300,7 +313,7 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         "instruction to the judge",
         re.compile(
             rf"{_CMD}(?:gib|geben\s+sie|vergib|vergeben\s+sie|bewerte|bewerten\s+sie|benote|benoten\s+sie)\s+"
-            r"(?:(?:dieser|diese|der|die|das|dem|ihr|ihm|antwort|mit|eine|einer|den|volle|voller)\s+){0,5}"
+            r"(?:(?:dieser|diese|der|die|das|dem|ihr|ihm|mit|eine|einer|den|volle|voller|" + _DE_SUBJECT + r")\s+){0,5}"
             r"(?:bestnote|hochstnote|volle\s+punktzahl|voller\s+punktzahl|hochste\s+punktzahl|hochsten\s+punktzahl"
             r"|10(?:\s*/\s*10)?|10\s+punkte|5\s+punkte|1\.0|note\s+1\b|einer\s+1\b)"
         ),
