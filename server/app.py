@@ -23,7 +23,7 @@ from mcp.server.mcpserver.resources import TextResource
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, InputRequiredResult
 
-from gavel.server.boundary import DepsFactory, attach_ledger
+from gavel.server.boundary import DepsFactory, attach_ledger, ledger_for
 from gavel.server.settings import Settings
 from gavel.tools.engine.config import Limits
 from gavel.tools.errors import UnknownRubric
@@ -178,7 +178,8 @@ def recent_lines(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n" if lines else "no evaluations recorded yet\n"
 
 
-def _add_ledger_resources(server: MCPServer, ledger: Ledger | None) -> None:
+def _add_ledger_resources(server: MCPServer) -> None:
+    # The ledger is looked up at each read, as the tools do at each call: whatever `attach_ledger` set last.
     @server.resource(
         RECENT_URI,
         name="recent-evaluations",
@@ -188,7 +189,7 @@ def _add_ledger_resources(server: MCPServer, ledger: Ledger | None) -> None:
         mime_type="text/plain",
     )
     async def recent_evaluations() -> str:
-        store = _usable(ledger)
+        store = _usable(ledger_for(server))
         rows = await store.arecent(RECENT_LIMIT)
         _usable(store)  # reading may have found the file unusable
         return recent_lines(rows)
@@ -204,7 +205,7 @@ def _add_ledger_resources(server: MCPServer, ledger: Ledger | None) -> None:
         mime_type="application/json",
     )
     async def evaluation_by_id(id: str) -> str:
-        store = _usable(ledger)
+        store = _usable(ledger_for(server))
         record = await store.aget(id) if _EVALUATION_ID_RE.match(id) else None
         _usable(store)
         if record is None:
@@ -290,7 +291,7 @@ def build_server(
     if ledger is None:
         ledger = settings.make_ledger()
     attach_ledger(server, ledger)
-    _add_ledger_resources(server, ledger)
+    _add_ledger_resources(server)
     _add_prompts(server, text.prompts)
     register_tools(server, deps_factory, settings.limits())
     return server
