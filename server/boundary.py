@@ -23,6 +23,7 @@ import inspect
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import ExitStack
 from typing import Annotated, Any, Protocol, TypeVar
 
 import pydantic_core
@@ -35,6 +36,7 @@ from pydantic import BaseModel, Field, SkipValidation, ValidationError
 from pydantic.fields import FieldInfo
 
 from gavel.server.logging import bind_request_context
+from gavel.server.sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.errors import GavelError
@@ -204,13 +206,27 @@ def register_tool(
     deps_factory: DepsFactory,
     annotations: ToolAnnotations | None = None,
     text_renderer: Callable[[ResultT], str] | None = None,
+    uses_sampling: UsesSampling | None = None,
 ) -> None:
     """Publish `impl` as the MCP tool `name`, with the request model's fields as its flat arguments.
 
     `annotations` defaults to a non-idempotent judging tool (see `judging_annotations`); `text_renderer`
-    overrides the result's own `render_text()` for the text content.
+    overrides the result's own `render_text()` for the text content. With `uses_sampling`, the tool also
+    gets the `Resolve(Sample)` slots that carry MCP sampling on the 2026-07-28 protocol (see
+    `gavel.server.sampling`); they are resolver parameters, invisible in the inputSchema.
     """
     params = _wrapper_parameters(request_model)
+    slot_params = (
+        sampling_slots(
+            request_model=request_model,
+            impl=impl,
+            deps_factory=deps_factory,
+            raw_arguments=lambda ctx: _raw_arguments(ctx, {}),
+            uses_sampling=uses_sampling,
+        )
+        if uses_sampling is not None
+        else []
+    )
     context_param = inspect.Parameter(_CONTEXT_PARAM, inspect.Parameter.KEYWORD_ONLY, annotation=Context)
     return_annotation = Annotated[CallToolResult, result_model]
     rubric_field = "rubric" in request_model.model_fields
@@ -219,10 +235,11 @@ def register_tool(
 
     async def call(**kwargs: Any) -> CallToolResult:
         ctx: Context[Any, Any] = kwargs.pop(_CONTEXT_PARAM)
+        slot_values = {p.name: kwargs.pop(p.name) for p in slot_params}
         evaluation_id = new_evaluation_id()
         raw = _raw_arguments(ctx, kwargs)
         rubric = raw.get("rubric") if rubric_field and isinstance(raw.get("rubric"), str) else None
-        with bind_request_context(tool=name, rubric=rubric, evaluation_id=evaluation_id):
+        with ExitStack() as stack, bind_request_context(tool=name, rubric=rubric, evaluation_id=evaluation_id):
             request = _validate_request(request_model, raw, kwargs)
             started = time.perf_counter()
             ledger = ledger_for(server) if judging else None
@@ -233,6 +250,8 @@ def register_tool(
             )
             structured: dict[str, Any] | None = None
             try:
+                # On 2026-07-28 the client's sampling answers arrive as resolved slots; replay them to the engine.
+                stack.enter_context(replay_for_call(ctx, slot_values))
                 deps = deps_factory(ctx, _progress_for(ctx))
                 if recorder is not None:
                     deps = recorder.wrap(deps)
@@ -279,8 +298,8 @@ def register_tool(
     call.__name__ = name
     call.__qualname__ = name
     call.__doc__ = description
-    call.__signature__ = inspect.Signature([*params, context_param], return_annotation=return_annotation)  # type: ignore[attr-defined]
-    call.__annotations__ = {p.name: p.annotation for p in params} | {
+    call.__signature__ = inspect.Signature([*params, *slot_params, context_param], return_annotation=return_annotation)  # type: ignore[attr-defined]
+    call.__annotations__ = {p.name: p.annotation for p in [*params, *slot_params]} | {
         _CONTEXT_PARAM: Context,
         "return": return_annotation,
     }

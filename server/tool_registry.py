@@ -34,6 +34,8 @@ def _limits_note(limits: Limits) -> str:
 
 def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits: Limits | None = None) -> None:
     note = _limits_note(limits or Limits())
+    # Sampling on the 2026-07-28 protocol needs to know, per call, whether the client's model will be used.
+    uses_sampling = deps_factory.uses_sampling if isinstance(deps_factory, GavelDeps) else None
     register_tool(
         server,
         name="evaluate_assessment",
@@ -49,6 +51,7 @@ def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits
         result_model=assessment.EvaluationResult,
         impl=assessment.evaluate_assessment,
         deps_factory=deps_factory,
+        uses_sampling=uses_sampling,
         annotations=judging_annotations(idempotent=True, title="Evaluate a text against a rubric"),
     )
     register_tool(
@@ -67,6 +70,7 @@ def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits
         result_model=assessment.RefinementResult,
         impl=assessment.refine_until_pass,
         deps_factory=deps_factory,
+        uses_sampling=uses_sampling,
         annotations=judging_annotations(idempotent=False, title="Improve a text until it passes a rubric"),
     )
     register_tool(
@@ -86,6 +90,7 @@ def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits
         result_model=rag.RagJudgment,
         impl=rag.judge_rag_answer,
         deps_factory=deps_factory,
+        uses_sampling=uses_sampling,
         annotations=judging_annotations(idempotent=True, title="Judge a RAG answer against its sources"),
     )
     register_tool(
@@ -102,6 +107,7 @@ def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits
         result_model=rag.RagBatchResult,
         impl=rag.judge_rag_answers,
         deps_factory=deps_factory,
+        uses_sampling=uses_sampling,
         annotations=judging_annotations(idempotent=True, title="Judge and rank several answers"),
     )
     register_tool(
@@ -120,6 +126,7 @@ def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits
         result_model=candidates.ScoreCandidatesResult,
         impl=candidates.score_candidates,
         deps_factory=deps_factory,
+        uses_sampling=uses_sampling,
         annotations=judging_annotations(idempotent=True, title="Score and select among candidates"),
     )
 
