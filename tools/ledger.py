@@ -324,9 +324,10 @@ class Ledger:
                 conn = self._connection(create=create)
                 return None if conn is None else fn(conn)
             except (sqlite3.Error, OSError, LedgerError) as exc:
-                # Opening failed, or the file is not a database (any DatabaseError that is not an operational
-                # one such as a lock timeout or a full disk): nothing later would succeed either.
-                permanent = opening or not isinstance(exc, sqlite3.OperationalError)
+                # Opening failed, or the file turned out not to be a database (a plain DatabaseError: "file is
+                # not a database", "disk image is malformed"): nothing later would succeed either. A lock
+                # timeout, a full disk or a constraint failure concerns this write only.
+                permanent = opening or type(exc) is sqlite3.DatabaseError or isinstance(exc, LedgerError)
                 self._report(what, exc, permanent=permanent)
                 return None
 
@@ -368,11 +369,11 @@ class Ledger:
 
         return bool(self._run("record", write))
 
-    def serve_cached(self, cache_key: str, serve: Callable[[str, dict[str, Any]], tuple[T, Entry] | None]) -> T | None:
+    def serve_cached(self, cache_key: str, serve: Callable[[str, str], tuple[T, Entry] | None]) -> T | None:
         """The newest servable judgment for `cache_key` within the TTL, as the caller serves it.
 
-        `serve(source_id, stored_result)` gives what the caller returns and the row recording this cached
-        call; None (e.g. the stored result no longer validates) is a miss. The row is committed before
+        `serve(source_id, stored_result_json)` gives what the caller returns and the row recording this
+        cached call; None (e.g. the stored result no longer validates) is a miss. The row is committed before
         this returns.
         """
         if self.ttl_s <= 0:
@@ -387,7 +388,7 @@ class Ledger:
             ).fetchone()
             if row is None:
                 return None
-            served = serve(row[0], json.loads(row[1]))
+            served = serve(row[0], row[1])
             if served is None:
                 return None
             value, entry = served
@@ -400,9 +401,7 @@ class Ledger:
     async def arecord(self, entries: Sequence[Entry]) -> bool:
         return await anyio.to_thread.run_sync(self.record, entries)
 
-    async def aserve_cached(
-        self, cache_key: str, serve: Callable[[str, dict[str, Any]], tuple[T, Entry] | None]
-    ) -> T | None:
+    async def aserve_cached(self, cache_key: str, serve: Callable[[str, str], tuple[T, Entry] | None]) -> T | None:
         return await anyio.to_thread.run_sync(self.serve_cached, cache_key, serve)
 
     # -- reading -----------------------------------------------------------------------------------

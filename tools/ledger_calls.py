@@ -25,6 +25,7 @@ from typing import Any
 
 import structlog
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import ToolDeps
@@ -37,6 +38,14 @@ log = structlog.get_logger("gavel.ledger")
 
 # Field of a request that asks to bypass the cache; never part of the cache key.
 NO_CACHE_FIELD = "no_cache"
+
+
+def model_json(model: BaseModel) -> str:
+    """A model as compact JSON text, the fast way; a lone surrogate (which UTF-8 cannot encode) escaped."""
+    try:
+        return model.model_dump_json(by_alias=True)
+    except PydanticSerializationError:
+        return to_json(model.model_dump(mode="json", by_alias=True))
 
 
 def new_evaluation_id() -> str:
@@ -172,6 +181,8 @@ class LedgerCall:
         self.cache_key: str | None = None
         self._looked_up = False
         self._request_view: dict[str, Any] | None = None
+        self._request_hash: str | None = None
+        self._request_json: str | None = None
 
     @property
     def no_cache(self) -> bool:
@@ -181,6 +192,14 @@ class LedgerCall:
         if self._request_view is None:
             self._request_view = self.request.model_dump(mode="json", exclude={NO_CACHE_FIELD})
         return self._request_view
+
+    def _hash_and_json(self) -> tuple[str, str | None]:
+        """The request's hash (never of no_cache) and, when inputs are stored, its JSON; computed once."""
+        if self._request_hash is None:
+            self._request_hash = canonical_hash(self._request_without_flag())
+            if self.ledger.store_inputs:
+                self._request_json = model_json(self.request)
+        return self._request_hash, self._request_json
 
     def _duration_ms(self) -> float:
         return (time.perf_counter() - self.started) * 1000
@@ -249,25 +268,25 @@ class LedgerCall:
             }
         )
 
-    def _serve(self, source_id: str, stored: dict[str, Any]) -> tuple[tuple[ToolResult, dict[str, Any]], Entry] | None:
+    def _serve(self, source_id: str, stored: str) -> tuple[tuple[ToolResult, dict[str, Any]], Entry] | None:
         """The stored result as this call returns it, and the row recording the cached call.
 
         Runs in the ledger's worker thread, inside its lock.
         """
-        stored["evaluation_id"] = self.evaluation_id
-        stored["cached"] = True
-        if self.policy.served_children:
-            for item in stored.get(self.policy.served_children) or []:
-                if isinstance(item, dict):
-                    item["cached"] = True
         try:
-            result = self.result_model.model_validate(stored)
+            result = self.result_model.model_validate_json(stored)
         except ValidationError as exc:
             log.warning("a stored judgment no longer validates; judging afresh", source_id=source_id, error=str(exc))
             return None
+        result.evaluation_id = self.evaluation_id
+        result.cached = True
+        if self.policy.served_children:
+            for item in getattr(result, self.policy.served_children, None) or []:
+                if isinstance(item, ToolResult):
+                    item.cached = True
         structured = result.model_dump(mode="json", by_alias=True)
         entry = self._entry(
-            result_json=to_json(structured),
+            result_json=model_json(result),
             structured=structured,
             headline=headline_of(str(getattr(result, "summary", ""))),
             cached=True,
@@ -290,7 +309,7 @@ class LedgerCall:
         cached: bool = False,
         source_id: str | None = None,
     ) -> Entry:
-        request = self._request_without_flag()
+        request_hash, request_json = self._hash_and_json()
         top = parent_id is None
         structured = structured or {}
         provenance, usage = structured.get("provenance"), structured.get("usage")
@@ -299,9 +318,9 @@ class LedgerCall:
             tool=self.tool,
             created_at=timestamp(utc_now()),
             duration_ms=self._duration_ms(),
-            request_hash=canonical_hash(request),
+            request_hash=request_hash,
             # Items share their batch's request; only the top-level row keeps it.
-            request_json=to_json(self.request.model_dump(mode="json")) if top and self.ledger.store_inputs else None,
+            request_json=request_json if top else None,
             result_json=result_json,
             provenance_json=to_json(provenance) if provenance is not None else None,
             usage_json=to_json(usage) if usage is not None else None,
@@ -327,7 +346,7 @@ class LedgerCall:
         structured = result.model_dump(mode="json", by_alias=True)
         entries = [
             self._entry(
-                result_json=to_json(structured),
+                result_json=model_json(result),
                 structured=structured,
                 headline=headline_of(str(getattr(result, "summary", ""))),
                 servable=self.policy.servable(result),
@@ -337,7 +356,7 @@ class LedgerCall:
             child_structured = child.model_dump(mode="json", by_alias=True)
             entries.append(
                 self._entry(
-                    result_json=to_json(child_structured),
+                    result_json=model_json(child),
                     structured=child_structured,
                     evaluation_id=child.evaluation_id,
                     parent_id=self.evaluation_id,

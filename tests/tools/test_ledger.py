@@ -201,6 +201,13 @@ def test_a_batch_and_its_items_are_written_in_one_transaction(ledger: Ledger) ->
     assert ledger.get("other") is None
 
 
+def test_a_write_refused_by_a_constraint_leaves_the_ledger_usable(ledger: Ledger) -> None:
+    ledger.record([entry("taken")])
+    assert ledger.record([entry("taken")]) is False
+    assert ledger.failure is None
+    assert ledger.record([entry("next")]) is True
+
+
 def test_recent_lists_calls_newest_first_without_their_items(ledger: Ledger) -> None:
     ledger.record([entry("first", age_s=30), entry("second", age_s=20, tool="score_candidates")])
     ledger.record([entry("third", age_s=10), entry("item", parent_id="third")])
