@@ -26,7 +26,7 @@ from mcp_types import CallToolResult, TextContent, Tool
 from gavel.server.app import build_server
 from gavel.server.settings import Settings, load_settings
 from gavel.tools.deps import ProgressFn, ToolDeps
-from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.engine.backend import Backend, ChatRequest
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
@@ -104,12 +104,16 @@ def _value(name: str, node: Mapping[str, Any], root: Mapping[str, Any], score: s
     return None
 
 
-def schema_reply(request: ChatRequest, score: str = "max") -> str:
-    """A reply that validates against the request's schema, with every score at the scale's top ("max")
-    or bottom ("min"); a generation request gets a short text."""
-    if request.schema is None:
+def reply_for_schema(schema: Mapping[str, Any] | None, score: str = "max") -> str:
+    """A reply that validates against `schema`, with every score at the scale's top ("max") or bottom
+    ("min"); without a schema (a generation request), a short text."""
+    if schema is None:
         return GENERATED_TEXT
-    return json.dumps(_value("", request.schema, request.schema, score))
+    return json.dumps(_value("", schema, schema, score))
+
+
+def schema_reply(request: ChatRequest, score: str = "max") -> str:
+    return reply_for_schema(request.schema, score)
 
 
 def perfect_model(*, latency_s: float = 0.0) -> ScriptedBackend:
@@ -127,7 +131,7 @@ def worst_model(*, latency_s: float = 0.0) -> ScriptedBackend:
 class ScriptedDeps:
     """The server's deps factory, over one backend and one process-wide limiter, as `GavelDeps` builds them."""
 
-    def __init__(self, backend: ScriptedBackend, settings: Settings, *, timeout_s: float = 10.0) -> None:
+    def __init__(self, backend: Backend, settings: Settings, *, timeout_s: float = 10.0) -> None:
         self.backend = backend
         self.settings = settings
         self.config = EngineConfig(max_concurrency=settings.max_concurrency, timeout_s=timeout_s)
@@ -148,10 +152,11 @@ def make_settings(overrides: Mapping[str, Any] | None = None, **env: str) -> Set
 
 
 def scripted_server(
-    backend: ScriptedBackend, overrides: Mapping[str, Any] | None = None, **env: str
+    backend: Backend, overrides: Mapping[str, Any] | None = None, *, timeout_s: float = 10.0, **env: str
 ) -> tuple[MCPServer[Any], ScriptedDeps]:
+    """The real server, with every tool's judge over `backend` (the scripted model, or a real OllamaBackend)."""
     settings = make_settings(overrides, **env)
-    deps = ScriptedDeps(backend, settings)
+    deps = ScriptedDeps(backend, settings, timeout_s=timeout_s)
     return build_server(settings, REGISTRY, deps), deps
 
 
