@@ -333,8 +333,10 @@ class Judge:
             if record.score is not None or record.error == "placeholder echo":
                 return record
             retry_error = record.error or "no score"
-        raw = second.text if second is not None else reply.text
-        fallback = last_score_line(raw)
+        last = second if second is not None else reply
+        raw = last.text
+        # A reply cut off mid-stream may end inside a number ("Score: 1" of "Score: 10"): never read it.
+        fallback = None if last.truncated else last_score_line(raw)
         if (
             fallback is not None
             and rubric.scale.contains(fallback)

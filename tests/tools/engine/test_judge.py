@@ -194,3 +194,18 @@ def test_the_requested_schema_puts_the_explanation_before_the_score():
     assert schema["properties"]["score"]["maximum"] == 5
     joint = joint_model(CLINICAL, CLINICAL.metrics).model_json_schema()
     assert json.dumps(joint).count('"explanation"') >= 1
+
+
+async def test_a_truncated_reply_is_never_read_by_the_score_line_fallback():
+    from gavel.tools.engine.backend import ChatReply
+
+    class Cut(ScriptedBackend):
+        async def chat(self, request):
+            reply = await super().chat(request)
+            return ChatReply(text=reply.text, model=reply.model, truncated=True)
+
+    backend = Cut(["Explanation: new.\nScore: 1", "Explanation: new.\nScore: 1"])
+    judge = Judge(backend, EngineConfig(timeout_s=5))
+    score = await score_one(judge)
+    assert score.status == "unscored"
+    assert "cut off" in (score.reason or "")
