@@ -4,7 +4,14 @@ One row per judgment: the tool call (top level), and child rows for what it is m
 batch, the iterations of a refinement loop). A row keeps the request (or only its hash), the full
 structured result, provenance, usage, the duration, a one-line headline, and the cache columns: the
 request's cache key and whether the judgment may be served again (`servable`). A call answered from the
-ledger is a row of its own with `cached = 1` and `source_id` naming the judgment it served.
+ledger is a row of its own with `cached = 1`, `source_id` naming the judgment it served and that judgment's
+result as recorded. That row is an audit record, not a judgment, so a background thread writes it after
+the answer has gone out, in batches (the judgment it served is already committed; a SIGKILL may lose the
+last quarter second of such records, never a judgment); reads in this process wait for it.
+
+In front of the file, a small in-memory map from cache key to the servable judgments this process has
+recorded or served: a judgment never changes once committed, so serving it again from memory (within the
+TTL) is exact, and a repeated request then costs no SQLite call at all.
 
 Durability and sharing: WAL journal, `synchronous=NORMAL` (a commit survives the process being killed; a
 power cut may lose the last commits), a busy timeout so two server processes sharing the file wait for
@@ -19,12 +26,14 @@ what is wrong (shown by `gavel config`).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -45,6 +54,13 @@ RECENT_LIMIT = 50
 HEADLINE_MAX_CHARS = 300
 # How many rows `export` fetches per round trip: bounded memory on a large ledger.
 EXPORT_BATCH = 500
+# How long a read, `close` or process exit waits for background writes still queued.
+FLUSH_TIMEOUT_S = 10.0
+# Background rows (cache-hit records) are gathered this long, or up to this many, per transaction.
+BATCH_WINDOW_S = 0.25
+BATCH_MAX = 256
+# Servable judgments kept in memory by cache key (a few KB each).
+REMEMBERED_JUDGMENTS = 256
 
 # Forward migrations, applied in order inside one IMMEDIATE transaction; never edit a shipped step, add one.
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
@@ -297,6 +313,16 @@ class Ledger:
         self._lock = threading.Lock()
         self._failure: str | None = None
         self._warned = False
+        # Background writes (cache-hit records): thunks building the rows, written in batches by one daemon
+        # thread. `_changed` guards the list and the count, and wakes the writer and whoever flushes.
+        self._pending: list[Callable[[], Sequence[Entry]]] = []
+        self._unwritten = 0
+        self._hurry = False
+        self._changed = threading.Condition()
+        self._writer: threading.Thread | None = None
+        # cache key -> (judgment id, created_at, result JSON), most recently used last.
+        self._remembered: OrderedDict[str, tuple[str, str, str]] = OrderedDict()
+        self._remembered_lock = threading.Lock()
 
     @property
     def failure(self) -> str | None:
@@ -352,6 +378,7 @@ class Ledger:
             log.debug("evaluation ledger operation failed", path=str(self.path), operation=what, error=detail)
 
     def close(self) -> None:
+        self.flush()
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
@@ -367,47 +394,113 @@ class Ledger:
                 conn.executemany(_INSERT, [entry.row() for entry in entries])
             return True
 
-        return bool(self._run("record", write))
+        written = bool(self._run("record", write))
+        if written:
+            for entry in entries:
+                if entry.cache_key is not None and entry.servable and not entry.cached:
+                    self._remember(entry.cache_key, entry.id, entry.created_at, entry.result_json)
+        return written
 
-    def serve_cached(self, cache_key: str, serve: Callable[[str, str], tuple[T, Entry] | None]) -> T | None:
-        """The newest servable judgment for `cache_key` within the TTL, as the caller serves it.
+    def _remember(self, cache_key: str, judgment_id: str, created_at: str, result_json: str) -> None:
+        with self._remembered_lock:
+            self._remembered[cache_key] = (judgment_id, created_at, result_json)
+            self._remembered.move_to_end(cache_key)
+            while len(self._remembered) > REMEMBERED_JUDGMENTS:
+                self._remembered.popitem(last=False)
 
-        `serve(source_id, stored_result_json)` gives what the caller returns and the row recording this
-        cached call; None (e.g. the stored result no longer validates) is a miss. The row is committed before
-        this returns.
+    def _cutoff(self) -> str:
+        return timestamp(utc_now() - timedelta(seconds=self.ttl_s))
+
+    def serve_remembered(self, cache_key: str, serve: Callable[[str, str], T | None]) -> T | None:
+        """`serve_cached` from memory only: no file access, so it may run on the event loop."""
+        if self.ttl_s <= 0 or self._failure is not None:
+            return None
+        with self._remembered_lock:
+            found = self._remembered.get(cache_key)
+            if found is not None:
+                self._remembered.move_to_end(cache_key)
+        if found is None or found[1] < self._cutoff():
+            return None
+        return serve(found[0], found[2])
+
+    def serve_cached(self, cache_key: str, serve: Callable[[str, str], T | None]) -> T | None:
+        """The newest servable judgment for `cache_key` within the TTL, as `serve` makes it.
+
+        `serve(source_id, stored_result_json)` gives what the caller returns; None (e.g. the stored result no
+        longer validates) is a miss. Read only: recording the cached call is `record_later`'s job.
         """
         if self.ttl_s <= 0:
             return None
-        cutoff = timestamp(utc_now() - timedelta(seconds=self.ttl_s))
+        cutoff = self._cutoff()
 
         def lookup(conn: sqlite3.Connection) -> T | None:
             row = conn.execute(
-                "SELECT id, result_json FROM evaluations WHERE cache_key = ? AND servable = 1 AND cached = 0 "
-                "AND created_at >= ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
+                "SELECT id, created_at, result_json FROM evaluations WHERE cache_key = ? AND servable = 1 "
+                "AND cached = 0 AND created_at >= ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
                 (cache_key, cutoff),
             ).fetchone()
             if row is None:
                 return None
-            served = serve(row[0], row[1])
-            if served is None:
-                return None
-            value, entry = served
-            with _write(conn):
-                conn.execute(_INSERT, entry.row())
-            return value
+            served = serve(row[0], row[2])
+            if served is not None:
+                self._remember(cache_key, row[0], row[1], row[2])
+            return served
 
         return self._run("serve_cached", lookup)
+
+    def record_later(self, build: Callable[[], Sequence[Entry]]) -> None:
+        """Write the rows `build()` makes on the background thread; never blocks the caller.
+
+        Rows are gathered for up to `BATCH_WINDOW_S` and written in one transaction, so a stream of cache
+        hits costs one commit (and one wake-up of the writer) per batch rather than per hit.
+        """
+        with self._changed:
+            self._pending.append(build)
+            self._unwritten += 1
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_pending, name="gavel-ledger-writer", daemon=True)
+                self._writer.start()
+                atexit.register(self.flush)
+            self._changed.notify_all()
+
+    def _write_pending(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: bool(self._pending))
+                self._changed.wait_for(lambda: self._hurry or len(self._pending) >= BATCH_MAX, BATCH_WINDOW_S)
+                batch, self._pending, self._hurry = self._pending, [], False
+            entries: list[Entry] = []
+            for build in batch:
+                try:
+                    entries.extend(build())
+                except Exception:  # logged with its traceback: the writer must outlive one bad row
+                    log.exception("evaluation ledger background write failed", path=str(self.path))
+            if entries:
+                self.record(entries)
+            with self._changed:
+                self._unwritten -= len(batch)
+                self._changed.notify_all()
+
+    def flush(self, timeout_s: float = FLUSH_TIMEOUT_S) -> bool:
+        """Write the background rows queued so far now; False if they are not written within the timeout."""
+        with self._changed:
+            if self._unwritten == 0:
+                return True
+            self._hurry = True
+            self._changed.notify_all()
+            return self._changed.wait_for(lambda: self._unwritten == 0, timeout_s)
 
     async def arecord(self, entries: Sequence[Entry]) -> bool:
         return await anyio.to_thread.run_sync(self.record, entries)
 
-    async def aserve_cached(self, cache_key: str, serve: Callable[[str, str], tuple[T, Entry] | None]) -> T | None:
+    async def aserve_cached(self, cache_key: str, serve: Callable[[str, str], T | None]) -> T | None:
         return await anyio.to_thread.run_sync(self.serve_cached, cache_key, serve)
 
     # -- reading -----------------------------------------------------------------------------------
 
     def get(self, evaluation_id: str) -> dict[str, Any] | None:
         """The full record: request (or null), result, provenance, usage, and the ids of its items."""
+        self.flush()
 
         def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
             row = conn.execute(f"SELECT {_COLUMNS} FROM evaluations WHERE id = ?", (evaluation_id,)).fetchone()
@@ -433,6 +526,7 @@ class Ledger:
 
     def recent(self, limit: int = RECENT_LIMIT, tool: str | None = None) -> list[dict[str, Any]]:
         """The latest top-level evaluations, newest first: id, tool, time, cached, headline."""
+        self.flush()
 
         def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
             where, args = ("parent_id IS NULL AND tool = ?", (tool, limit)) if tool else ("parent_id IS NULL", (limit,))
@@ -451,6 +545,7 @@ class Ledger:
 
     def export(self, since: str | None = None) -> Iterator[dict[str, Any]]:
         """Every record (items included), oldest first, from `since` (a stored timestamp) on."""
+        self.flush()
         last_rowid = 0
         while True:
 
@@ -469,6 +564,8 @@ class Ledger:
             last_rowid = rows[-1][0]
 
     def count(self) -> int | None:
+        self.flush()
+
         def read(conn: sqlite3.Connection) -> int:
             return int(conn.execute("SELECT COUNT(*) FROM evaluations").fetchone()[0])
 

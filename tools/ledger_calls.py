@@ -2,6 +2,11 @@
 
 The server wraps each judging call in a `LedgerCall`; the tools themselves never see the ledger.
 
+A judgment served from the cache is returned as it was stored: its own evaluation_id (that judgment's),
+with `cached: true`. The call that was served is recorded too (a row with `cached = 1` naming the
+judgment), written in the background after the answer: it is an audit record, and the judgment it served
+is already committed.
+
 The cache is consulted when the tool first asks for its judge (`deps.judge()`), not before the call:
 by then the tool has validated its inputs (so a bad request is still refused with its own message),
 a tool that needs no model (score_candidates' deterministic path) never pays for a lookup or a backend
@@ -224,9 +229,13 @@ class LedgerCall:
         self.cache_key = await self._key(judge, deps)
         if self.cache_key is None or not self.policy.cacheable or self.no_cache:
             return
-        hit = await self.ledger.aserve_cached(self.cache_key, self._serve)
+        hit = self.ledger.serve_remembered(self.cache_key, self._serve)
+        if hit is None:
+            hit = await self.ledger.aserve_cached(self.cache_key, self._serve)
         if hit is not None:
-            raise CacheHit(*hit)
+            source_id, stored, result, structured = hit
+            self._record_hit(source_id, stored, result)
+            raise CacheHit(result, structured)
 
     async def _key(self, judge: Judge, deps: ToolDeps) -> str | None:
         """The cache key, or None when this judgment cannot be identified well enough to be served again."""
@@ -268,32 +277,52 @@ class LedgerCall:
             }
         )
 
-    def _serve(self, source_id: str, stored: str) -> tuple[tuple[ToolResult, dict[str, Any]], Entry] | None:
-        """The stored result as this call returns it, and the row recording the cached call.
+    def _serve(self, source_id: str, stored: str) -> tuple[str, str, ToolResult, dict[str, Any]] | None:
+        """The stored judgment as this call returns it: marked cached, its own evaluation_id kept.
 
-        Runs in the ledger's worker thread, inside its lock.
+        Runs on the event loop for a judgment the ledger remembers, else in its worker thread, inside its lock.
         """
         try:
             result = self.result_model.model_validate_json(stored)
         except ValidationError as exc:
             log.warning("a stored judgment no longer validates; judging afresh", source_id=source_id, error=str(exc))
             return None
-        result.evaluation_id = self.evaluation_id
+        result.evaluation_id = source_id  # the stored result says so already; the row is the authority
         result.cached = True
         if self.policy.served_children:
             for item in getattr(result, self.policy.served_children, None) or []:
                 if isinstance(item, ToolResult):
                     item.cached = True
-        structured = result.model_dump(mode="json", by_alias=True)
-        entry = self._entry(
-            result_json=model_json(result),
-            structured=structured,
-            headline=headline_of(str(getattr(result, "summary", ""))),
-            cached=True,
-            source_id=source_id,
-        )
+        return source_id, stored, result, result.model_dump(mode="json", by_alias=True)
+
+    def _record_hit(self, source_id: str, stored: str, result: ToolResult) -> None:
+        """Record that this call was served `source_id`, on the ledger's background thread.
+
+        The row keeps the judgment as it was recorded (its `cached` column says this call was served it),
+        so writing it costs no serialization while the answer is still on its way out.
+        """
+        duration_ms, served_at = self._duration_ms(), timestamp(utc_now())
         log.info("judgment served from the ledger", source_id=source_id)
-        return (result, structured), entry
+
+        def build() -> list[Entry]:
+            provenance, usage = getattr(result, "provenance", None), getattr(result, "usage", None)
+            parts = {
+                "provenance": provenance.model_dump(mode="json") if isinstance(provenance, BaseModel) else None,
+                "usage": usage.model_dump(mode="json") if isinstance(usage, BaseModel) else None,
+            }
+            return [
+                self._entry(
+                    result_json=stored,
+                    structured=parts,
+                    headline=headline_of(str(getattr(result, "summary", ""))),
+                    cached=True,
+                    source_id=source_id,
+                    duration_ms=duration_ms,
+                    created_at=served_at,
+                )
+            ]
+
+        self.ledger.record_later(build)
 
     # -- recording -------------------------------------------------------------------------------------
 
@@ -308,6 +337,8 @@ class LedgerCall:
         servable: bool = False,
         cached: bool = False,
         source_id: str | None = None,
+        duration_ms: float | None = None,
+        created_at: str | None = None,
     ) -> Entry:
         request_hash, request_json = self._hash_and_json()
         top = parent_id is None
@@ -316,8 +347,8 @@ class LedgerCall:
         return Entry(
             id=evaluation_id or self.evaluation_id,
             tool=self.tool,
-            created_at=timestamp(utc_now()),
-            duration_ms=self._duration_ms(),
+            created_at=created_at or timestamp(utc_now()),
+            duration_ms=self._duration_ms() if duration_ms is None else duration_ms,
             request_hash=request_hash,
             # Items share their batch's request; only the top-level row keeps it.
             request_json=request_json if top else None,

@@ -60,8 +60,9 @@ class Rig:
         return self.deps.backend
 
     def store(self) -> Ledger:
-        ledger = Ledger(self.path)
-        self.opened.append(ledger)
+        """The ledger the server records in (reads wait for its background writes)."""
+        ledger = ledger_for(self.server)
+        assert ledger is not None
         return ledger
 
 
@@ -151,15 +152,19 @@ async def test_an_identical_request_is_served_from_the_ledger_with_no_model_call
     assert (one["cached"], two["cached"]) == (False, True)
     served_items = {"results": [item | {"cached": True} for item in one["results"]]} if "results" in one else {}
     assert without_ledger_fields(two) == without_ledger_fields(one) | served_items
+    assert two["evaluation_id"] == one["evaluation_id"]
 
 
-async def test_a_served_judgment_gets_an_id_of_its_own_whose_record_names_its_source(rig: Rig) -> None:
+async def test_a_served_judgment_keeps_its_id_and_the_served_call_is_recorded_naming_it(rig: Rig) -> None:
     one, two, _, _ = await call_twice(rig, "evaluate_assessment", evaluate_args())
-    record = rig.store().get(two["evaluation_id"])
-    assert one["evaluation_id"] != two["evaluation_id"]
+    latest = rig.store().recent(limit=1)[0]
+    record = rig.store().get(latest["evaluation_id"])
+    assert two["evaluation_id"] == one["evaluation_id"]
     assert record is not None
+    assert record["evaluation_id"] != one["evaluation_id"]
     assert (record["cached"], record["source_id"]) == (True, one["evaluation_id"])
-    assert record["result"]["cached"] is True
+    assert record["result"] == one  # the judgment as recorded; the row's cached flag says it was served
+    assert record["provenance"] == one["provenance"]
 
 
 async def test_no_cache_judges_afresh_and_the_fresh_judgment_is_recorded(rig: Rig) -> None:
@@ -449,8 +454,10 @@ async def test_recent_marks_served_judgments_and_leaves_out_batch_items(rig: Rig
         batch = structured(await client.call_tool("judge_rag_answers", rag_batch_args()))
         again = structured(await client.call_tool("judge_rag_answers", rag_batch_args()))
     lines = (await read_text(rig.server, "evaluation://recent")).splitlines()
-    assert [line.split()[0] for line in lines] == [again["evaluation_id"], batch["evaluation_id"]]
-    assert "(cached)" in lines[0] and "(cached)" not in lines[1]
+    assert again["evaluation_id"] == batch["evaluation_id"]
+    assert len(lines) == 2  # the batch and the served call; the answers are items, not calls
+    assert lines[1].split()[0] == batch["evaluation_id"] and "(cached)" not in lines[1]
+    assert "judge_rag_answers (cached)" in lines[0]
 
 
 async def test_recent_on_an_empty_ledger_says_so(rig: Rig) -> None:

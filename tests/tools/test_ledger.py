@@ -18,6 +18,7 @@ import structlog
 
 from gavel.tools.ledger import (
     MIGRATIONS,
+    REMEMBERED_JUDGMENTS,
     SCHEMA_VERSION,
     Entry,
     Ledger,
@@ -65,9 +66,9 @@ def entry(
     )
 
 
-def served(source_id: str, stored: dict[str, Any]) -> tuple[str, Entry]:
-    """A `serve` callback that returns the served judgment's id and records the hit as 'hit'."""
-    return source_id, entry("hit", cached=True)
+def served(source_id: str, stored: str) -> str:
+    """A `serve` callback that returns the served judgment's id."""
+    return source_id
 
 
 @pytest.fixture
@@ -283,18 +284,90 @@ def test_the_cache_serves_only_fresh_complete_judgments_of_the_same_key(
     store.close()
 
 
-def test_the_newest_judgment_of_a_key_is_served_and_the_hit_is_recorded(ledger: Ledger) -> None:
+def test_the_newest_judgment_of_a_key_is_served(ledger: Ledger) -> None:
     ledger.record([entry("older", cache_key="k", servable=True, age_s=100)])
     ledger.record([entry("newer", cache_key="k", servable=True, age_s=10)])
     assert ledger.serve_cached("k", served) == "newer"
-    hit = ledger.get("hit")
-    assert hit is not None and hit["cached"] is True
+
+
+@pytest.mark.parametrize(
+    ("stored", "ttl_s", "hit"),
+    [
+        pytest.param(entry("j", cache_key="k", servable=True, age_s=60), 3600, True, id="fresh-servable"),
+        pytest.param(entry("j", cache_key="k", servable=True, age_s=7200), 3600, False, id="older-than-ttl"),
+        pytest.param(entry("j", cache_key="k", servable=True), 0, False, id="ttl-zero-never-serves"),
+        pytest.param(entry("j", cache_key="k", servable=False), 3600, False, id="unscored-never-served"),
+        pytest.param(entry("j", cache_key="k", servable=True, cached=True), 3600, False, id="a-hit-is-no-source"),
+    ],
+)
+def test_what_this_process_recorded_is_served_from_memory_by_the_same_rules(
+    path: Path, stored: Entry, ttl_s: float, hit: bool
+) -> None:
+    store = Ledger(path, ttl_s=ttl_s)
+    store.record([stored])
+    path.unlink()  # from memory, not from the file
+    Path(f"{path}-wal").unlink(missing_ok=True)
+    assert store.serve_remembered("k", served) == ("j" if hit else None)
+    store.close()
+
+
+def test_a_judgment_read_from_the_file_is_remembered(path: Path) -> None:
+    writer = Ledger(path)
+    writer.record([entry("j", cache_key="k", servable=True)])
+    writer.close()
+    reader = Ledger(path)
+    assert reader.serve_remembered("k", served) is None
+    assert reader.serve_cached("k", served) == "j"
+    assert reader.serve_remembered("k", served) == "j"
+    reader.close()
+
+
+def test_memory_keeps_a_bounded_number_of_judgments(ledger: Ledger) -> None:
+    ledger.record([entry(f"j{i}", cache_key=f"k{i}", servable=True) for i in range(REMEMBERED_JUDGMENTS + 10)])
+    assert ledger.serve_remembered("k0", served) is None
+    assert ledger.serve_remembered(f"k{REMEMBERED_JUDGMENTS + 9}", served) == f"j{REMEMBERED_JUDGMENTS + 9}"
+
+
+def test_a_broken_ledger_serves_nothing_from_memory(path: Path) -> None:
+    store = Ledger(path)
+    store.record([entry("j", cache_key="k", servable=True)])
+    store.close()  # the connection goes; what the store remembers stays
+    path.write_bytes(b"overwritten with garbage " * 200)
+    Path(f"{path}-wal").unlink(missing_ok=True)
+    assert store.recent() == []  # reopening finds the file corrupt
+    assert store.failure is not None
+    assert store.serve_remembered("k", served) is None
+
+
+def test_background_writes_are_committed_in_order_and_reads_in_process_wait_for_them(ledger: Ledger) -> None:
+    for i in range(20):
+        ledger.record_later(lambda i=i: [entry(f"later{i:02d}", age_s=100 - i)])
+    assert [r["evaluation_id"] for r in ledger.recent(limit=3)] == ["later19", "later18", "later17"]
+    assert ledger.count() == 20
+
+
+def test_close_waits_for_the_background_writes(path: Path) -> None:
+    store = Ledger(path)
+    store.record_later(lambda: [entry("queued")])
+    store.close()
+    reader = Ledger(path)
+    assert reader.get("queued") is not None
+    reader.close()
+
+
+def test_a_background_write_that_fails_does_not_stop_the_writer(ledger: Ledger) -> None:
+    def broken() -> list[Entry]:
+        raise RuntimeError("could not build the row")
+
+    ledger.record_later(broken)
+    ledger.record_later(lambda: [entry("after")])
+    assert ledger.flush(5) is True
+    assert ledger.get("after") is not None
 
 
 def test_a_stored_judgment_the_caller_declines_is_a_miss_and_records_nothing(ledger: Ledger) -> None:
     ledger.record([entry("j", cache_key="k", servable=True)])
     assert ledger.serve_cached("k", lambda source_id, stored: None) is None
-    assert ledger.count() == 1
 
 
 # -- a ledger that cannot be used ------------------------------------------------------------------------------
