@@ -483,3 +483,15 @@ def test_two_threads_with_their_own_connections_lose_no_rows(path: Path) -> None
     assert stores[0].count() == 1 + 2 * 2 * WRITES_PER_PROCESS
     for store in stores:
         store.close()
+
+
+def test_background_rows_reach_the_file_without_anyone_waiting_for_them(path: Path) -> None:
+    writer, reader = Ledger(path), Ledger(path)
+    writer.record([entry("first")])  # the file exists and is migrated
+    writer.record_later(lambda: [entry("later")])
+    deadline = time.monotonic() + 5
+    while reader.get("later") is None:  # another connection: sees only what was committed
+        assert time.monotonic() < deadline, "the background row was not written within 5 s"
+        time.sleep(0.02)
+    writer.close()
+    reader.close()
