@@ -33,12 +33,13 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import anyio
 import structlog
@@ -105,6 +106,14 @@ _COLUMNS = (
 )
 
 _INSERT = f"INSERT INTO evaluations ({_COLUMNS}) VALUES ({', '.join('?' * len(_COLUMNS.split(',')))})"
+
+
+@dataclass
+class _Remembered:
+    judgment_id: str
+    created: float  # epoch seconds
+    result_json: str
+    served: Any = None  # what the first memory hit made of it, for the next ones
 
 
 class LedgerError(Exception):
@@ -320,8 +329,8 @@ class Ledger:
         self._hurry = False
         self._changed = threading.Condition()
         self._writer: threading.Thread | None = None
-        # cache key -> (judgment id, created_at, result JSON), most recently used last.
-        self._remembered: OrderedDict[str, tuple[str, str, str]] = OrderedDict()
+        # cache key -> the judgment, most recently used last.
+        self._remembered: OrderedDict[str, _Remembered] = OrderedDict()
         self._remembered_lock = threading.Lock()
 
     @property
@@ -402,8 +411,9 @@ class Ledger:
         return written
 
     def _remember(self, cache_key: str, judgment_id: str, created_at: str, result_json: str) -> None:
+        created = datetime.fromisoformat(created_at).timestamp()
         with self._remembered_lock:
-            self._remembered[cache_key] = (judgment_id, created_at, result_json)
+            self._remembered[cache_key] = _Remembered(judgment_id, created, result_json)
             self._remembered.move_to_end(cache_key)
             while len(self._remembered) > REMEMBERED_JUDGMENTS:
                 self._remembered.popitem(last=False)
@@ -412,16 +422,23 @@ class Ledger:
         return timestamp(utc_now() - timedelta(seconds=self.ttl_s))
 
     def serve_remembered(self, cache_key: str, serve: Callable[[str, str], T | None]) -> T | None:
-        """`serve_cached` from memory only: no file access, so it may run on the event loop."""
+        """`serve_cached` from memory only: no file access, so it may run on the event loop.
+
+        What `serve` makes of a judgment is kept and handed to every later hit of the key (the key fixes
+        the tool and the result's shape, so it is the same every time): callers must treat it as read-only.
+        """
         if self.ttl_s <= 0 or self._failure is not None:
             return None
         with self._remembered_lock:
             found = self._remembered.get(cache_key)
             if found is not None:
                 self._remembered.move_to_end(cache_key)
-        if found is None or found[1] < self._cutoff():
+        # Epoch seconds, not formatted times: this runs on every cacheable call.
+        if found is None or found.created < time.time() - self.ttl_s:
             return None
-        return serve(found[0], found[2])
+        if found.served is None:
+            found.served = serve(found.judgment_id, found.result_json)
+        return cast("T | None", found.served)
 
     def serve_cached(self, cache_key: str, serve: Callable[[str, str], T | None]) -> T | None:
         """The newest servable judgment for `cache_key` within the TTL, as `serve` makes it.
@@ -461,7 +478,9 @@ class Ledger:
                 self._writer = threading.Thread(target=self._write_pending, name="gavel-ledger-writer", daemon=True)
                 self._writer.start()
                 atexit.register(self.flush)
-            self._changed.notify_all()
+            # Wake the writer only to open a batch or to end a full one: a wake-up per hit costs more than the hit.
+            if len(self._pending) == 1 or len(self._pending) >= BATCH_MAX:
+                self._changed.notify_all()
 
     def _write_pending(self) -> None:
         while True:

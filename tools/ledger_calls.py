@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.metadata
+import random
 import time
-import uuid
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -38,6 +40,7 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge
 from gavel.tools.errors import GavelError
 from gavel.tools.ledger import Entry, Ledger, canonical_hash, headline_of, timestamp, to_json, utc_now
+from gavel.tools.rubrics import Rubric, RubricRegistry
 
 log = structlog.get_logger("gavel.ledger")
 
@@ -53,8 +56,13 @@ def model_json(model: BaseModel) -> str:
         return to_json(model.model_dump(mode="json", by_alias=True))
 
 
+# Ids need to be unique, not unguessable: a generator seeded once from the OS, because reading the OS's
+# randomness per call (uuid4) measured ~0.1 ms on a loaded VM, on every tool call.
+_IDS = random.Random()
+
+
 def new_evaluation_id() -> str:
-    return uuid.uuid4().hex[:16]
+    return f"{_IDS.getrandbits(64):016x}"
 
 
 class CacheHit(BaseException):
@@ -144,6 +152,20 @@ def _policies() -> dict[type[BaseModel], Policy]:
 
 def policy_for(result_model: type[BaseModel]) -> Policy:
     return _policies().get(result_model, RECORD_ONLY)
+
+
+# A registry is immutable after start-up, so its rubrics' key parts are computed once per registry.
+_REGISTRY_PARTS: weakref.WeakKeyDictionary[RubricRegistry, dict[str, dict[str, str]]] = weakref.WeakKeyDictionary()
+
+
+def _rubric_part(registry: RubricRegistry, rubric: Rubric, *, from_registry: bool) -> dict[str, str]:
+    """The rubric's share of the cache key: id, version, and the hash of its text and the prompt templates."""
+    if not from_registry:
+        return {"id": rubric.id, "version": rubric.version, "template": prompts.template_hash(rubric)}
+    parts = _REGISTRY_PARTS.setdefault(registry, {})
+    if rubric.id not in parts:
+        parts[rubric.id] = _rubric_part(registry, rubric, from_registry=False)
+    return parts[rubric.id]
 
 
 @cache
@@ -252,7 +274,7 @@ class LedgerCall:
                 rubric = deps.registry.resolve(rubric_id, custom, default=self.policy.default_rubric or "")
             except GavelError:
                 return None  # the tool reports it
-            rubric_part = {"id": rubric.id, "version": rubric.version, "template": prompts.template_hash(rubric)}
+            rubric_part = _rubric_part(deps.registry, rubric, from_registry=custom is None)
         config = judge.config
         return canonical_hash(
             {
@@ -301,7 +323,7 @@ class LedgerCall:
         The row keeps the judgment as it was recorded (its `cached` column says this call was served it),
         so writing it costs no serialization while the answer is still on its way out.
         """
-        duration_ms, served_at = self._duration_ms(), timestamp(utc_now())
+        duration_ms, served_at = self._duration_ms(), time.time()  # formatted later, off the answer's path
         log.info("judgment served from the ledger", source_id=source_id)
 
         def build() -> list[Entry]:
@@ -318,7 +340,7 @@ class LedgerCall:
                     cached=True,
                     source_id=source_id,
                     duration_ms=duration_ms,
-                    created_at=served_at,
+                    created_at=timestamp(datetime.fromtimestamp(served_at, UTC)),
                 )
             ]
 
