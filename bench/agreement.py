@@ -14,7 +14,7 @@ the hallucinated one for the same question; a tie counts half); undecided rate; 
 percentile bootstrap over question pairs.
 
 Subset: the first N question pairs by question number (default 10 pairs = 20 items for Gavel, the first
-5 pairs for the peers, because one judgment costs minutes on 2 cores); --full for all 100 pairs.
+5 pairs for the peers: one Gavel judgment is ~6 model calls, about a minute on 2 idle cores); --full for all 100 pairs.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import anyio
 
 from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
 from bench.data import data_path, load_pairs, subset
-from bench.judges import GavelJudge, Judged, PeerClient, PeerUnavailable, peers_installed
+from bench.judges import GavelJudge, Judged, PeerClient, PeerUnavailable, peer_log_path, peers_installed
 from bench.meter import Endpoint, start_embedded_endpoint, start_scripted_endpoint
 
 NAME = "agreement"
@@ -221,14 +221,13 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
         endpoint = start_embedded_endpoint(embeddings=False)
     peer_client: PeerClient | None = None
     peers_note = None
-    stderr_path = (args.out or out_dir) / "agreement.peers.stderr.log"
+    stderr_path = peer_log_path("agreement")
     if args.smoke or args.no_peers:
         peers_note = "peers not run (--smoke or --no-peers)"
     elif not peers_installed():
         peers_note = "peers not run: .venv-bench is missing (see bench/README.md)"
     else:
         try:
-            stderr_path.parent.mkdir(parents=True, exist_ok=True)
             peer_client = PeerClient(endpoint, stderr_path)
         except PeerUnavailable as exc:
             peers_note = f"peers not run: {exc}"

@@ -6,8 +6,9 @@ evaluated, prompt tokens reused from llama.cpp's cache, completion tokens, embed
 
 RAG: a whole Gavel judgment (judge_rag_answer: five dimensions + grounding, verdict, diagnosis) against
 each peer's faithfulness + answer relevancy TOGETHER (the two metrics a RAG user of that library runs), on
-the first question pairs of the labelled set. Assessment: Gavel's evaluate_assessment (clinical-assessment,
-four metrics) against DeepEval G-Eval with the same four criteria (each metric's description and anchors).
+the first items of the labelled set (right answer, then hallucinated, by question number). Assessment:
+Gavel's evaluate_assessment (clinical-assessment, four metrics) against DeepEval G-Eval with the same four
+criteria (each metric's description and anchors).
 
 Peers use their libraries' defaults (DeepEval includes a reason; RAGAS answer relevancy generates 3
 questions), which is what their users get. Failures are counted, never dropped: a metric that raised or
@@ -24,14 +25,14 @@ from typing import Any
 import anyio
 
 from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
-from bench.data import load_pairs, subset
-from bench.judges import GavelJudge, Judged, PeerClient, PeerUnavailable, peers_installed
+from bench.data import load_pairs
+from bench.judges import GavelJudge, Judged, PeerClient, PeerUnavailable, peer_log_path, peers_installed
 from bench.meter import Endpoint, start_embedded_endpoint, start_scripted_endpoint
 from bench.strategy import ASSESSMENT, TRANSCRIPT
 from gavel.tools.rubrics import RubricRegistry
 
 NAME = "cost"
-DEFAULT_PAIRS = 1
+DEFAULT_ITEMS = 2
 PEER_RAG = {
     "ragas (faithfulness + answer relevancy)": ("ragas_faithfulness", "ragas_answer_relevancy"),
     "deepeval (faithfulness + answer relevancy)": ("deepeval_faithfulness", "deepeval_answer_relevancy"),
@@ -127,15 +128,19 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     parser = argparse.ArgumentParser(
         prog="python -m bench.cost", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--pairs", type=int, default=DEFAULT_PAIRS, help=f"question pairs judged ({DEFAULT_PAIRS})")
+    parser.add_argument(
+        "--items",
+        type=int,
+        default=DEFAULT_ITEMS,
+        help=f"RAG items: the first N of the labelled set, right answer first, by question number ({DEFAULT_ITEMS})",
+    )
     parser.add_argument("--no-peers", action="store_true", help="Gavel only")
     parser.add_argument("--hash-embeddings", action="store_true", help="RAGAS gets the hash embedding, not the GGUF's")
     parser.add_argument("--smoke", action="store_true", help="1 pair on a scripted endpoint (no model, no peers)")
     parser.add_argument("--out", type=Path, default=None, help="results directory")
     args = parser.parse_args(argv)
     quiet_logging("WARNING")
-    pairs = subset(load_pairs(), args.pairs if not args.smoke else 1)
-    items = [item for pair in pairs for item in pair]
+    items = [item for pair in load_pairs() for item in pair][: 1 if args.smoke else args.items]
     run = Run(NAME, args.out or out_dir, args.smoke)
     if args.smoke:
         from bench.scripted import schema_reply
@@ -152,9 +157,7 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
         peers_note = "peers not run: .venv-bench is missing (see bench/README.md)"
     else:
         try:
-            log = (args.out or out_dir) / "cost.peers.stderr.log"
-            log.parent.mkdir(parents=True, exist_ok=True)
-            peer_client = PeerClient(endpoint, log)
+            peer_client = PeerClient(endpoint, peer_log_path("cost"))
         except PeerUnavailable as exc:
             peers_note = f"peers not run: {exc}"
     started = time.perf_counter()

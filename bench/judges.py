@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -138,6 +139,11 @@ class PeerUnavailable(RuntimeError):
 
 def peers_installed() -> bool:
     return PEER_PYTHON.is_file()
+
+
+def peer_log_path(benchmark: str) -> Path:
+    """Where the peer runner's stderr goes: the libraries' warnings and tracebacks, kept out of the repository."""
+    return Path(tempfile.gettempdir()) / f"gavel-bench-{benchmark}-peers.stderr.log"
 
 
 class PeerClient:

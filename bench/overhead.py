@@ -78,9 +78,18 @@ CALLS: dict[str, Callable[[], dict[str, Any]]] = {
 }
 
 
-async def _measure(client: mcp.Client, calls: int, warmup: int) -> dict[str, list[float]]:
+Timings = dict[str, dict[str, list[float]]]
+
+
+async def _measure(client: mcp.Client, calls: int, warmup: int) -> Timings:
+    """Per tool: the round trip, and the part of it the SDK client spends re-validating the result.
+
+    `ClientSession.call_tool` checks every structuredContent against the tool's outputSchema (jsonschema);
+    that is the client's cost, not the server's, so it is timed again on its own, on the same result, right
+    after each call.
+    """
     arguments = {name: make() for name, make in CALLS.items()}
-    timings: dict[str, list[float]] = {name: [] for name in CALLS}
+    timings: Timings = {name: {"round_trip": [], "client_validation": []} for name in CALLS}
     for index in range(warmup + calls):
         for name, args in arguments.items():
             started = time.perf_counter()
@@ -89,12 +98,16 @@ async def _measure(client: mcp.Client, calls: int, warmup: int) -> dict[str, lis
             if result.is_error:
                 text = " ".join(getattr(block, "text", "") for block in result.content)
                 raise RuntimeError(f"{name} failed during the benchmark: {text}")
+            validation_started = time.perf_counter()
+            await client.session.validate_tool_result(name, result)
+            validation = time.perf_counter() - validation_started
             if index >= warmup:
-                timings[name].append(elapsed)
+                timings[name]["round_trip"].append(elapsed)
+                timings[name]["client_validation"].append(validation)
     return timings
 
 
-async def in_memory(calls: int, warmup: int) -> dict[str, list[float]]:
+async def in_memory(calls: int, warmup: int) -> Timings:
     server, _ = build_bench_server(valid_backend())
     async with mcp.Client(server) as client:
         return await _measure(client, calls, warmup)
@@ -107,7 +120,7 @@ def _child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-async def over_stdio(calls: int, warmup: int) -> dict[str, list[float]]:
+async def over_stdio(calls: int, warmup: int) -> Timings:
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "bench.server_entry"], env=_child_env(), cwd=str(REPO_ROOT)
     )
@@ -132,11 +145,14 @@ async def startup_once() -> float:
     return elapsed
 
 
-def _rows(transport: str, timings: dict[str, list[float]]) -> list[dict[str, Any]]:
-    echo = summary_ms(timings[ECHO_TOOL])
+def _rows(transport: str, timings: Timings) -> list[dict[str, Any]]:
+    echo = summary_ms(timings[ECHO_TOOL]["round_trip"])
+    echo_rest = summary_ms(_minus(timings[ECHO_TOOL]))
     rows = []
-    for name, values in timings.items():
-        stats = summary_ms(values)
+    for name, parts in timings.items():
+        stats = summary_ms(parts["round_trip"])
+        validation = summary_ms(parts["client_validation"])
+        rest = summary_ms(_minus(parts))
         rows.append(
             {
                 "transport": transport,
@@ -144,9 +160,16 @@ def _rows(transport: str, timings: dict[str, list[float]]) -> list[dict[str, Any
                 **stats,
                 "ratio_p50_to_echo": round(stats["p50_ms"] / echo["p50_ms"], 3),
                 "ratio_p95_to_echo": round(stats["p95_ms"] / echo["p95_ms"], 3),
+                "client_validation_p50_ms": validation["p50_ms"],
+                "without_client_validation_p50_ms": rest["p50_ms"],
+                "ratio_p50_to_echo_without_client_validation": round(rest["p50_ms"] / echo_rest["p50_ms"], 3),
             }
         )
     return rows
+
+
+def _minus(parts: dict[str, list[float]]) -> list[float]:
+    return [a - b for a, b in zip(parts["round_trip"], parts["client_validation"], strict=True)]
 
 
 async def run_async(calls: int, warmup: int, startups: int) -> dict[str, Any]:
@@ -177,7 +200,8 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
         "calls_per_tool": args.calls,
         "warmup_per_tool": args.warmup,
         "method": "round-robin over echo, score_candidates (20 candidates, deterministic), evaluate_assessment "
-        "(clinical-assessment, 4 metrics, scripted backend with zero latency); wall time around client.call_tool",
+        "(clinical-assessment, 4 metrics, scripted backend with zero latency); wall time around client.call_tool; "
+        "client_validation = the SDK client's own outputSchema check of the same result, timed again apart",
         **result,
         "startup_median_s": round(startup_median, 3),
         "goals": {
@@ -192,9 +216,27 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     say(f"\n## 1. Server overhead ({args.calls} calls per tool after {args.warmup} warm-up)\n")
     say(
         table(
-            ["transport", "tool", "p50 ms", "p95 ms", "p50 ÷ echo", "p95 ÷ echo"],
             [
-                [r["transport"], r["tool"], r["p50_ms"], r["p95_ms"], r["ratio_p50_to_echo"], r["ratio_p95_to_echo"]]
+                "transport",
+                "tool",
+                "p50 ms",
+                "p95 ms",
+                "p50 ÷ echo",
+                "p95 ÷ echo",
+                "client validation p50 ms",
+                "p50 ÷ echo without it",
+            ],
+            [
+                [
+                    r["transport"],
+                    r["tool"],
+                    r["p50_ms"],
+                    r["p95_ms"],
+                    r["ratio_p50_to_echo"],
+                    r["ratio_p95_to_echo"],
+                    r["client_validation_p50_ms"],
+                    r["ratio_p50_to_echo_without_client_validation"],
+                ]
                 for r in result["rows"]
             ],
         )

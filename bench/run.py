@@ -36,6 +36,9 @@ def main(argv: list[str] | None = None) -> list[Path]:
     parser.add_argument("--full", action="store_true", help="benchmark 3 on all 100 labelled pairs")
     parser.add_argument("--only", default=None, help=f"comma-separated subset of: {', '.join(BENCHMARKS)}")
     parser.add_argument("--no-peers", action="store_true", help="skip RAGAS and DeepEval")
+    parser.add_argument("--pairs", type=int, default=None, help="benchmark 3: question pairs for Gavel (default 10)")
+    parser.add_argument("--peer-pairs", type=int, default=None, help="benchmark 3: question pairs for the peers (5)")
+    parser.add_argument("--cost-items", type=int, default=None, help="benchmark 2: RAG items (default 2)")
     parser.add_argument("--out", type=Path, default=None, help="results directory (default bench/results)")
     args = parser.parse_args(argv)
     names = list(BENCHMARKS) if not args.only else [n.strip() for n in args.only.split(",") if n.strip()]
@@ -54,6 +57,12 @@ def main(argv: list[str] | None = None) -> list[Path]:
             module_args.append("--no-peers")
         if args.full and name == "agreement":
             module_args.append("--full")
+        if name == "agreement" and args.pairs is not None:
+            module_args += ["--pairs", str(args.pairs)]
+        if name == "agreement" and args.peer_pairs is not None:
+            module_args += ["--peer-pairs", str(args.peer_pairs)]
+        if name == "cost" and args.cost_items is not None:
+            module_args += ["--items", str(args.cost_items)]
         written.append(BENCHMARKS[name](module_args))
     say(f"\nAll done in {time.perf_counter() - started:.0f} s; results: {', '.join(str(p) for p in written)}")
     return written
