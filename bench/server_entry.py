@@ -79,7 +79,8 @@ class BenchDeps:
 
 
 def build_bench_server(backend: Backend, *, environ: dict[str, str] | None = None) -> tuple[MCPServer[Any], BenchDeps]:
-    settings = load_settings({"GAVEL_LOG_LEVEL": "WARNING", **(environ or {})})
+    # No ledger: the overhead runs repeat identical calls, which would otherwise be served from the cache.
+    settings = load_settings({"GAVEL_LOG_LEVEL": "WARNING", "GAVEL_LEDGER_PATH": "off", **(environ or {})})
     registry = RubricRegistry.load()
     deps = BenchDeps(settings, registry, backend)
     return build_server(settings, registry, deps, register_tools=register_with_echo), deps

@@ -28,7 +28,7 @@ def _limits_note(limits: Limits) -> str:
     return (
         f"Limits: each text field at most {limits.max_text_chars:,} characters, at most {limits.max_sources} "
         f"sources, {limits.max_batch} answers per batch, {limits.max_candidates:,} candidates, samples 1-"
-        f"{limits.max_samples}."
+        f"{limits.max_samples}, at most {limits.max_iterations} iterations of refine_until_pass."
     )
 
 

@@ -251,8 +251,14 @@ async def _serve_stdio(server: MCPServer[Any], on_shutdown: ShutdownHook | None)
 
         tg.start_soon(stop_on_signal)
         log.info("serving", transport="stdio")
-        await server.run_stdio_async()
-        log.info("stdin closed; stopping")
+        try:
+            await server.run_stdio_async()
+        except* (BrokenPipeError, ConnectionResetError):
+            # The client died with a call in flight: nobody is left to read its reply. That is the
+            # client leaving, not a server failure.
+            log.info("the client closed stdout mid-call; stopping")
+        else:
+            log.info("stdin closed; stopping")
         tg.cancel_scope.cancel()
     await shutdown()
 

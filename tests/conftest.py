@@ -25,6 +25,8 @@ def clean_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GAVEL_") and k != "OLLAMA_HOST"}
     env["GAVEL_OLLAMA_HOST"] = f"http://127.0.0.1:{_free_port()}"
     env["PYTHONUNBUFFERED"] = "1"
+    # No test writes to the user's real ledger; ledger tests set their own file.
+    env["GAVEL_LEDGER_PATH"] = "off"
     return env
 
 

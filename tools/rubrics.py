@@ -22,6 +22,8 @@ _RUBRIC_ID_RE = re.compile(RUBRIC_ID_PATTERN)
 
 Identifier = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$")]
 ShortText = Annotated[str, Field(min_length=1, max_length=4000)]
+# Every level goes into every metric prompt: an inline rubric must not be able to blow up the prompt.
+MAX_LEVELS = 21
 
 
 class Scale(BaseModel):
@@ -54,7 +56,9 @@ class Metric(BaseModel):
     description: ShortText = Field(description="What the metric measures and what counts as a mistake.")
     weight: float = Field(default=1.0, ge=0, description="Weight in the rubric-weighted mean.")
     levels: dict[str, ShortText] = Field(
-        default_factory=dict, description="Score anchors: score (as text) → what that score means."
+        default_factory=dict,
+        max_length=MAX_LEVELS,
+        description=f"Score anchors: score (as text) → what that score means; at most {MAX_LEVELS}.",
     )
 
 
@@ -105,7 +109,7 @@ class Rubric(BaseModel):
     prompt: PromptText = Field(default_factory=PromptText)
     contexts: dict[Literal["RAG", "DIAGNOSTIC", "TOOLS"], ContextRules] = Field(default_factory=dict)
     diversity_targets: dict[Identifier, int] = Field(
-        default_factory=dict, description="Default diversity targets for score_candidates."
+        default_factory=dict, max_length=16, description="Default diversity targets for score_candidates (at most 16)."
     )
 
     @model_validator(mode="after")

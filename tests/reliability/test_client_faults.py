@@ -230,11 +230,6 @@ def test_stdio_eof_in_the_middle_of_a_call_exits_0_promptly_and_stops_calling_th
     assert "Traceback" not in stderr_path.read_text(errors="replace")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server/transports.py: when the client dies (stdin and stdout both closed) mid-call, writing the "
-    "cancelled call's reply raises BrokenPipeError out of run_stdio: exit code 1 with a traceback (reported)",
-)
 def test_a_stdio_client_killed_in_the_middle_of_a_call_ends_the_server_with_0_and_no_traceback(
     gavel_env: dict[str, str], model: SlowModel, tmp_path: Path
 ) -> None:

@@ -176,11 +176,6 @@ async def test_every_tool_description_states_the_configured_limit(
         assert phrase.format(f"{LIMITS[setting]:,}") in (tool.description or ""), name
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server/tool_registry.py: _limits_note leaves out max_iterations, and the max_iterations field's "
-    "bound is fixed at 20 in the schema whatever the setting (reported)",
-)
 async def test_refine_until_pass_states_the_configured_iteration_limit(
     limited: tuple[MCPServer[Any], ScriptedBackend],
 ) -> None:
@@ -198,11 +193,6 @@ async def test_inline_rubric_bounds_are_in_the_schema_agents_read(
     assert schema["$defs"]["Metric"]["properties"]["description"]["maxLength"] == 4000
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="no setting caps an inline rubric's total size: metrics[].levels (and diversity_targets) take any "
-    "number of entries, and every level goes into every metric prompt (reported)",
-)
 async def test_an_inline_rubric_beyond_the_size_limit_is_refused_before_any_model_call(
     limited: tuple[MCPServer[Any], ScriptedBackend],
 ) -> None:
@@ -400,11 +390,6 @@ def _worst_then_perfect() -> ScriptedBackend:
     return ScriptedBackend(default=reply)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tools/engine/prompts.py: _evidence_note fills $source_label, then $subject with str.replace, so a "
-    "source_label containing '$subject' is substituted again (reported)",
-)
 async def test_a_rubric_label_that_looks_like_a_placeholder_is_not_substituted_again() -> None:
     backend = perfect_model()
     server, _ = scripted_server(backend)

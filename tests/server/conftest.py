@@ -30,7 +30,7 @@ def registry() -> RubricRegistry:
 
 @pytest.fixture
 def settings() -> Settings:
-    return load_settings({})
+    return load_settings({"GAVEL_LEDGER_PATH": "off"})
 
 
 @pytest.fixture

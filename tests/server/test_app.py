@@ -43,10 +43,12 @@ async def _read_text(server: MCPServer[Any], uri: str) -> TextResourceContents:
 async def test_resources_list_shows_every_built_in_rubric_and_the_index(server: MCPServer[Any]) -> None:
     async with mcp.Client(server) as client:
         resources = (await client.list_resources()).resources
-    assert sorted(str(r.uri) for r in resources) == sorted(
+    rubrics = [r for r in resources if str(r.uri).startswith("rubric://")]
+    assert sorted(str(r.uri) for r in rubrics) == sorted(
         ["rubric://index", *(f"rubric://{rubric_id}" for rubric_id in BUILT_IN)]
     )
-    assert {r.mime_type for r in resources} == {"application/json"}
+    assert {r.mime_type for r in rubrics} == {"application/json"}
+    assert "evaluation://recent" in {str(r.uri) for r in resources}
 
 
 async def test_rubric_resource_is_the_rubric_as_json(server: MCPServer[Any], registry: RubricRegistry) -> None:
@@ -73,7 +75,7 @@ async def test_rubric_index_summarizes_every_rubric(server: MCPServer[Any], regi
 async def test_rubric_template_is_listed_for_discovery(server: MCPServer[Any]) -> None:
     async with mcp.Client(server) as client:
         templates = (await client.list_resource_templates()).resource_templates
-    assert [t.uri_template for t in templates] == ["rubric://{id}"]
+    assert sorted(t.uri_template for t in templates) == ["evaluation://{id}", "rubric://{id}"]
 
 
 async def test_unknown_rubric_id_is_an_error_listing_the_known_ids(server: MCPServer[Any]) -> None:

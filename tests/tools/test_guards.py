@@ -181,13 +181,15 @@ def test_detect_injection_of_empty_text_is_empty():
     assert detect_injection("") == []
 
 
-def test_detect_injection_finishes_quickly_on_the_largest_allowed_input():
+def test_detect_injection_handles_the_largest_allowed_input_of_near_misses():
+    # A guard against catastrophic regex backtracking, not a speed target (those live in bench/): the
+    # bound is far above the milliseconds this takes, so only a pathological pattern can trip it.
     import time
 
     text = ("Ignore the lamp. " + "<" * 50 + "{" + '"a": 1, ' * 200) * 400
     started = time.perf_counter()
-    detect_injection(text[:200_000])
-    assert time.perf_counter() - started < 5
+    assert detect_injection(text[:200_000]) == []
+    assert time.perf_counter() - started < 60
 
 
 def test_the_flag_name_is_stable():

@@ -90,7 +90,7 @@ def _scale_values(rubric: Rubric) -> dict[str, object]:
     }
 
 
-EVIDENCE_NOTE = (
+EVIDENCE_NOTE = Template(
     'first "claim" (a short quote of the key part of the $subject for this metric), then "source_says" (what the '
     '$source_label says about it, quoted; "nothing" if it says nothing), then '
 )
@@ -99,7 +99,8 @@ EVIDENCE_NOTE = (
 def _evidence_note(rubric: Rubric, evidence: bool) -> str:
     if not evidence:
         return "first "
-    return EVIDENCE_NOTE.replace("$source_label", rubric.prompt.source_label).replace("$subject", rubric.prompt.subject)
+    # One substitution pass: a label that itself looks like a placeholder stays as written.
+    return EVIDENCE_NOTE.safe_substitute(subject=rubric.prompt.subject, source_label=rubric.prompt.source_label)
 
 
 def metric_instruction(rubric: Rubric, metric: Metric, context_instructions: str | None, evidence: bool = False) -> str:
