@@ -36,7 +36,7 @@ from tests.reliability.support import (
     scripted_server,
 )
 
-EXAMPLES = 2000 if FULL else 150
+EXAMPLES = 2000 if FULL else 120
 TEXT_LIMIT = 4000  # the server under test runs with GAVEL_MAX_TEXT_CHARS at this, so "huge" stays cheap
 CALL_TIMEOUT_S = 20.0
 
@@ -410,3 +410,28 @@ def test_every_generated_call_ends_in_a_valid_result_or_a_field_error_and_the_se
     run()
     normal = session.call(tool, NORMAL_CALLS[tool])
     assert check_result(session.tools[tool], normal) == "ok", normal
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        pytest.param("evaluate_assessment", {"assessment": "Low mood.", "source": "I feel \udfff low \ud83d."},
+                     id="assessment-source"),
+        pytest.param("judge_rag_answer", {"question": "Who \ud800?", "answer": "Ada \udc00 [1].",
+                                          "sources": [{"content": "Ada \ud800 did.", "title": "T \udfff"}]},
+                     id="rag-answer-and-passages"),
+        pytest.param("score_candidates", {"candidates": [{"id": "a", "text": "An idea \ud800."}],
+                                          "rubric": "idea-quality"}, id="candidate-text"),
+    ],
+)  # fmt: skip
+def test_lone_surrogates_in_judged_text_reach_the_model_as_encodable_text(tool: str, arguments: dict[str, Any]) -> None:
+    # A model backend must encode the prompt (llama.cpp's JSON parser rejects a lone surrogate outright).
+    backend = perfect_model()
+    server, _ = scripted_server(backend)
+    with portal_client(server) as client:
+        result = client.call(tool, arguments)
+    assert result.is_error is False, result_text(result)
+    assert backend.requests
+    for request in backend.requests:
+        for message in request.messages:
+            message.content.encode("utf-8")
