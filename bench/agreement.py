@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +138,7 @@ def summarize(judge: str, pairs: Sequence[Pair]) -> dict[str, Any]:
 
 async def run_judges(
     endpoint: Endpoint, gavel_pairs: list[tuple[dict[str, Any], dict[str, Any]]], peer_pairs: int,
-    peer_client: PeerClient | None, progress: bool = True,
+    peer_client: PeerClient | None, checkpoint: Callable[[dict[str, list[Pair]], bool], None] | None = None,
 ) -> dict[str, list[Pair]]:  # fmt: skip
     """Every judge on every item, interleaved item by item so load drift hits all judges alike."""
     gavel = GavelJudge(endpoint)
@@ -154,16 +154,18 @@ async def run_judges(
                 if with_peers and peer_client is not None:
                     for metric in PEER_METRICS:
                         results[metric].append(await anyio.to_thread.run_sync(peer_client.rag, metric, item))
-                if progress:
-                    line = ", ".join(
-                        f"{name} {'undecided' if not r[-1].decided else f'{r[-1].score:.2f}'} ({r[-1].wall_s:.0f}s)"
-                        for name, r in results.items()
-                        if r
-                    )
-                    say(f"  {item['id']}: {line}")
+                line = ", ".join(
+                    f"{name} {'undecided' if not r[-1].decided else f'{r[-1].score:.2f}'} ({r[-1].wall_s:.0f}s)"
+                    for name, r in results.items()
+                    if r
+                )
+                say(f"  {item['id']}: {line}")
             for name, pair in results.items():
                 if len(pair) == 2:
                     judged[name].append((pair[0], pair[1]))
+            if checkpoint is not None:
+                # A long run on a shared machine may have to be stopped: what is judged so far is kept.
+                checkpoint(judged, False)
     finally:
         await gavel.aclose()
     return judged
@@ -204,6 +206,9 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     parser.add_argument("--full", action="store_true", help="all 100 pairs, for Gavel and the peers")
     parser.add_argument("--no-peers", action="store_true", help="Gavel only")
     parser.add_argument("--smoke", action="store_true", help="2 pairs on a scripted endpoint (no model, no peers)")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="llama.cpp threads (default: every core; 1 on an overloaded machine)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="results directory")
     args = parser.parse_args(argv)
     quiet_logging("WARNING")
@@ -218,7 +223,7 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
 
         endpoint = start_scripted_endpoint(lambda request: schema_reply(request.get("format")))
     else:
-        endpoint = start_embedded_endpoint(embeddings=False)
+        endpoint = start_embedded_endpoint(embeddings=False, threads=args.threads)
     peer_client: PeerClient | None = None
     peers_note = None
     stderr_path = peer_log_path("agreement")
@@ -232,38 +237,48 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
         except PeerUnavailable as exc:
             peers_note = f"peers not run: {exc}"
     started = time.perf_counter()
+
+    def build(judged: dict[str, list[Pair]], complete: bool) -> dict[str, Any]:
+        summaries = [summarize(name, pairs) for name, pairs in judged.items() if pairs]
+        done = len(judged["gavel"])
+        if peer_client is not None and done > peer_count and judged.get(PEER_METRICS[0]):
+            extra = summarize("gavel", judged["gavel"][:peer_count])
+            extra["judge"] = f"gavel (first {peer_count} pairs, as the peers)"
+            summaries.append(extra)
+        return {
+            "complete": complete,
+            "data": str(data_path()),
+            "subset": f"first {len(chosen)} question pairs by question number"
+            + ("" if count is None else " (--full for all 100)"),
+            "pairs_done": done,
+            "question_numbers": [int(r["id"].split("-")[2]) for r, _ in chosen],
+            "peer_subset": None if peer_client is None else f"first {min(peer_count, len(chosen))} pairs",
+            "decision_rules": RULES,
+            "decision_rules_fixed_before_measurement": True,
+            "model": endpoint.model,
+            "llama_threads": args.threads or "every core",
+            "endpoint": "tests.support.ollama_server.OllamaTestServer on 127.0.0.1, answered by the embedded "
+            "default GGUF through llama.cpp (prompt cache on, one slot)"
+            if not args.smoke
+            else "scripted (smoke: the numbers mean nothing)",
+            "peer_versions": peer_client.versions if peer_client is not None else None,
+            "peers_note": peers_note,
+            "wall_s": round(time.perf_counter() - started, 1),
+            "summaries": summaries,
+            "items": _item_rows(judged),
+        }
+
+    def checkpoint(judged: dict[str, list[Pair]], complete: bool) -> None:
+        run.write(build(judged, complete))
+
     try:
         say(f"\n## 3. Agreement with the labelled set ({len(chosen)} pairs for Gavel)\n")
-        judged = anyio.run(run_judges, endpoint, chosen, peer_count, peer_client)
+        judged = anyio.run(run_judges, endpoint, chosen, peer_count, peer_client, checkpoint)
     finally:
         if peer_client is not None:
             peer_client.close()
         endpoint.close()
-    elapsed = time.perf_counter() - started
-    summaries = [summarize(name, pairs) for name, pairs in judged.items() if pairs]
-    gavel_on_peer_subset = None
-    if peer_client is not None and len(judged["gavel"]) > peer_count:
-        gavel_on_peer_subset = summarize("gavel", judged["gavel"][:peer_count])
-        gavel_on_peer_subset["judge"] = f"gavel (first {peer_count} pairs, as the peers)"
-    payload = {
-        "data": str(data_path()),
-        "subset": f"first {len(chosen)} question pairs by question number"
-        + ("" if count is None else " (--full for all 100)"),
-        "question_numbers": [int(r["id"].split("-")[2]) for r, _ in chosen],
-        "peer_subset": None if peer_client is None else f"first {min(peer_count, len(chosen))} pairs",
-        "decision_rules": RULES,
-        "decision_rules_fixed_before_measurement": True,
-        "model": endpoint.model,
-        "endpoint": "tests.support.ollama_server.OllamaTestServer on 127.0.0.1, answered by the embedded default "
-        "GGUF through llama.cpp (prompt cache on, one slot)"
-        if not args.smoke
-        else "scripted (smoke: the numbers mean nothing)",
-        "peer_versions": peer_client.versions if peer_client is not None else None,
-        "peers_note": peers_note,
-        "wall_s": round(elapsed, 1),
-        "summaries": summaries + ([gavel_on_peer_subset] if gavel_on_peer_subset else []),
-        "items": _item_rows(judged),
-    }
+    payload = build(judged, True)
     path = run.write(payload)
     say()
     say(

@@ -137,6 +137,9 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     parser.add_argument("--no-peers", action="store_true", help="Gavel only")
     parser.add_argument("--hash-embeddings", action="store_true", help="RAGAS gets the hash embedding, not the GGUF's")
     parser.add_argument("--smoke", action="store_true", help="1 pair on a scripted endpoint (no model, no peers)")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="llama.cpp threads (default: every core; 1 on an overloaded machine)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="results directory")
     args = parser.parse_args(argv)
     quiet_logging("WARNING")
@@ -148,7 +151,7 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
         endpoint = start_scripted_endpoint(lambda request: schema_reply(request.get("format")))
     else:
         use_peers = not args.no_peers and peers_installed()
-        endpoint = start_embedded_endpoint(embeddings=use_peers and not args.hash_embeddings)
+        endpoint = start_embedded_endpoint(embeddings=use_peers and not args.hash_embeddings, threads=args.threads)
     peer_client: PeerClient | None = None
     peers_note = None
     if args.smoke or args.no_peers:
@@ -172,6 +175,7 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     payload = {
         "items": [i["id"] for i in items] + ["clinical (bench.strategy's transcript and assessment)"],
         "model": endpoint.model,
+        "llama_threads": args.threads or "every core",
         "embeddings": endpoint.embeddings,
         "comparison": "a whole Gavel RAG judgment vs each peer's faithfulness + answer relevancy together; "
         "evaluate_assessment vs DeepEval G-Eval with the same 4 criteria",

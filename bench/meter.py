@@ -176,14 +176,20 @@ class Endpoint:
         self.server.stop()
 
 
-def start_embedded_endpoint(*, embeddings: bool = True, model_path: Path | None = None) -> Endpoint:
-    """The metered endpoint on the embedded model (loads it: seconds)."""
+def start_embedded_endpoint(
+    *, embeddings: bool = True, model_path: Path | None = None, threads: int | None = None
+) -> Endpoint:
+    """The metered endpoint on the embedded model (loads it: seconds).
+
+    `threads` None: every core, as Gavel's embedded backend. On a machine shared past its core count, 1 is
+    faster: llama.cpp's threads wait for each other at every step, and a descheduled one stalls the rest.
+    """
     meter = Meter()
-    backend = EmbeddedBackend(model_path, parallel=1)
+    backend = EmbeddedBackend(model_path, parallel=1, threads=threads)
     embedder: Callable[[list[str]], list[list[float]]] | None = None
     how = "hash bag-of-words (tests.support.ollama_server.hash_embedding), not a model"
     if embeddings:
-        embedder = GgufEmbedder(meter, model_path)
+        embedder = GgufEmbedder(meter, model_path, threads=threads or backend.threads)
         how = "mean-pooled from the same GGUF (a second llama.cpp instance with embeddings on)"
     server = OllamaTestServer(
         metered_responder(backend, meter), models=[MODEL_NAME, EMBED_MODEL_NAME], embedder=embedder

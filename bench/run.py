@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> list[Path]:
     parser.add_argument("--pairs", type=int, default=None, help="benchmark 3: question pairs for Gavel (default 10)")
     parser.add_argument("--peer-pairs", type=int, default=None, help="benchmark 3: question pairs for the peers (5)")
     parser.add_argument("--cost-items", type=int, default=None, help="benchmark 2: RAG items (default 2)")
+    parser.add_argument("--threads", type=int, default=None, help="benchmarks 2, 3: llama.cpp threads (default all)")
     parser.add_argument("--out", type=Path, default=None, help="results directory (default bench/results)")
     args = parser.parse_args(argv)
     names = list(BENCHMARKS) if not args.only else [n.strip() for n in args.only.split(",") if n.strip()]
@@ -61,6 +62,8 @@ def main(argv: list[str] | None = None) -> list[Path]:
             module_args += ["--pairs", str(args.pairs)]
         if name == "agreement" and args.peer_pairs is not None:
             module_args += ["--peer-pairs", str(args.peer_pairs)]
+        if name in ("cost", "agreement") and args.threads is not None:
+            module_args += ["--threads", str(args.threads)]
         if name == "cost" and args.cost_items is not None:
             module_args += ["--items", str(args.cost_items)]
         written.append(BENCHMARKS[name](module_args))

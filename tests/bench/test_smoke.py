@@ -51,3 +51,12 @@ def test_smoke_run_prints_a_table_for_every_benchmark(smoke_results: tuple[Path,
     _, stdout = smoke_results
     for heading in ("## 1. Server overhead", "## 2. LLM cost", "## 3. Agreement", "## 4. Scale"):
         assert heading in stdout
+
+
+def test_report_renders_the_readme_tables_from_the_smoke_results(smoke_results: tuple[Path, str]) -> None:
+    from bench.report import render
+
+    out, _ = smoke_results
+    text = render(out)
+    for heading in ("**1. Server overhead**", "**2. LLM cost", "**3. Agreement", "**4. Scale**"):
+        assert heading in text
