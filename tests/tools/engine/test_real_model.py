@@ -44,7 +44,7 @@ async def judge_one(judge: Judge, metric: str, answer: str) -> float | None:
 
 @pytest.mark.parametrize(("metric", "answer", "good"), CASES)
 async def test_the_embedded_model_scores_clear_cases_on_the_right_side(embedded_backend, metric, answer, good):
-    judge = Judge(embedded_backend, EngineConfig(timeout_s=300))
+    judge = Judge(embedded_backend, EngineConfig(timeout_s=600))
     score = await judge_one(judge, metric, answer)
     assert score is not None
     assert (score >= 0.5) is good, f"{metric}={score} for {answer!r}"
@@ -54,7 +54,7 @@ async def test_the_embedded_model_scores_clear_cases_on_the_right_side(embedded_
 async def test_the_ollama_path_against_the_embedded_model_scores_clear_cases_on_the_right_side(
     embedded_ollama_backend, metric, answer, good
 ):
-    judge = Judge(embedded_ollama_backend, EngineConfig(timeout_s=300))
+    judge = Judge(embedded_ollama_backend, EngineConfig(timeout_s=600))
     score = await judge_one(judge, metric, answer)
     assert score is not None
     assert (score >= 0.5) is good, f"{metric}={score} for {answer!r}"
@@ -62,7 +62,7 @@ async def test_the_ollama_path_against_the_embedded_model_scores_clear_cases_on_
 
 @pytest.fixture(scope="session")
 def _embedded_model() -> EmbeddedBackend:
-    return EmbeddedBackend(timeout_s=300, parallel=1)
+    return EmbeddedBackend(timeout_s=600, parallel=1)
 
 
 @pytest.fixture
@@ -84,6 +84,6 @@ async def embedded_ollama_backend(_embedded_ollama_server):
     from gavel.tools.engine.ollama import OllamaBackend
     from tests.support.embedded_ollama import MODEL_NAME
 
-    backend = OllamaBackend(_embedded_ollama_server.url, MODEL_NAME, timeout_s=300)
+    backend = OllamaBackend(_embedded_ollama_server.url, MODEL_NAME, timeout_s=600)
     yield backend
     await backend.aclose()
