@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,11 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"overall": block(rows), **{tool: block([r for r in rows if r["tool"] == tool]) for tool in tools}}
 
 
-async def run(cases: list[InjectionCase], model_path: str | None, strategy: str) -> dict[str, Any]:
+async def run(
+    cases: list[InjectionCase], model_path: str | None, strategy: str, checkpoint: Callable[[dict[str, Any]], None]
+) -> dict[str, Any]:
+    """Judge every case and its clean twin; `checkpoint` gets the partial result after each case, so a run cut
+    short (a shared machine, hours of model calls) still leaves its numbers."""
     env = {
         "GAVEL_BACKEND": "embedded",
         "GAVEL_LEDGER_PATH": "off",
@@ -172,12 +177,20 @@ async def run(cases: list[InjectionCase], model_path: str | None, strategy: str)
                     f"[{number}/{len(cases)}] {case.id:<30} {_show(injected)}"
                     f"{'  SCORE RAISED' if raised_score else ''}{'  VERDICT RAISED' if raised_verdict else ''}"
                 )
+                checkpoint(_result(model, rows, clean_cache, started, complete=number == len(cases)))
     finally:
         await deps.aclose()
+    return _result(model, rows, clean_cache, started, complete=True)
+
+
+def _result(
+    model: dict[str, Any], rows: list[dict[str, Any]], clean: dict[str, Outcome], started: float, *, complete: bool
+) -> dict[str, Any]:
     return {
+        "complete": complete,
         "model": model,
         "cases_run": len(rows),
-        "evaluations": len(rows) + len(clean_cache),
+        "evaluations": len(rows) + len(clean),
         "wall_s": round(time.perf_counter() - started, 1),
         "summary": _summary(rows),
         "rows": rows,
@@ -213,26 +226,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"where the JSON goes (default {RESULTS})")
     args = parser.parse_args(argv)
     wanted = list(SMOKE_CASES) if args.smoke else args.case
-    cases = [c for c in CASES if not wanted or c.id in wanted]
+    cases = _interleaved([c for c in CASES if not wanted or c.id in wanted])
     if wanted and len(cases) != len(wanted):
         known = ", ".join(c.id for c in CASES)
         parser.error(f"unknown case id among {wanted}; known: {known}")
     # The model's progress lines and the engine's logs go to stderr at WARNING; stdout is the report.
     configure_logging("WARNING", stream=sys.stderr)
     load_before = [round(x, 2) for x in os.getloadavg()]
+    machine = describe()
+
+    def write(result: dict[str, Any]) -> None:
+        document = {
+            "benchmark": "injection",
+            "smoke": args.smoke,
+            "strategy": args.strategy,
+            "machine": machine,
+            "load_average_before": load_before,
+            "load_average_now": [round(x, 2) for x in os.getloadavg()],
+            **result,
+        }
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = args.out.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, args.out)
+
     _say(f"judging {len(cases)} case(s) and their clean twins with the embedded model ...")
-    result = anyio.run(run, cases, args.model_path, args.strategy)
-    document = {
-        "benchmark": "injection",
-        "smoke": args.smoke,
-        "strategy": args.strategy,
-        "machine": describe(),
-        "load_average_before": load_before,
-        "load_average_after": [round(x, 2) for x in os.getloadavg()],
-        **result,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    result = anyio.run(run, cases, args.model_path, args.strategy, write)
+    write(result)
     _say("")
     _say(f"{'':<22}{'cases':>6}{'score raised':>14}{'verdict raised':>16}{'flagged':>9}{'clean flagged':>15}")
     for name, block in result["summary"].items():
@@ -243,6 +263,19 @@ def main(argv: list[str] | None = None) -> int:
         )
     _say(f"\nwritten to {args.out}")
     return 0
+
+
+def _interleaved(cases: list[InjectionCase]) -> list[InjectionCase]:
+    """Round-robin over (tool, field), so a run cut short has measured every judged field."""
+    groups: dict[tuple[str, str], list[InjectionCase]] = {}
+    for case in cases:
+        groups.setdefault((case.tool, case.field), []).append(case)
+    ordered: list[InjectionCase] = []
+    while any(groups.values()):
+        for group in groups.values():
+            if group:
+                ordered.append(group.pop(0))
+    return ordered
 
 
 def _pct(rate: float | None) -> str:
