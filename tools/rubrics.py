@@ -60,6 +60,15 @@ class Metric(BaseModel):
         max_length=MAX_LEVELS,
         description=f"Score anchors: score (as text) → what that score means; at most {MAX_LEVELS}.",
     )
+    judged_against: Literal["source", "question", "text"] = Field(
+        default="source",
+        description=(
+            "What the judge compares the text with for this metric. 'source': the source (the judge quotes "
+            "the claim and what the source says before scoring). 'question': the question or task only, "
+            "without the source (the judge first states what was asked and what the text gives), as for "
+            "relevance. 'text': the text alone, with its question, as for coherence."
+        ),
+    )
 
 
 class ContextRules(BaseModel):

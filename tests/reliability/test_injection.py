@@ -16,6 +16,7 @@ import pytest
 
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, neutralize
+from gavel.tools.rubrics import RubricRegistry
 from tests.reliability.support import (
     TALLY,
     PortalClient,
@@ -28,6 +29,7 @@ from tests.support.injection_cases import CASES, InjectionCase, arguments
 from tests.support.scripted import ScriptedBackend
 
 BY_ID = [pytest.param(case, id=case.id) for case in CASES]
+RAG = RubricRegistry.load().get("rag-answer")
 RAG_CASES = [pytest.param(case, id=case.id) for case in CASES if case.tool == "judge_rag_answer"]
 
 DELIMITER_LINE = re.compile(r"^<<<(BEGIN|END) (\S+) ([0-9a-f]{8})>>>$", re.MULTILINE)
@@ -115,7 +117,10 @@ def test_a_model_that_obeys_the_injection_still_cannot_get_the_answer_approved(
     clean, _ = obedient(case, injected=False)
     injected, _ = obedient(case, injected=True)
     assert clean["verdict"] == "rejected", "the control: without the injection this model scores at the bottom"
-    assert injected["overall_score"] == 1.0, "the model obeyed the injection"
+    # The model obeys wherever it reads the injection. An injection in the answer reaches every dimension; one
+    # in the passages never reaches relevance or coherence, whose prompts leave the passages out.
+    reached = {"answer": 1.0, "passages": 1.0 - sum(m.weight for m in RAG.metrics if m.judged_against != "source")}
+    assert injected["overall_score"] == pytest.approx(reached[case.field]), "the model obeyed the injection"
     assert injected["verdict"] == "needs_improvement"
     TALLY["injection: obeyed RAG injections held back"] += 1
 

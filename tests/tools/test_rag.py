@@ -422,10 +422,14 @@ async def test_an_approved_answer_reports_every_dimension_grounding_and_citation
 
 async def test_the_judge_sees_the_question_the_numbered_passages_and_the_agents_reasoning():
     _, backend = await judge(Script(uniform(0.9)), agent_reasoning="I read passage S1 first.")
-    metric_prompt = next(p for p in backend.prompts if "ONE metric only: Relevance." in p)
+    metric_prompt = next(p for p in backend.prompts if "ONE metric only: Accuracy" in p)
     assert QUESTION in metric_prompt
     assert "[1] id: S1 — title: Kaplan & Norton 1996" in metric_prompt
     assert "I read passage S1 first." in metric_prompt
+    relevance_prompt = next(p for p in backend.prompts if "ONE metric only: Relevance." in p)
+    assert QUESTION in relevance_prompt
+    assert "I read passage S1 first." in relevance_prompt
+    assert "Kaplan & Norton 1996" not in relevance_prompt, "relevance is judged against the question alone"
     grounding_prompt = next(p for r, p in zip(backend.requests, backend.prompts, strict=True) if is_grounding_call(r))
     assert "[2] id: S2 — title: Strategy Maps" in grounding_prompt
     assert GOOD_ANSWER in grounding_prompt

@@ -64,38 +64,40 @@ class Generated:
     usage: Usage
 
 
-def verdict_model(rubric: Rubric, *, evidence: bool = False) -> type[BaseModel]:
+def verdict_model(rubric: Rubric, *, evidence: prompts.Evidence = None) -> type[BaseModel]:
     """The per-metric answer: reasoning first (so the model reasons before it commits), then the score.
 
-    With a source, the model first quotes the judged text's key claim and then what the source says about
-    it: measured on the embedded default, small models otherwise "find" the judged text's claims in the
-    source and approve a contradiction. The scale's bounds go into the
-    JSON schema, so constrained decoding cannot leave the scale, and the same model rejects an
-    out-of-scale score from a backend that does not constrain (never a clamp).
+    Judged against a source, the model first quotes the judged text's key claim and then what the source
+    says about it: measured on the embedded default, small models otherwise "find" the judged text's claims
+    in the source and approve a contradiction. Judged against the question, it first states what was asked
+    and what the text gives (without that pair the embedded default called a correct answer irrelevant).
+    The scale's bounds go into the JSON schema, so constrained decoding cannot leave the scale, and the
+    same model rejects an out-of-scale score from a backend that does not constrain (never a clamp).
     """
     score_type: Any = int if rubric.scale.integer else float
     fields: dict[str, Any] = {}
-    if evidence:
-        # Required in the requested schema (see `_schema`) but not for validation: a backend without
-        # constrained decoding that skips the quotes still gave a usable score.
-        fields["claim"] = (
-            str,
-            Field(
-                default="",
-                max_length=EVIDENCE_MAX_CHARS * 2,
-                description="A short quote of the judged text's key claim.",
-            ),
-        )
-        fields["source_says"] = (
-            str,
-            Field(default="", max_length=EVIDENCE_MAX_CHARS * 2, description="What the source says about it, quoted."),
-        )
+    # Required in the requested schema (see `_schema`) but not for validation: a backend without
+    # constrained decoding that skips the quotes still gave a usable score.
+    for name, description in _EVIDENCE_FIELDS.get(evidence, ()):
+        fields[name] = (str, Field(default="", max_length=EVIDENCE_MAX_CHARS * 2, description=description))
     fields["explanation"] = (str, Field(max_length=EXPLANATION_MAX_CHARS * 2, description="Short reasoning."))
     fields["score"] = (score_type, Field(ge=rubric.scale.min, le=rubric.scale.max, description="The score."))
     return create_model("MetricVerdict", __config__=ConfigDict(extra="ignore"), **fields)
 
 
-def joint_model(rubric: Rubric, metrics: Sequence[Metric], *, evidence: bool = False) -> type[BaseModel]:
+_EVIDENCE_FIELDS: dict[prompts.Evidence, tuple[tuple[str, str], ...]] = {
+    "source": (
+        ("claim", "A short quote of the judged text's key claim."),
+        ("source_says", "What the source says about it, quoted."),
+    ),
+    "question": (
+        ("question_asks", "What the question asks for."),
+        ("answer_gives", "What the judged text gives, quoted."),
+    ),
+}
+
+
+def joint_model(rubric: Rubric, metrics: Sequence[Metric], *, evidence: prompts.Evidence = None) -> type[BaseModel]:
     """One required property per metric id, so constrained decoding must produce each metric exactly once."""
     item = verdict_model(rubric, evidence=evidence)
     fields: dict[str, Any] = {m.id: (item, Field(description=m.name)) for m in metrics}
@@ -142,6 +144,15 @@ def _usage_of(reply: ChatReply) -> Usage:
         cached_prompt_tokens=reply.cached_prompt_tokens,
         duration_ms=reply.duration_ms,
     )
+
+
+def _evidence_for(metric: Metric, *, has_source: bool, has_context: bool) -> prompts.Evidence:
+    """What the judge quotes before it scores this metric, given what the call has to compare with."""
+    if metric.judged_against == "source" and has_source:
+        return "source"
+    if metric.judged_against == "question" and has_context:
+        return "question"
+    return None
 
 
 class _Tally:
@@ -236,11 +247,18 @@ class Judge:
         # The judged text comes first, then the source: measured on the embedded default, with the source
         # first the model quotes the judged text back as "what the source says". All blocks are shared by
         # the metrics of one evaluation, so the prompt cache still reuses the whole prefix.
+        context = {k: v for k, v in (data or {}).items() if v}
         blocks: dict[str, str] = {rubric.prompt.subject: subject}
         if source:
             blocks[rubric.prompt.source_label] = source
-        blocks.update({k: v for k, v in (data or {}).items() if v})
-        shared = prompts.data_section(blocks, prompts.nonce_for(blocks))
+        blocks.update(context)
+        nonce = prompts.nonce_for(blocks)
+        shared = prompts.data_section(blocks, nonce)
+        # A metric not judged against the source (relevance, coherence) sees the context (the question)
+        # first and then the judged text, nothing else. Measured on the embedded default: shown the
+        # passages as well, it judged the passages instead of the answer ("Bananas are rich in potassium"
+        # scored 1.0 for relevance to an Eiffel Tower question) in every block order tried.
+        sourceless = prompts.data_section({**context, rubric.prompt.subject: subject}, nonce)
         system = prompts.prompt_set().text["system"]
         tally = _Tally()
         seeds = self._seeds(samples)
@@ -253,16 +271,18 @@ class Judge:
                     tg.start_soon(
                         self._joint_sample,
                         rubric, metrics, system, shared, context_instructions, seed, temperature, model,
-                        tally, per_metric, bool(source),
+                        tally, per_metric, "source" if source else None,
                     )  # fmt: skip
         else:
             async with anyio.create_task_group() as tg:
                 for metric in metrics:
+                    evidence = _evidence_for(metric, has_source=bool(source), has_context=bool(context))
                     for seed in seeds:
                         tg.start_soon(
                             self._metric_sample,
-                            rubric, metric, system, shared, context_instructions, seed, temperature, model,
-                            tally, per_metric[metric.id], bool(source),
+                            rubric, metric, system, shared if evidence == "source" else sourceless,
+                            context_instructions, seed, temperature, model, tally, per_metric[metric.id],
+                            evidence,
                         )  # fmt: skip
 
         scores = []
@@ -289,10 +309,10 @@ class Judge:
         model: str | None,
         tally: _Tally,
         out: list[SampleRecord],
-        has_source: bool,
+        evidence: prompts.Evidence,
     ) -> None:
-        verdict = verdict_model(rubric, evidence=has_source)
-        user = shared + "\n\n" + prompts.metric_instruction(rubric, metric, context_instructions, has_source)
+        verdict = verdict_model(rubric, evidence=evidence)
+        user = shared + "\n\n" + prompts.metric_instruction(rubric, metric, context_instructions, evidence)
         request = self._request(
             system, user, _schema(verdict), seed=seed, temperature=temperature, max_tokens=METRIC_MAX_TOKENS,
             model=model,
@@ -384,10 +404,10 @@ class Judge:
         model: str | None,
         tally: _Tally,
         out: dict[str, list[SampleRecord]],
-        has_source: bool,
+        evidence: prompts.Evidence,
     ) -> None:
-        joint = joint_model(rubric, metrics, evidence=has_source)
-        user = shared + "\n\n" + prompts.joint_instruction(rubric, metrics, context_instructions, has_source)
+        joint = joint_model(rubric, metrics, evidence=evidence)
+        user = shared + "\n\n" + prompts.joint_instruction(rubric, metrics, context_instructions, evidence)
         request = self._request(
             system, user, _schema(joint), seed=seed, temperature=temperature,
             max_tokens=METRIC_MAX_TOKENS * len(metrics), model=model,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from string import Template
+from typing import Literal
 
 from gavel.tools.guards import neutralize
 from gavel.tools.rubrics import Metric, Rubric
@@ -90,20 +91,21 @@ def _scale_values(rubric: Rubric) -> dict[str, object]:
     }
 
 
-EVIDENCE_NOTE = Template(
-    'first "claim" (a short quote of the key part of the $subject for this metric), then "source_says" (what the '
-    '$source_label says about it, quoted; "nothing" if it says nothing), then '
-)
+Evidence = Literal["source", "question"] | None
 
 
-def _evidence_note(rubric: Rubric, evidence: bool) -> str:
-    if not evidence:
+def _evidence_note(rubric: Rubric, evidence: Evidence) -> str:
+    if evidence is None:
         return "first "
     # One substitution pass: a label that itself looks like a placeholder stays as written.
-    return EVIDENCE_NOTE.safe_substitute(subject=rubric.prompt.subject, source_label=rubric.prompt.source_label)
+    return Template(prompt_set().text[f"evidence_{evidence}"]).safe_substitute(
+        subject=rubric.prompt.subject, source_label=rubric.prompt.source_label
+    )
 
 
-def metric_instruction(rubric: Rubric, metric: Metric, context_instructions: str | None, evidence: bool = False) -> str:
+def metric_instruction(
+    rubric: Rubric, metric: Metric, context_instructions: str | None, evidence: Evidence = None
+) -> str:
     return prompt_set().fill(
         "metric",
         evidence_note=_evidence_note(rubric, evidence),
@@ -119,7 +121,7 @@ def metric_instruction(rubric: Rubric, metric: Metric, context_instructions: str
 
 
 def joint_instruction(
-    rubric: Rubric, metrics: Sequence[Metric], context_instructions: str | None, evidence: bool = False
+    rubric: Rubric, metrics: Sequence[Metric], context_instructions: str | None, evidence: Evidence = None
 ) -> str:
     metric_blocks = "\n".join(
         f"* {m.id} ({m.name}): {m.description}" + (f" {_levels(m)}".replace("\n", " ") if m.levels else "")
