@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import agreement, cost, overhead, scale
+from bench import agreement, cost, ideas, overhead, scale
 from bench.common import RESULTS_DIR, load_average, say
 
 BENCHMARKS: dict[str, Callable[..., Path]] = {
@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, Callable[..., Path]] = {
     "scale": scale.main,
     "cost": cost.main,
     "agreement": agreement.main,
+    "ideas": ideas.main,
 }
 
 

@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import PYTHON, REPO_ROOT
 
 SMOKE_TIMEOUT_S = 120.0
-BENCHMARKS = ["overhead", "scale", "cost", "agreement"]
+BENCHMARKS = ["overhead", "scale", "cost", "agreement", "ideas"]
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def test_smoke_run_writes_each_benchmarks_json_with_the_machine_and_load(
 
 def test_smoke_run_prints_a_table_for_every_benchmark(smoke_results: tuple[Path, str]) -> None:
     _, stdout = smoke_results
-    for heading in ("## 1. Server overhead", "## 2. LLM cost", "## 3. Agreement", "## 4. Scale"):
+    for heading in ("## 1. Server overhead", "## 2. LLM cost", "## 3. Agreement", "## 4. Scale", "## score_candidates"):
         assert heading in stdout
 
 
