@@ -20,7 +20,8 @@ from gavel.tools.rubrics import Rubric
 
 DEFAULT_RUBRIC = "clinical-assessment"
 # Enough for a one-page assessment; a small local model writing more mostly repeats itself.
-GENERATOR_MAX_TOKENS = 600
+# Room for a revision plus the prompt material small models echo first (stripped afterwards).
+GENERATOR_MAX_TOKENS = 1024
 
 
 class ScaleInfo(BaseModel):

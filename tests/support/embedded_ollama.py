@@ -22,7 +22,9 @@ def embedded_responder(backend: EmbeddedBackend) -> Responder:
             "max_tokens": options.get("num_predict", 512),
             "cache_prompt": True,
         }
-        for ollama_name, openai_name in (("seed", "seed"), ("top_k", "top_k"), ("top_p", "top_p")):
+        for ollama_name, openai_name in (
+            ("seed", "seed"), ("top_k", "top_k"), ("top_p", "top_p"), ("repeat_penalty", "repeat_penalty")
+        ):  # fmt: skip
             if ollama_name in options:
                 body[openai_name] = options[ollama_name]
         schema = request.get("format")

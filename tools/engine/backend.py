@@ -29,6 +29,9 @@ class ChatRequest:
     top_k: int | None = 20
     top_p: float | None = 0.9
     model: str | None = None  # None: the backend's configured model
+    # >1 discourages repeating recent tokens; None: the backend's default. Set for generation only: at
+    # temperature 0 the embedded default otherwise loops on one line until the token limit.
+    repeat_penalty: float | None = None
     purpose: Literal["judge", "generate"] = "judge"
 
 

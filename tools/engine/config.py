@@ -21,6 +21,8 @@ class EngineConfig:
     seed: int = 42
     top_k: int = 20
     top_p: float = 0.9
+    # For generation (refine_until_pass's writer), not for judging: see ChatRequest.repeat_penalty.
+    generate_repeat_penalty: float = 1.15
     default_ollama_model: str = "qwen2.5:7b-instruct"
     # per_metric: one call per metric, shared prefix first (prompt-cache friendly); joint: one call for all.
     strategy: str = "per_metric"

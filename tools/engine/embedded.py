@@ -191,6 +191,8 @@ class EmbeddedBackend:
             body["top_k"] = request.top_k
         if request.top_p is not None:
             body["top_p"] = request.top_p
+        if request.repeat_penalty is not None:
+            body["repeat_penalty"] = request.repeat_penalty
         if request.schema is not None:
             body["response_format"] = {
                 "type": "json_schema",

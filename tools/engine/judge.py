@@ -214,6 +214,7 @@ class Judge:
         model: str | None,
         history: Sequence[ChatMessage] = (),
         purpose: str = "judge",
+        repeat_penalty: float | None = None,
     ) -> ChatRequest:
         return ChatRequest(
             messages=(ChatMessage("system", system), ChatMessage("user", user), *history),
@@ -225,6 +226,7 @@ class Judge:
             top_p=self.config.top_p,
             model=model,
             purpose=purpose,  # type: ignore[arg-type]
+            repeat_penalty=repeat_penalty,
         )
 
     # -- metrics -----------------------------------------------------------------------------------
@@ -488,11 +490,13 @@ class Judge:
         max_tokens: int = 1024,
         backend: Backend | None = None,
     ) -> Generated:
-        user = prompts.data_section(dict(data), prompts.nonce_for(data)) + "\n\n" + instruction
+        nonce = prompts.nonce_for(data)
+        user = prompts.data_section(dict(data), nonce) + "\n\n" + instruction
         request = self._request(
             prompts.prompt_set().text["generate_system"], user, None, seed=self.config.seed,
             temperature=self.config.temperature, max_tokens=max_tokens,
             model=model or self.config.generator_model, purpose="generate",
+            repeat_penalty=self.config.generate_repeat_penalty,
         )  # fmt: skip
         tally = _Tally()
         try:
@@ -501,7 +505,7 @@ class Judge:
             return Generated(None, str(exc), tally.usage)
         except TimeoutError:
             return Generated(None, "the generator exceeded its time bound", tally.usage)
-        text = strip_reasoning(reply.text)
+        text = prompts.strip_echo(strip_reasoning(reply.text), data, nonce)
         if not text:
             return Generated(None, "the generator returned an empty text", tally.usage)
         if reply.truncated:

@@ -79,6 +79,7 @@ class OllamaBackend:
             "seed": request.seed,
             "num_ctx": self.num_ctx,
             "num_predict": request.max_tokens,
+            "repeat_penalty": request.repeat_penalty,
         }
         # None means "the model's own default": leave the option out rather than send null to Ollama.
         options = {key: value for key, value in options.items() if value is not None}

@@ -9,6 +9,7 @@ backends' prompt caches reuse the prefix across the metrics of one evaluation.
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -64,9 +65,28 @@ def nonce_for(blocks: Mapping[str, str]) -> str:
     return digest.hexdigest()[:8]
 
 
+def _safe_label(label: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in label)[:40] or "data"
+
+
 def block(label: str, content: str, nonce: str) -> str:
-    safe_label = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in label)[:40] or "data"
+    safe_label = _safe_label(label)
     return f"<<<BEGIN {safe_label} {nonce}>>>\n{neutralize(content)}\n<<<END {safe_label} {nonce}>>>"
+
+
+def strip_echo(text: str, blocks: Mapping[str, str], nonce: str) -> str:
+    """A generated text without the material it echoed back from its own prompt.
+
+    Small models (the embedded default among them) often copy the prompt's delimited blocks before they
+    write. A block carrying this call's nonce and one of its labels is an echo and goes; any other line
+    with this call's nonce is a delimiter the model wrapped its own text in, so only that line goes.
+    Judged text cannot hold a delimiter (`neutralize`), so nothing the caller wrote is ever cut.
+    """
+    for label in blocks:
+        safe = re.escape(_safe_label(label))
+        text = re.sub(rf"<<<BEGIN {safe} {nonce}>>>.*?<<<END {safe} {nonce}>>>", "", text, flags=re.DOTALL)
+    text = re.sub(rf"^.*<<<(?:BEGIN|END) \S+ {nonce}>>>.*$", "", text, flags=re.MULTILINE)
+    return text.strip()
 
 
 def data_section(blocks: Mapping[str, str], nonce: str) -> str:

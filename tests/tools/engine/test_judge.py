@@ -242,3 +242,46 @@ async def test_a_truncated_reply_is_never_read_by_the_score_line_fallback():
     score = await score_one(judge)
     assert score.status == "unscored"
     assert "cut off" in (score.reason or "")
+
+
+def _echo_then(text: str):
+    """A generator that copies its prompt's delimited material back before writing, as small models do."""
+
+    def reply(request):
+        user = request.messages[1].content
+        material = user[user.index("<<<BEGIN") : user.rindex(">>>") + 3]
+        return f"{material}\n\n{text}"
+
+    return reply
+
+
+async def test_a_generated_text_loses_the_prompt_material_it_echoed_and_keeps_its_own_words():
+    judge, _ = make_judge(_echo_then("Revised:\nSleep: wakes at 4 a.m. for three weeks."))
+    generated = await judge.generate(data={"transcript": "T", "feedback": "F"}, instruction="Revise it.")
+    assert generated.text == "Revised:\nSleep: wakes at 4 a.m. for three weeks."
+
+
+async def test_a_generated_text_the_model_wrapped_in_a_delimiter_of_its_own_keeps_its_content():
+    def reply(request):
+        nonce = request.messages[1].content.split("<<<BEGIN transcript ")[1][:8]
+        return f"<<<BEGIN revised {nonce}>>>\nThe new text.\n<<<END revised {nonce}>>>"
+
+    judge, _ = make_judge(reply)
+    generated = await judge.generate(data={"transcript": "T"}, instruction="Revise it.")
+    assert generated.text == "The new text."
+
+
+async def test_a_generator_that_only_echoes_its_prompt_fails_visibly_as_empty():
+    judge, _ = make_judge(_echo_then(""))
+    generated = await judge.generate(data={"transcript": "T"}, instruction="Revise it.")
+    assert generated.text is None
+    assert generated.error == "the generator returned an empty text"
+
+
+async def test_generation_asks_for_a_repeat_penalty_and_judging_does_not():
+    judge, backend = make_judge("A text.", {"explanation": "x", "score": 4})
+    await judge.generate(data={"transcript": "T"}, instruction="Write it.")
+    await score_one(judge)
+    generate, score = backend.requests
+    assert generate.repeat_penalty is not None and generate.repeat_penalty > 1
+    assert score.repeat_penalty is None

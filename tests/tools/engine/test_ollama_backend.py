@@ -124,6 +124,16 @@ async def test_chat_leaves_out_options_that_are_none_and_format_when_there_is_no
     assert sent["options"] == {"temperature": 0.0, "num_ctx": 4096, "num_predict": 256}
 
 
+async def test_a_generation_request_sends_its_repeat_penalty_as_an_ollama_option(server: OllamaTestServer) -> None:
+    backend = backend_for(server.url)
+    try:
+        await backend.chat(request(schema=None, repeat_penalty=1.15))
+    finally:
+        await backend.aclose()
+    (sent,) = server.chat_requests
+    assert sent["options"]["repeat_penalty"] == 1.15
+
+
 async def test_chat_uses_the_request_model_over_the_configured_one(server: OllamaTestServer) -> None:
     backend = backend_for(server.url)
     try:
