@@ -569,6 +569,32 @@ def decide_verdict(
     )
 
 
+_WORD = re.compile(r"\w{3,}")
+# Question words and function words: what is left of a question is what its passages should mention.
+_STOPWORD_TEXT = (
+    "the and was were are did does for with from this that these those what when where which who whom whose why "
+    "how its into about there their they them than then has have had been being will would could should can may "
+    "not any all our your you his her she him one"
+)
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# The share of the question's terms its passages must contain for a judged "irrelevant" to be overruled.
+_PASSAGES_ON_TOPIC = 0.5
+
+
+def question_terms_in_passages(question: str, passages: str | None) -> float:
+    """The share of the question's content words that the passages contain (0 when there are none).
+
+    A deterministic cross-check of the judge's `passages_relevant`: small judges call the passages
+    irrelevant to a wrong answer (measured on the embedded default), which would blame retrieval for the
+    answer's fault. Passages that hold most of the question's terms are on its topic.
+    """
+    terms = {w for w in _WORD.findall(question.lower()) if w not in _STOPWORDS}
+    if not terms or not passages:
+        return 0.0
+    present = set(_WORD.findall(passages.lower()))
+    return len(terms & present) / len(terms)
+
+
 def diagnose(
     *,
     verdict: Verdict,
@@ -577,12 +603,14 @@ def diagnose(
     grounding: GroundingCheck | None,
     accuracy: float | None,
     pass_threshold: float,
+    on_topic: float = 0.0,
 ) -> tuple[Diagnosis, str]:
     """What to fix, in this order:
 
     1. approved → ok.
     2. sources expected and no passages → retrieval_miss; the answer contradicts the passages →
-       answer_miss; the judge says the passages do not address the question → retrieval_miss.
+       answer_miss; the judge says the passages do not address the question, and they hold less than half
+       of the question's terms (`on_topic`) → retrieval_miss. With more, the passages count as relevant.
     3. sources expected, not grounded, and not contradicting the passages → unsupported_by_context (the
        answer may be right, but from the model's own knowledge).
     4. passages relevant and the answer contradicts them or scores low on accuracy → answer_miss.
@@ -597,7 +625,8 @@ def diagnose(
         # Passages that an answer can contradict do speak to it: the fault is the answer, whatever the
         # judge said about their relevance (small judges often call them irrelevant to a wrong answer).
         return "answer_miss", "the passages address the question but the answer contradicts them; fix the answer"
-    if rules.sources_expected and grounding is not None and not grounding.passages_relevant:
+    relevant = grounding is not None and (grounding.passages_relevant or on_topic >= _PASSAGES_ON_TOPIC)
+    if rules.sources_expected and grounding is not None and not relevant:
         return "retrieval_miss", "the passages do not address the question; retrieve better passages"
     if (
         rules.sources_expected
@@ -609,7 +638,7 @@ def diagnose(
             "the answer's claims are not supported by the passages (likely the model's own knowledge); answer "
             "from the passages, or retrieve passages that support it"
         )
-    if source_count and grounding is not None and grounding.passages_relevant:
+    if source_count and grounding is not None and relevant:
         low_accuracy = accuracy is not None and accuracy < pass_threshold
         if grounding.contradicts_passages or low_accuracy:
             how = "contradicts" if grounding.contradicts_passages else "does not follow"
@@ -906,6 +935,7 @@ def _assemble(
         grounding=grounding,
         accuracy=accuracy.score if accuracy is not None else None,
         pass_threshold=rubric.pass_threshold,
+        on_topic=question_terms_in_passages(prepared.question, prepared.passages),
     )
     if held_back and diagnosis == "ok":
         diagnosis_reason = "no retrieval or grounding fault found; held back only because of suspected prompt injection"

@@ -27,6 +27,7 @@ from gavel.tools.rag import (
     judge_rag_answer,
     judge_rag_answers,
     overall_score,
+    question_terms_in_passages,
 )
 from gavel.tools.rubrics import ContextRules, Rubric, RubricRegistry
 from tests.support.deps import ProgressLog, make_deps
@@ -364,6 +365,42 @@ def test_diagnose(verdict, context, sources, grounding_check, accuracy, expected
     assert reason
 
 
+@pytest.mark.parametrize(
+    ("grounding_check", "accuracy", "on_topic", "expected"),
+    [
+        pytest.param(check(passages_relevant=False, is_grounded=False), 0.0, 0.75, "unsupported_by_context",
+                     id="judged-irrelevant-but-on-topic-is-not-a-retrieval-miss"),
+        pytest.param(check(passages_relevant=False), 0.2, 0.75, "answer_miss",
+                     id="judged-irrelevant-but-on-topic-with-low-accuracy-is-an-answer-miss"),
+        pytest.param(check(passages_relevant=False, is_grounded=False), 0.0, 0.25, "retrieval_miss",
+                     id="judged-irrelevant-and-off-topic-is-a-retrieval-miss"),
+    ],
+)  # fmt: skip
+def test_passages_holding_most_of_the_questions_terms_are_not_blamed_on_retrieval(
+    grounding_check, accuracy, on_topic, expected
+):
+    diagnosis, _ = diagnose(
+        verdict="rejected", rules=RULES["RAG"], source_count=1, grounding=grounding_check, accuracy=accuracy,
+        pass_threshold=RAG_RUBRIC.pass_threshold, on_topic=on_topic,
+    )  # fmt: skip
+    assert diagnosis == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "passages", "expected"),
+    [
+        pytest.param("When was the Eiffel Tower completed?", "The Eiffel Tower was completed in 1889.", 1.0,
+                     id="every-term-present"),
+        pytest.param("When was the Eiffel Tower completed?", "Bananas grow in tropical climates.", 0.0,
+                     id="no-term-present"),
+        pytest.param("Why was it built?", None, 0.0, id="no-passages"),
+        pytest.param("What is it?", "Anything at all.", 0.0, id="a-question-of-stopwords-only"),
+    ],
+)  # fmt: skip
+def test_question_terms_in_passages(question, passages, expected):
+    assert question_terms_in_passages(question, passages) == expected
+
+
 # -- confidence -------------------------------------------------------------------------------------------------
 
 
@@ -484,7 +521,10 @@ async def test_without_passages_rag_skips_the_grounding_call_and_diagnoses_a_ret
 
 
 async def test_irrelevant_passages_diagnose_a_retrieval_miss():
-    result, _ = await judge(Script(uniform(0.6), grounding(passages_relevant=False, is_grounded=False)))
+    off_topic = [{"id": "S9", "content": "Bananas grow in tropical climates and are rich in potassium."}]
+    result, _ = await judge(
+        Script(uniform(0.6), grounding(passages_relevant=False, is_grounded=False)), sources=off_topic
+    )
     assert result.diagnosis == "retrieval_miss"
     assert "the passages do not address the question: improve retrieval" in result.issues
 
