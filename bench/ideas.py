@@ -144,14 +144,20 @@ async def main_async(args: argparse.Namespace) -> Path:
         )
         embedded.load_sync()
         backend, model = embedded, embedded.model_name
-    rows = [await run_strategy(backend, strategy, count, args.concurrency) for strategy in ("per_metric", "joint")]
+    strategies = args.strategies.split(",")
+    rows: list[dict[str, Any]] = []
+    for strategy in strategies:
+        rows.append(await run_strategy(backend, strategy, count, args.concurrency))
+        # Written after each strategy: a long model run that is cut off keeps what it measured.
+        run.write({"model": model, "concurrency": args.concurrency, "complete": len(rows) == len(strategies),
+                   "results": rows})  # fmt: skip
     say(f"## score_candidates, LLM path: {count} ideas × 4 criteria ({model}, limiter {args.concurrency})")
     headers = ["strategy", "LLM calls", "wall s", "sum of calls s", "wall / sum", "prompt tokens", "reused",
                "completion", "unscored", "selected"]  # fmt: skip
     keys = ["strategy", "llm_calls", "wall_s", "sum_of_calls_s", "wall_over_sum", "prompt_tokens",
             "cached_prompt_tokens", "completion_tokens", "unscored"]  # fmt: skip
     say(table(headers, [[r[k] for k in keys] + [", ".join(r["selected"])] for r in rows]))
-    path = run.write({"model": model, "concurrency": args.concurrency, "results": rows})
+    path = run.out_dir / "ideas.json"
     say(f"written to {path}")
     return path
 
@@ -162,6 +168,7 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--smoke", action="store_true", help=f"{SMOKE_IDEAS} ideas on the scripted model")
     parser.add_argument("--ideas", type=int, default=len(IDEAS), help=f"how many ideas (default {len(IDEAS)})")
     parser.add_argument("--concurrency", type=int, default=2, help="the limiter and llama.cpp slots (default 2)")
+    parser.add_argument("--strategies", default="per_metric,joint", help="comma-separated (default per_metric,joint)")
     parser.add_argument("--model-path", default=None, help="a GGUF file (default: the embedded default model)")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="results directory")
     args = parser.parse_args(argv)
