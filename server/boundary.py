@@ -273,6 +273,9 @@ def register_tool(
                         # Committed before the client hears of the result: a reported judgment is never lost.
                         structured = await recorder.record(result)
                 text = _render_text(result, text_renderer)
+                if getattr(result, "cached", False):
+                    # A person reading the chat should know no model judged this call.
+                    text += f"\n(served from the ledger: {result.evaluation_id}; no model call; no_cache re-judges)"
             except GavelError as exc:
                 log.info("tool call refused", error=str(exc), error_type=type(exc).__name__)
                 raise ToolError(str(exc)) from exc

@@ -16,6 +16,7 @@ from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
+from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.rubrics import Rubric
 
 DEFAULT_RUBRIC = "clinical-assessment"
@@ -67,7 +68,8 @@ class EvaluationResult(ToolResult):
     low_metrics: list[str] = Field(description="Metric ids that scored below the threshold.")
     unscored_metrics: list[str] = Field(description="Metric ids the judge gave no valid score for.")
     passed: bool | None = Field(
-        description="True when every metric reaches the threshold; null when any metric is unscored."
+        description="True when every metric reaches the threshold; null when any metric is unscored, or when "
+        "text aimed at the judge was found (see flags): a pass is never taken on the model's word alone then."
     )
     pass_threshold: float
     scale: ScaleInfo
@@ -110,7 +112,12 @@ def summarize(
     low = [s.metric for s in scored if s.score is not None and _is_low(s.score, threshold, rubric)]
     average = sum(s.score for s in scored if s.score is not None) / len(scored) if scored else None
     passed: bool | None = None if unscored else not low
-    if passed is None:
+    if passed and PROMPT_INJECTION_FLAG in flags:
+        # As for RAG answers: a text that addresses its judge (in refine_until_pass, a writer that graded its
+        # own revision with "Scored 4/5" lines) does not pass on the model's word alone.
+        passed = None
+        verdict = "not passed on the model's word alone: text aimed at the judge was found; have a person check it"
+    elif passed is None:
         verdict = f"not decided: {len(unscored)} metric(s) unscored ({', '.join(unscored)})"
     elif passed:
         verdict = "passed"

@@ -189,6 +189,15 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         re.compile(r"(?m)^[ \t{,]{0,6}\"(?:score|overall_score|quality_score|rating)\"[ \t]*:[ \t]*-?\d+(?:\.\d+)?"),
     ),
     (
+        # The shape of Gavel's own feedback ("- specificity: Scored 3/5. <why>"): a text that grades itself
+        # this way (seen from the embedded default as refine_until_pass's writer) is addressing its judge.
+        "fake grading line",
+        re.compile(
+            r"(?mi)^[ \t*#>_-]{0,6}[a-z][\w ]{0,40}[ \t*_]{0,3}:[ \t*_]{0,3}"
+            r"scored[ \t]+\d+(?:\.\d+)?[ \t]*/[ \t]*\d+\."
+        ),
+    ),
+    (
         "fake verdict JSON",
         re.compile(
             r"\{[^{}]{0,2000}?\"(?:explanation|reasoning|rationale|justification)\"[^{}]{0,2000}?"

@@ -155,6 +155,15 @@ async def test_an_identical_request_is_served_from_the_ledger_with_no_model_call
     assert two["evaluation_id"] == one["evaluation_id"]
 
 
+async def test_a_served_judgment_says_so_in_its_text_for_the_person_reading_the_chat(rig: Rig) -> None:
+    rig.use()
+    async with mcp.Client(rig.server) as client:
+        await client.call_tool("evaluate_assessment", evaluate_args())
+        served = await client.call_tool("evaluate_assessment", evaluate_args())
+    text = served.content[0].text
+    assert f"served from the ledger: {served.structured_content['evaluation_id']}; no model call" in text
+
+
 async def test_a_served_judgment_keeps_its_id_and_the_served_call_is_recorded_naming_it(rig: Rig) -> None:
     one, two, _, _ = await call_twice(rig, "evaluate_assessment", evaluate_args())
     latest = rig.store().recent(limit=1)[0]

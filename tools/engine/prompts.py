@@ -78,15 +78,22 @@ def strip_echo(text: str, blocks: Mapping[str, str], nonce: str) -> str:
     """A generated text without the material it echoed back from its own prompt.
 
     Small models (the embedded default among them) often copy the prompt's delimited blocks before they
-    write. A block carrying this call's nonce and one of its labels is an echo and goes; any other line
-    with this call's nonce is a delimiter the model wrapped its own text in, so only that line goes.
-    Judged text cannot hold a delimiter (`neutralize`), so nothing the caller wrote is ever cut.
+    write, and sometimes write their text inside a copied block. A block carrying this call's nonce and one
+    of its labels loses the material it repeats and keeps what the model added or changed; any other line
+    with this call's nonce is a delimiter the model wrapped its own text in, so only that line goes. Judged
+    text cannot hold a delimiter (`neutralize`), so nothing the caller wrote is ever mistaken for one.
     """
-    for label in blocks:
+    for label, content in blocks.items():
         safe = re.escape(_safe_label(label))
-        text = re.sub(rf"<<<BEGIN {safe} {nonce}>>>.*?<<<END {safe} {nonce}>>>", "", text, flags=re.DOTALL)
+        original = neutralize(content).strip()
+
+        def added(match: re.Match[str], original: str = original) -> str:
+            inner = match.group(1).strip()
+            return inner.removeprefix(original).strip()
+
+        text = re.sub(rf"<<<BEGIN {safe} {nonce}>>>(.*?)<<<END {safe} {nonce}>>>", added, text, flags=re.DOTALL)
     text = re.sub(rf"^.*<<<(?:BEGIN|END) \S+ {nonce}>>>.*$", "", text, flags=re.MULTILINE)
-    return text.strip()
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 def data_section(blocks: Mapping[str, str], nonce: str) -> str:

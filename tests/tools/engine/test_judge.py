@@ -261,6 +261,16 @@ async def test_a_generated_text_loses_the_prompt_material_it_echoed_and_keeps_it
     assert generated.text == "Revised:\nSleep: wakes at 4 a.m. for three weeks."
 
 
+async def test_a_generated_text_written_inside_an_echoed_block_keeps_what_the_model_added():
+    def reply(request):
+        nonce = request.messages[1].content.split("<<<BEGIN task ")[1][:8]
+        return f"<<<BEGIN task {nonce}>>>\nWrite it.\n\n| symptom | weeks |\n| sleep | 3 |\n<<<END task {nonce}>>>"
+
+    judge, _ = make_judge(reply)
+    generated = await judge.generate(data={"task": "Write it."}, instruction="Revise it.")
+    assert generated.text == "| symptom | weeks |\n| sleep | 3 |"
+
+
 async def test_a_generated_text_the_model_wrapped_in_a_delimiter_of_its_own_keeps_its_content():
     def reply(request):
         nonce = request.messages[1].content.split("<<<BEGIN transcript ")[1][:8]
