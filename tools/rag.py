@@ -825,6 +825,7 @@ def _issues(
     unknown: list[str],
     injection: list[str],
     error: str | None,
+    on_topic: float = 0.0,
 ) -> list[str]:
     rubric, rules = prepared.rubric, prepared.rules
     issues: list[str] = []
@@ -845,7 +846,7 @@ def _issues(
             "no passages were given: send the retrieved passages, or use DIAGNOSTIC for answers without retrieval"
         )
     if grounding is not None:
-        if rules.sources_expected and not grounding.passages_relevant:
+        if rules.sources_expected and not grounding.passages_relevant and on_topic < _PASSAGES_ON_TOPIC:
             issues.append("the passages do not address the question: improve retrieval")
         if grounding.contradicts_passages:
             issues.append("the answer contradicts the passages")
@@ -928,6 +929,7 @@ def _assemble(
         )
 
     accuracy = scores.get("accuracy")
+    on_topic = question_terms_in_passages(prepared.question, prepared.passages)
     diagnosis, diagnosis_reason = diagnose(
         verdict=verdict,
         rules=rules,
@@ -935,14 +937,14 @@ def _assemble(
         grounding=grounding,
         accuracy=accuracy.score if accuracy is not None else None,
         pass_threshold=rubric.pass_threshold,
-        on_topic=question_terms_in_passages(prepared.question, prepared.passages),
+        on_topic=on_topic,
     )
     if held_back and diagnosis == "ok":
         diagnosis_reason = "no retrieval or grounding fault found; held back only because of suspected prompt injection"
     confidence, confidence_source = confidence_of(list(scores.values()), rubric, prepared.samples, grounding)
     issues = _issues(
         prepared=prepared, scores=scores, grounding=grounding, grounding_error=grounding_error,
-        has_sources=has_sources, unknown=unknown, injection=injection, error=error,
+        has_sources=has_sources, unknown=unknown, injection=injection, error=error, on_topic=on_topic,
     )  # fmt: skip
     who = f"{item.agent_name}: " if item.agent_name else ""
     summary = (

@@ -529,6 +529,12 @@ async def test_irrelevant_passages_diagnose_a_retrieval_miss():
     assert "the passages do not address the question: improve retrieval" in result.issues
 
 
+async def test_on_topic_passages_judged_irrelevant_are_not_reported_as_a_retrieval_problem():
+    result, _ = await judge(Script(uniform(0.3), grounding(passages_relevant=False, is_grounded=False)))
+    assert result.diagnosis != "retrieval_miss"
+    assert "the passages do not address the question: improve retrieval" not in result.issues
+
+
 async def test_an_answer_from_parametric_knowledge_is_unsupported_by_context():
     result, _ = await judge(Script(uniform(0.75), UNGROUNDED))
     assert result.verdict == "needs_improvement"
