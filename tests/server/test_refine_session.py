@@ -1,0 +1,58 @@
+"""refine_until_pass through a real in-memory MCP session: progress per iteration and cancellation of the loop."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anyio
+import mcp
+
+from tests.reliability.support import schema_reply, scripted_server
+from tests.support.scripted import ScriptedBackend
+
+LOOP = {"draft": "Low mood.", "source": "Patient: low mood for three weeks.", "max_iterations": 3}
+
+
+def never_passing_model(latency_s: float = 0.0) -> ScriptedBackend:
+    """Judges every metric at the bottom of the scale, so the loop runs to max_iterations; writes a short text."""
+    return ScriptedBackend(default=lambda request: schema_reply(request, "min"), latency_s=latency_s)
+
+
+async def test_the_client_receives_a_progress_notification_per_iteration_with_the_average_and_low_metrics() -> None:
+    server, _ = scripted_server(never_passing_model())
+    events: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        events.append((value, total, message))
+
+    async with mcp.Client(server) as client:
+        result = await client.call_tool("refine_until_pass", LOOP, progress_callback=progress)
+    assert result.is_error is False
+    data: dict[str, Any] = result.structured_content or {}
+    assert data["stop_reason"] == "max_iterations"
+    assert [value for value, _, _ in events] == [0, 1, 2, 3]
+    assert {total for _, total, _ in events} == {3}
+    assert all(message and "average" in message and "specificity" in message for _, _, message in events)
+
+
+async def test_cancelling_a_refinement_stops_the_loop_and_its_model_calls() -> None:
+    backend = never_passing_model(latency_s=0.05)
+    server, _ = scripted_server(backend)
+    async with mcp.Client(server) as client:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(client.call_tool, "refine_until_pass", {**LOOP, "max_iterations": 20})
+            with anyio.fail_after(10):
+                while len(backend.requests) < 6:  # noqa: ASYNC110 - the scripted backend signals nothing
+                    await anyio.sleep(0.01)
+            tg.cancel_scope.cancel()
+        stopped_at = len(backend.requests)
+        cancelled = time.monotonic()
+        with anyio.fail_after(5):
+            while backend.in_flight:  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+        await anyio.sleep(0.3)
+        assert len(backend.requests) <= stopped_at + 4, "the cancelled loop kept calling the model"
+        assert time.monotonic() - cancelled < 5
+        after = await client.call_tool("evaluate_assessment", {"assessment": "Low mood."})
+    assert after.is_error is False
