@@ -261,24 +261,22 @@ async def test_a_generated_text_loses_the_prompt_material_it_echoed_and_keeps_it
     assert generated.text == "Revised:\nSleep: wakes at 4 a.m. for three weeks."
 
 
-async def test_a_generated_text_written_inside_an_echoed_block_keeps_what_the_model_added():
+@pytest.mark.parametrize(
+    ("block_label", "written", "expected"),
+    [
+        pytest.param("task", "Write it.\n\n| symptom | weeks |\n| sleep | 3 |", "| symptom | weeks |\n| sleep | 3 |",
+                     id="inside-an-echoed-block-keeps-what-the-model-added"),
+        pytest.param("revised", "The new text.", "The new text.", id="inside-a-delimiter-of-its-own-keeps-its-content"),
+    ],
+)  # fmt: skip
+async def test_a_generated_text_in_a_delimited_block_keeps_the_models_own_words(block_label, written, expected):
     def reply(request):
         nonce = request.messages[1].content.split("<<<BEGIN task ")[1][:8]
-        return f"<<<BEGIN task {nonce}>>>\nWrite it.\n\n| symptom | weeks |\n| sleep | 3 |\n<<<END task {nonce}>>>"
+        return f"<<<BEGIN {block_label} {nonce}>>>\n{written}\n<<<END {block_label} {nonce}>>>"
 
     judge, _ = make_judge(reply)
     generated = await judge.generate(data={"task": "Write it."}, instruction="Revise it.")
-    assert generated.text == "| symptom | weeks |\n| sleep | 3 |"
-
-
-async def test_a_generated_text_the_model_wrapped_in_a_delimiter_of_its_own_keeps_its_content():
-    def reply(request):
-        nonce = request.messages[1].content.split("<<<BEGIN transcript ")[1][:8]
-        return f"<<<BEGIN revised {nonce}>>>\nThe new text.\n<<<END revised {nonce}>>>"
-
-    judge, _ = make_judge(reply)
-    generated = await judge.generate(data={"transcript": "T"}, instruction="Revise it.")
-    assert generated.text == "The new text."
+    assert generated.text == expected
 
 
 async def test_a_generator_that_only_echoes_its_prompt_fails_visibly_as_empty():
