@@ -29,6 +29,7 @@ from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
+from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.rubrics import Metric, Rubric
 
 DEFAULT_TOP_K = 3
@@ -42,6 +43,10 @@ NARRATIVE_MAX_TOKENS = 220
 KEY_POINTS_MAX_TOKENS = 400
 # How many selected candidates get a narrative or key points (each costs a model call).
 MODEL_EXTRAS_MAX = 50
+HELD_BACK_REASON = (
+    "text aimed at the judge was found (prompt_injection_suspected): not accepted on the model's word alone; "
+    "have a person check it"
+)
 DEFAULT_KEY_POINTS_INSTRUCTION = (
     "List 3 to 5 short key points that make this {subject} a strong choice, each one line, drawn from the "
     "{subject} itself."
@@ -710,7 +715,11 @@ def _apply_judgments(
         scored.scores[index] = total
         average = sum(raw.values()) / len(raw)
         scored.averages[index] = average
-        if plan.threshold is not None and _is_low(average, plan.threshold, rubric):
+        if PROMPT_INJECTION_FLAG in judgment.flags:
+            # As for RAG answers and assessments: a candidate whose text addresses its judge is not accepted on
+            # the model's word alone (measured on the embedded default: such text raised its score).
+            scored.rejected[index] = [HELD_BACK_REASON]
+        elif plan.threshold is not None and _is_low(average, plan.threshold, rubric):
             reasons = [f"rubric average {average:.2f} is below the accept threshold {plan.threshold:g}"]
             for s in judgment.scores:
                 if s.score is not None and _is_low(s.score, plan.threshold, rubric):
@@ -880,11 +889,15 @@ async def _judge_phase(
         )
         warnings.append(message)
         log.append(message[0].upper() + message[1:] + ".")
-    if scored.rejected and plan.threshold is not None:
-        ids = [scored.ids[i] for i in scored.rejected]
+    low = [i for i, reasons in scored.rejected.items() if reasons != [HELD_BACK_REASON]]
+    if low and plan.threshold is not None:
+        ids = [scored.ids[i] for i in low]
         log.append(
             f"Rejected {len(ids)} candidate(s) whose rubric average is below {plan.threshold:g}: {_id_list(ids)}."
         )
+    held = [scored.ids[i] for i, reasons in scored.rejected.items() if reasons == [HELD_BACK_REASON]]
+    if held:
+        log.append(f"Rejected {len(held)} candidate(s) whose text addresses the judge: {_id_list(held)}.")
     if scored.flagged:
         warnings.append(
             "possible prompt injection in the text of: " + _id_list([scored.ids[i] for i in scored.flagged])
