@@ -595,6 +595,11 @@ def question_terms_in_passages(question: str, passages: str | None) -> float:
     return len(terms & present) / len(terms)
 
 
+def _passages_address_question(grounding: GroundingCheck, on_topic: float) -> bool:
+    """The judge's word, overruled when the passages hold most of the question's terms (`on_topic`)."""
+    return grounding.passages_relevant or on_topic >= _PASSAGES_ON_TOPIC
+
+
 def diagnose(
     *,
     verdict: Verdict,
@@ -625,7 +630,7 @@ def diagnose(
         # Passages that an answer can contradict do speak to it: the fault is the answer, whatever the
         # judge said about their relevance (small judges often call them irrelevant to a wrong answer).
         return "answer_miss", "the passages address the question but the answer contradicts them; fix the answer"
-    relevant = grounding is not None and (grounding.passages_relevant or on_topic >= _PASSAGES_ON_TOPIC)
+    relevant = grounding is not None and _passages_address_question(grounding, on_topic)
     if rules.sources_expected and grounding is not None and not relevant:
         return "retrieval_miss", "the passages do not address the question; retrieve better passages"
     if (
@@ -846,7 +851,7 @@ def _issues(
             "no passages were given: send the retrieved passages, or use DIAGNOSTIC for answers without retrieval"
         )
     if grounding is not None:
-        if rules.sources_expected and not grounding.passages_relevant and on_topic < _PASSAGES_ON_TOPIC:
+        if rules.sources_expected and not _passages_address_question(grounding, on_topic):
             issues.append("the passages do not address the question: improve retrieval")
         if grounding.contradicts_passages:
             issues.append("the answer contradicts the passages")

@@ -8,19 +8,13 @@ from typing import Any
 import anyio
 import mcp
 
-from tests.reliability.support import schema_reply, scripted_server
-from tests.support.scripted import ScriptedBackend
+from tests.reliability.support import scripted_server, worst_model
 
 LOOP = {"draft": "Low mood.", "source": "Patient: low mood for three weeks.", "max_iterations": 3}
 
 
-def never_passing_model(latency_s: float = 0.0) -> ScriptedBackend:
-    """Judges every metric at the bottom of the scale, so the loop runs to max_iterations; writes a short text."""
-    return ScriptedBackend(default=lambda request: schema_reply(request, "min"), latency_s=latency_s)
-
-
 async def test_the_client_receives_a_progress_notification_per_iteration_with_the_average_and_low_metrics() -> None:
-    server, _ = scripted_server(never_passing_model())
+    server, _ = scripted_server(worst_model())  # never passes: the loop runs to the end
     events: list[tuple[float, float | None, str | None]] = []
 
     async def progress(value: float, total: float | None, message: str | None) -> None:
@@ -37,7 +31,7 @@ async def test_the_client_receives_a_progress_notification_per_iteration_with_th
 
 
 async def test_cancelling_a_refinement_stops_the_loop_and_its_model_calls() -> None:
-    backend = never_passing_model(latency_s=0.05)
+    backend = worst_model(latency_s=0.05)
     server, _ = scripted_server(backend)
     async with mcp.Client(server) as client:
         async with anyio.create_task_group() as tg:

@@ -256,11 +256,17 @@ class Judge:
         blocks.update(context)
         nonce = prompts.nonce_for(blocks)
         shared = prompts.data_section(blocks, nonce)
+        evidence = {m.id: _evidence_for(m, has_source=bool(source), has_context=bool(context)) for m in metrics}
         # A metric not judged against the source (relevance, coherence) sees the context (the question)
         # first and then the judged text, nothing else. Measured on the embedded default: shown the
         # passages as well, it judged the passages instead of the answer ("Bananas are rich in potassium"
-        # scored 1.0 for relevance to an Eiffel Tower question) in every block order tried.
-        sourceless = prompts.data_section({**context, rubric.prompt.subject: subject}, nonce)
+        # scored 1.0 for relevance to an Eiffel Tower question) in every block order tried. Built only when
+        # such a metric is judged: the judged text may be long, and neutralizing it costs a pass.
+        sourceless = (
+            prompts.data_section({**context, rubric.prompt.subject: subject}, nonce)
+            if any(e != "source" for e in evidence.values())
+            else shared
+        )
         system = prompts.prompt_set().text["system"]
         tally = _Tally()
         seeds = self._seeds(samples)
@@ -278,13 +284,12 @@ class Judge:
         else:
             async with anyio.create_task_group() as tg:
                 for metric in metrics:
-                    evidence = _evidence_for(metric, has_source=bool(source), has_context=bool(context))
                     for seed in seeds:
                         tg.start_soon(
                             self._metric_sample,
-                            rubric, metric, system, shared if evidence == "source" else sourceless,
+                            rubric, metric, system, shared if evidence[metric.id] == "source" else sourceless,
                             context_instructions, seed, temperature, model, tally, per_metric[metric.id],
-                            evidence,
+                            evidence[metric.id],
                         )  # fmt: skip
 
         scores = []
