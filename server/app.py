@@ -23,7 +23,7 @@ from mcp.server.mcpserver.resources import TextResource
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, InputRequiredResult
 
-from gavel.server.boundary import DepsFactory, attach_ledger, ledger_for
+from gavel.server.boundary import BoundaryServer, DepsFactory, attach_ledger, ledger_for
 from gavel.server.settings import Settings
 from gavel.tools.engine.config import Limits
 from gavel.tools.errors import UnknownRubric
@@ -278,7 +278,7 @@ def build_server(
 
         register_tools = register_all_tools
     text = load_server_text()
-    server: MCPServer[Any] = MCPServer(
+    server: MCPServer[Any] = BoundaryServer(
         SERVER_NAME,
         title="Gavel",
         description="A judge for agents: rubric scoring, self-refinement, RAG verdicts and candidate selection.",

@@ -31,7 +31,7 @@ import structlog
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, SkipValidation, ValidationError
 from pydantic.fields import FieldInfo
 
@@ -56,6 +56,28 @@ _QUOTE_CHARS = 60
 
 # The evaluation ledger of each built server (see `attach_ledger`); weak so a discarded server frees its ledger.
 _LEDGERS: weakref.WeakKeyDictionary[MCPServer[Any], Ledger] = weakref.WeakKeyDictionary()
+# The request model of each tool `register_tool` published, per server (see `BoundaryServer`).
+_REQUEST_MODELS: weakref.WeakKeyDictionary[MCPServer[Any], dict[str, type[BaseModel]]] = weakref.WeakKeyDictionary()
+
+
+class BoundaryServer(MCPServer[Any]):
+    """An `MCPServer` whose boundary tools report a missing argument in the boundary's own format.
+
+    The SDK validates the arguments with its own model before the wrapper runs. `SkipValidation` lets every
+    value through, but a missing required argument is still refused there, in pydantic's raw text naming an
+    internal '<tool>Arguments' model. The request model is checked first instead, so the caller reads
+    'assessment: is required' like every other argument error.
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        request_model = _REQUEST_MODELS.get(self, {}).get(name)
+        if request_model is not None and any(
+            field.is_required() and key not in arguments for key, field in request_model.model_fields.items()
+        ):
+            _validate_request(request_model, arguments, arguments)  # raises ToolError naming every bad field
+        return await super().call_tool(name, arguments, context)
 
 
 def attach_ledger(server: MCPServer[Any], ledger: Ledger | None) -> None:
@@ -306,6 +328,7 @@ def register_tool(
         _CONTEXT_PARAM: Context,
         "return": return_annotation,
     }
+    _REQUEST_MODELS.setdefault(server, {})[name] = request_model
     server.add_tool(
         call,
         name=name,

@@ -206,11 +206,6 @@ async def test_an_inline_rubric_beyond_the_size_limit_is_refused_before_any_mode
     assert len(backend.requests) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server/boundary.py: a missing required argument is refused by the SDK's own argument model, in "
-    "pydantic's raw format naming the internal '<tool>Arguments' model (reported)",
-)
 async def test_a_missing_required_argument_is_reported_in_the_boundarys_own_format(
     limited: tuple[MCPServer[Any], ScriptedBackend],
 ) -> None:
