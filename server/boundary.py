@@ -35,6 +35,7 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import BaseModel, Field, SkipValidation, ValidationError
 from pydantic.fields import FieldInfo
 
+from gavel.server.inflight import admit
 from gavel.server.logging import bind_request_context
 from gavel.server.sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.tools.common import ToolResult
@@ -279,7 +280,8 @@ def register_tool(
                     deps = recorder.wrap(deps)
                 log.info("tool call started")
                 try:
-                    result = await impl(request, deps)
+                    with admit(server):
+                        result = await impl(request, deps)
                 except CacheHit as hit:
                     result, structured = hit.result, hit.structured
                 except BaseExceptionGroup as group:

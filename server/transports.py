@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gavel.server.auth import BearerAuthMiddleware, check_bind, is_loopback
 from gavel.server.http_defaults import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY_BYTES, SHUTDOWN_TIMEOUT_S
+from gavel.server.inflight import close_gate, lifeline
 
 log = structlog.get_logger("gavel.transport")
 
@@ -109,6 +111,8 @@ def build_http_app(server: MCPServer[Any], options: HttpOptions) -> ASGIApp:
             transport_security=security,
             host=options.host,
         )
+        if options.stateless:
+            inner = _CancelOnDisconnect(inner)
     app: ASGIApp = RequestBodyLimitMiddleware(inner, options.max_body_bytes)
     if options.auth_token:
         app = BearerAuthMiddleware(app, options.auth_token)
@@ -152,6 +156,74 @@ class _OneResponseOnly:
             await send(message)
 
         await self.app(scope, receive, send_once)
+
+
+class _CancelOnDisconnect:
+    """Stateless mode: a client that disconnects takes its calls with it.
+
+    A stateless request has no session to resume, so a result whose connection is gone can never be
+    delivered. Nothing in the SDK reads the request's channel once the body is in, so a watcher does,
+    and the disconnect cancels the request's calls. (Stateful sessions may resume, so there the spec
+    has the server carry on.)
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with lifeline() as line:
+            gone = anyio.Event()
+            watching = False
+            disconnect: Message = {"type": "http.disconnect"}
+
+            async def watch() -> None:
+                nonlocal disconnect
+                # After the body, the only message left on the channel is the disconnect.
+                disconnect = await receive()
+                line.cut()
+                gone.set()
+
+            async with anyio.create_task_group() as tg:
+
+                async def watched_receive() -> Message:
+                    nonlocal watching
+                    if watching:
+                        await gone.wait()
+                        return disconnect
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        line.cut()
+                    elif not message.get("more_body", False):
+                        watching = True
+                        tg.start_soon(watch)
+                    return message
+
+                await self.app(scope, watched_receive, send)
+                tg.cancel_scope.cancel()
+
+
+class _GracefulServer(uvicorn.Server):
+    """uvicorn, but the tool calls in flight are finished or ended as error results before it stops.
+
+    Left to itself, uvicorn cancels a request that outlives its graceful window, logs that at error level
+    with a traceback, and the client gets HTTP 500. Instead, new calls are refused at once, those in
+    flight get half the window to finish, and the rest are cancelled so that each answers its client
+    with an ordinary error result; uvicorn then finds only finished requests.
+    """
+
+    def __init__(self, config: uvicorn.Config, server: MCPServer[Any], grace_s: float) -> None:
+        super().__init__(config)
+        self._mcp_server = server
+        self._grace_s = grace_s
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        cancelled = await close_gate(self._mcp_server, self._grace_s)
+        if cancelled:
+            log.info("ended calls still in flight at shutdown", calls=cancelled)
+        await super().shutdown(sockets)
 
 
 class _ShutdownHookMiddleware:
@@ -226,7 +298,7 @@ def run_http(server: MCPServer[Any], options: HttpOptions) -> None:
             hint="add the name clients use with --allow-host",
         )
     with _quiet_signal_exit() as received:
-        uvicorn.Server(config).run()
+        _GracefulServer(config, server, grace_s=options.shutdown_timeout_s / 2).run()
     if received:
         log.info("stopped", signal=signal.Signals(received[0]).name)
 
