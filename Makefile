@@ -4,6 +4,7 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+BENCH_VENV := .venv-bench
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
 .PHONY: demo test lint bench bench-smoke clean
@@ -17,6 +18,12 @@ $(VENV)/.installed: $(VENV)/.created pyproject.toml
 	$(PIP) install -e '.[embedded,test]'
 	touch $@
 
+# The peers (RAGAS, DeepEval) for `make bench`, in a venv of their own: their pins must not touch Gavel's.
+$(BENCH_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip --disable-pip-version-check -q install -e '.[bench]'
+	touch $@
+
 demo: $(VENV)/.installed
 	$(VENV)/bin/gavel demo
 
@@ -27,11 +34,11 @@ lint: $(VENV)/.installed
 test: lint
 	$(PY) -m pytest -q
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed $(BENCH_VENV)/.installed
 	$(PY) -m bench.run
 
 bench-smoke: $(VENV)/.installed
 	$(PY) -m bench.run --smoke
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info
