@@ -64,6 +64,13 @@ IDEAS: list[tuple[str, str]] = [
     ("Offline model bundle", "Ship a 0.5B model in a wheel for machines with under 4 GB of memory and report "
      "its agreement against the 1.5B default."),
 ]  # fmt: skip
+# Written as concrete ideas (a mechanism and a measurement); the other ten are vague or far-fetched. Fixed with
+# the list, before any run: the judge's ranking is checked against it, never the other way round.
+CONCRETE = frozenset({
+    "Prompt-prefix cache", "Label-agreement CI gate", "Citation checker", "Rubric linter", "Self-consistency budget",
+    "Injection canaries", "Per-rubric few-shot", "Ledger diff view", "Streaming partial verdicts",
+    "Offline model bundle",
+})  # fmt: skip
 SMOKE_IDEAS = 4
 SMOKE_LATENCY_S = 0.05
 
@@ -93,6 +100,26 @@ class TimedBackend:
         await self.inner.aclose()
 
 
+def separation(scores: dict[str, float | None], concrete: set[str]) -> dict[str, Any]:
+    """How well the judge's scores put the concrete ideas above the weak ones.
+
+    Pairwise: over every (concrete, weak) pair both scored, 1 when the concrete one scores higher, 0.5 for a tie.
+    Top half: how many of the best-scored half are concrete (ties broken by input order, as the tool ranks).
+    """
+    scored = {i: v for i, v in scores.items() if v is not None}
+    good = [v for i, v in scored.items() if i in concrete]
+    weak = [v for i, v in scored.items() if i not in concrete]
+    pairs = [1.0 if g > w else 0.5 if g == w else 0.0 for g in good for w in weak]
+    ranked = sorted(scored, key=lambda i: -scored[i])  # stable: input order among ties
+    half = len(ranked) // 2
+    return {
+        "concrete_over_weak": round(sum(pairs) / len(pairs), 3) if pairs else None,
+        "pairs": len(pairs),
+        "concrete_in_top_half": sum(1 for i in ranked[:half] if i in concrete),
+        "top_half": half,
+    }
+
+
 def candidates(count: int) -> list[dict[str, Any]]:
     return [{"id": f"idea-{i:02d}", "title": title, "text": text} for i, (title, text) in enumerate(IDEAS[:count])]
 
@@ -110,6 +137,7 @@ async def run_strategy(inner: Backend, strategy: str, count: int, concurrency: i
     result = await score_candidates(request, deps)
     wall = time.perf_counter() - started
     scores = {e["id"]: e["judge_score"] for e in result.ranking}
+    concrete = {c["id"] for c in request.candidates if c["title"] in CONCRETE}
     statuses = [e["status"] for e in result.ranking]
     usage = result.usage
     return {
@@ -125,6 +153,7 @@ async def run_strategy(inner: Backend, strategy: str, count: int, concurrency: i
         "unscored": statuses.count("unscored"),
         "rejected": statuses.count("rejected"),
         "selected": [p.id for p in result.selected],
+        "separation": separation(scores, concrete),
         "judge_scores": scores,
     }
 
@@ -153,10 +182,16 @@ async def main_async(args: argparse.Namespace) -> Path:
                    "results": rows})  # fmt: skip
     say(f"## score_candidates, LLM path: {count} ideas × 4 criteria ({model}, limiter {args.concurrency})")
     headers = ["strategy", "LLM calls", "wall s", "sum of calls s", "wall / sum", "prompt tokens", "reused",
-               "completion", "unscored", "selected"]  # fmt: skip
+               "completion", "unscored", "concrete > weak", "concrete in top half", "selected"]  # fmt: skip
     keys = ["strategy", "llm_calls", "wall_s", "sum_of_calls_s", "wall_over_sum", "prompt_tokens",
             "cached_prompt_tokens", "completion_tokens", "unscored"]  # fmt: skip
-    say(table(headers, [[r[k] for k in keys] + [", ".join(r["selected"])] for r in rows]))
+    say(table(headers, [
+        [r[k] for k in keys]
+        + [r["separation"]["concrete_over_weak"],
+           f"{r['separation']['concrete_in_top_half']} of {r['separation']['top_half']}",
+           ", ".join(r["selected"])]
+        for r in rows
+    ]))  # fmt: skip
     path = run.out_dir / "ideas.json"
     say(f"written to {path}")
     return path
