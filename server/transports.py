@@ -121,14 +121,8 @@ def build_http_app(server: MCPServer[Any], options: HttpOptions) -> ASGIApp:
     return app
 
 
-class _OneResponseOnly:
-    """Turns a second response on a request into the end of the first.
-
-    The SDK's SSE endpoint sends an empty response after its event stream ends. When shutdown cut the
-    stream, that second `http.response.start` arrives while the first response is still open, and uvicorn
-    logs an error with a traceback for what is a normal disconnect; closing the first response instead is
-    what the endpoint means.
-    """
+class _HttpMiddleware:
+    """An ASGI wrapper that acts on HTTP requests and passes everything else (lifespan) straight through."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -137,6 +131,22 @@ class _OneResponseOnly:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        await self.handle(scope, receive, send)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raise NotImplementedError
+
+
+class _OneResponseOnly(_HttpMiddleware):
+    """Turns a second response on a request into the end of the first.
+
+    The SDK's SSE endpoint sends an empty response after its event stream ends. When shutdown cut the
+    stream, that second `http.response.start` arrives while the first response is still open, and uvicorn
+    logs an error with a traceback for what is a normal disconnect; closing the first response instead is
+    what the endpoint means.
+    """
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = completed = dropping = False
 
         async def send_once(message: Message) -> None:
@@ -158,7 +168,7 @@ class _OneResponseOnly:
         await self.app(scope, receive, send_once)
 
 
-class _CancelOnDisconnect:
+class _CancelOnDisconnect(_HttpMiddleware):
     """Stateless mode: a client that disconnects takes its calls with it.
 
     A stateless request has no session to resume, so a result whose connection is gone can never be
@@ -167,13 +177,7 @@ class _CancelOnDisconnect:
     has the server carry on.)
     """
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         with lifeline() as line:
             gone = anyio.Event()
             watching = False
