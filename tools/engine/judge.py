@@ -38,7 +38,11 @@ T = TypeVar("T", bound=BaseModel)
 
 EXPLANATION_MAX_CHARS = 300
 EVIDENCE_MAX_CHARS = 200
-METRIC_MAX_TOKENS = 200
+# A metric's reply may fill every string the requested schema allows, at as little as two characters a token
+# when it quotes names and numbers, plus the JSON around them. A fixed cap below that cut full-length replies
+# off and the metric ended unscored: measured on the agreement benchmark, where the accuracy metric quotes
+# HaluEval's long passages.
+REPLY_OVERHEAD_TOKENS = 50
 
 
 @dataclass
@@ -95,6 +99,12 @@ _EVIDENCE_FIELDS: dict[prompts.Evidence, tuple[tuple[str, str], ...]] = {
         ("answer_gives", "What the judged text gives, quoted."),
     ),
 }
+
+
+def metric_max_tokens(verdict: type[BaseModel]) -> int:
+    """The token cap for one metric's reply: room for every string its requested schema lets it fill."""
+    properties = _schema(verdict).get("properties", {})
+    return REPLY_OVERHEAD_TOKENS + sum(int(p.get("maxLength", 0)) for p in properties.values()) // 2
 
 
 def joint_model(rubric: Rubric, metrics: Sequence[Metric], *, evidence: prompts.Evidence = None) -> type[BaseModel]:
@@ -321,8 +331,8 @@ class Judge:
         verdict = verdict_model(rubric, evidence=evidence)
         user = shared + "\n\n" + prompts.metric_instruction(rubric, metric, context_instructions, evidence)
         request = self._request(
-            system, user, _schema(verdict), seed=seed, temperature=temperature, max_tokens=METRIC_MAX_TOKENS,
-            model=model,
+            system, user, _schema(verdict), seed=seed, temperature=temperature,
+            max_tokens=metric_max_tokens(verdict), model=model,
         )  # fmt: skip
         out.append(await self._ladder(rubric, verdict, request, seed, tally))
 
@@ -417,7 +427,7 @@ class Judge:
         user = shared + "\n\n" + prompts.joint_instruction(rubric, metrics, context_instructions, evidence)
         request = self._request(
             system, user, _schema(joint), seed=seed, temperature=temperature,
-            max_tokens=METRIC_MAX_TOKENS * len(metrics), model=model,
+            max_tokens=metric_max_tokens(verdict_model(rubric, evidence=evidence)) * len(metrics), model=model,
         )  # fmt: skip
         result = await self._structured_ladder(joint, request, tally, rubric)
         for metric in metrics:
