@@ -8,6 +8,8 @@ clamp. All calls of the process share one limiter.
 
 from __future__ import annotations
 
+import copy
+import functools
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -78,14 +80,21 @@ def verdict_model(rubric: Rubric, *, evidence: prompts.Evidence = None) -> type[
     The scale's bounds go into the JSON schema, so constrained decoding cannot leave the scale, and the
     same model rejects an out-of-scale score from a backend that does not constrain (never a clamp).
     """
-    score_type: Any = int if rubric.scale.integer else float
+    return _verdict_model(rubric.scale.integer, rubric.scale.min, rubric.scale.max, evidence)
+
+
+@functools.lru_cache(maxsize=256)
+def _verdict_model(integer: bool, low: float, high: float, evidence: prompts.Evidence) -> type[BaseModel]:
+    # Built once per scale and evidence: building a pydantic model and its JSON schema per model call was
+    # most of a scripted tool call's server time (bench.overhead).
+    score_type: Any = int if integer else float
     fields: dict[str, Any] = {}
     # Required in the requested schema (see `_schema`) but not for validation: a backend without
     # constrained decoding that skips the quotes still gave a usable score.
     for name, description in _EVIDENCE_FIELDS.get(evidence, ()):
         fields[name] = (str, Field(default="", max_length=EVIDENCE_MAX_CHARS * 2, description=description))
     fields["explanation"] = (str, Field(max_length=EXPLANATION_MAX_CHARS * 2, description="Short reasoning."))
-    fields["score"] = (score_type, Field(ge=rubric.scale.min, le=rubric.scale.max, description="The score."))
+    fields["score"] = (score_type, Field(ge=low, le=high, description="The score."))
     return create_model("MetricVerdict", __config__=ConfigDict(extra="ignore"), **fields)
 
 
@@ -103,18 +112,28 @@ _EVIDENCE_FIELDS: dict[prompts.Evidence, tuple[tuple[str, str], ...]] = {
 
 def metric_max_tokens(verdict: type[BaseModel]) -> int:
     """The token cap for one metric's reply: room for every string its requested schema lets it fill."""
-    properties = _schema(verdict).get("properties", {})
+    properties = _cached_schema(verdict, EXPLANATION_MAX_CHARS).get("properties", {})
     return REPLY_OVERHEAD_TOKENS + sum(int(p.get("maxLength", 0)) for p in properties.values()) // 2
 
 
 def joint_model(rubric: Rubric, metrics: Sequence[Metric], *, evidence: prompts.Evidence = None) -> type[BaseModel]:
     """One required property per metric id, so constrained decoding must produce each metric exactly once."""
-    item = verdict_model(rubric, evidence=evidence)
-    fields: dict[str, Any] = {m.id: (item, Field(description=m.name)) for m in metrics}
+    return _joint_model(verdict_model(rubric, evidence=evidence), tuple((m.id, m.name) for m in metrics))
+
+
+@functools.lru_cache(maxsize=256)
+def _joint_model(item: type[BaseModel], metrics: tuple[tuple[str, str], ...]) -> type[BaseModel]:
+    fields: dict[str, Any] = {metric_id: (item, Field(description=name)) for metric_id, name in metrics}
     return create_model("JointVerdict", __config__=ConfigDict(extra="ignore"), **fields)
 
 
 def _schema(model: type[BaseModel], max_chars: int = EXPLANATION_MAX_CHARS) -> dict[str, Any]:
+    # A copy: the request may be changed by a backend, the cached original never is.
+    return copy.deepcopy(_cached_schema(model, max_chars))
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_schema(model: type[BaseModel], max_chars: int) -> dict[str, Any]:
     schema = model.model_json_schema()
     # A tighter maxLength in the *requested* schema keeps small models from rambling to the token
     # limit; validation stays lenient (2x) so a slightly long explanation is not a failure.
