@@ -36,6 +36,12 @@ class Lifeline:
         self.gone = False
         self._scopes: set[anyio.CancelScope] = set()
 
+    def hold(self, scope: anyio.CancelScope) -> None:
+        self._scopes.add(scope)
+
+    def release(self, scope: anyio.CancelScope) -> None:
+        self._scopes.discard(scope)
+
     def cut(self) -> None:
         self.gone = True
         for scope in list(self._scopes):
@@ -91,13 +97,13 @@ def admit(server: MCPServer[Any]) -> Iterator[None]:
     with anyio.CancelScope() as scope:
         gate.scopes.add(scope)
         if line is not None:
-            line._scopes.add(scope)
+            line.hold(scope)
         try:
             yield
         finally:
             gate.leave(scope)
             if line is not None:
-                line._scopes.discard(scope)
+                line.release(scope)
     if scope.cancelled_caught:
         reason = SHUTTING_DOWN if gate.closed else CLIENT_GONE
         log.info("tool call stopped", reason=reason)
