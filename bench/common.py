@@ -15,6 +15,7 @@ import statistics
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -38,6 +39,9 @@ class Run:
     out_dir: Path
     smoke: bool
     load_before: list[float] = field(default_factory=load_average)
+    # Described when the run starts: the commit is the code that was imported, even if HEAD moves while a
+    # long model run is going (it did once, and a JSON named a fix its run had not loaded).
+    machine: dict[str, Any] = field(default_factory=describe)
 
     def write(self, payload: dict[str, Any]) -> Path:
         load_after = load_average()
@@ -45,7 +49,8 @@ class Run:
         document = {
             "benchmark": self.name,
             "smoke": self.smoke,
-            "machine": describe(),
+            "machine": self.machine,
+            "written": datetime.now(UTC).isoformat(timespec="seconds"),
             "load_average_before": self.load_before,
             "load_average_after": load_after,
             "machine_shared": peak > SHARED_LOAD,
