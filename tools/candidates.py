@@ -503,6 +503,8 @@ class _Scored:
     provenance: Provenance | None = None
     flags: set[str] = field(default_factory=set)
     flagged: list[int] = field(default_factory=list)
+    # Rejected because their text addresses the judge, whatever their scores (a subset of `rejected`).
+    held_back: list[int] = field(default_factory=list)
 
 
 def _score(scored: _Scored, index: int) -> float:
@@ -719,6 +721,7 @@ def _apply_judgments(
             # As for RAG answers and assessments: a candidate whose text addresses its judge is not accepted on
             # the model's word alone (measured on the embedded default: such text raised its score).
             scored.rejected[index] = [HELD_BACK_REASON]
+            scored.held_back.append(index)
         elif plan.threshold is not None and _is_low(average, plan.threshold, rubric):
             reasons = [f"rubric average {average:.2f} is below the accept threshold {plan.threshold:g}"]
             for s in judgment.scores:
@@ -889,14 +892,14 @@ async def _judge_phase(
         )
         warnings.append(message)
         log.append(message[0].upper() + message[1:] + ".")
-    low = [i for i, reasons in scored.rejected.items() if reasons != [HELD_BACK_REASON]]
+    low = [i for i in scored.rejected if i not in scored.held_back]
     if low and plan.threshold is not None:
         ids = [scored.ids[i] for i in low]
         log.append(
             f"Rejected {len(ids)} candidate(s) whose rubric average is below {plan.threshold:g}: {_id_list(ids)}."
         )
-    held = [scored.ids[i] for i, reasons in scored.rejected.items() if reasons == [HELD_BACK_REASON]]
-    if held:
+    if scored.held_back:
+        held = [scored.ids[i] for i in scored.held_back]
         log.append(f"Rejected {len(held)} candidate(s) whose text addresses the judge: {_id_list(held)}.")
     if scored.flagged:
         warnings.append(

@@ -830,7 +830,7 @@ def _issues(
     unknown: list[str],
     injection: list[str],
     error: str | None,
-    on_topic: float = 0.0,
+    on_topic: float,
 ) -> list[str]:
     rubric, rules = prepared.rubric, prepared.rules
     issues: list[str] = []
