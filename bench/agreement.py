@@ -13,8 +13,11 @@ Measures per judge: balanced accuracy and F1 of "hallucinated"; AUROC of the fai
 the hallucinated one for the same question; a tie counts half); undecided rate; wall time. 95% CIs by a
 percentile bootstrap over question pairs.
 
-Subset: the first N question pairs by question number (default 10 pairs = 20 items for Gavel, the first
-5 pairs for the peers: one Gavel judgment is ~6 model calls, about a minute on 2 idle cores); --full for all 100 pairs.
+Subset: N question pairs by question number after the first --skip ones (default: pairs 7-12 = 12 items
+for Gavel, pairs 7-9 for the peers; one Gavel judgment is ~6 model calls, one to two minutes on 2 idle cores,
+so the default run takes about 40 minutes); --full for all 100 pairs. Pairs 1-6 are skipped by default
+because a fix (the reply token cap) was found on them: a reported number must not come from items the code
+was tuned on.
 """
 
 from __future__ import annotations
@@ -34,8 +37,9 @@ from bench.judges import GavelJudge, Judged, PeerClient, PeerUnavailable, peer_l
 from bench.meter import Endpoint, start_embedded_endpoint, start_scripted_endpoint
 
 NAME = "agreement"
-DEFAULT_PAIRS = 10
-DEFAULT_PEER_PAIRS = 5
+DEFAULT_PAIRS = 6
+DEFAULT_PEER_PAIRS = 3
+DEFAULT_SKIP = 6
 PEER_METRICS = ("ragas_faithfulness", "deepeval_faithfulness")
 RULES = {
     "gavel": "hallucinated when verdict != approved OR accuracy < 0.5 (midpoint); undecided counts as wrong",
@@ -203,6 +207,12 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
         default=DEFAULT_PEER_PAIRS,
         help=f"question pairs for the peers ({DEFAULT_PEER_PAIRS})",
     )
+    parser.add_argument(
+        "--skip",
+        type=int,
+        default=DEFAULT_SKIP,
+        help=f"question pairs to skip before the subset ({DEFAULT_SKIP}: the ones a fix was found on)",
+    )
     parser.add_argument("--full", action="store_true", help="all 100 pairs, for Gavel and the peers")
     parser.add_argument("--no-peers", action="store_true", help="Gavel only")
     parser.add_argument("--smoke", action="store_true", help="2 pairs on a scripted endpoint (no model, no peers)")
@@ -215,7 +225,8 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     all_pairs = load_pairs()
     count = None if args.full else (2 if args.smoke else args.pairs)
     peer_count = len(all_pairs) if args.full else args.peer_pairs
-    chosen = subset(all_pairs, count)
+    skip = 0 if args.full or args.smoke else args.skip
+    chosen = subset(all_pairs[skip:], count)
     run = Run(NAME, args.out or out_dir, args.smoke)
 
     if args.smoke:
@@ -248,11 +259,11 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
         return {
             "complete": complete,
             "data": str(data_path()),
-            "subset": f"first {len(chosen)} question pairs by question number"
+            "subset": f"{len(chosen)} question pairs by question number after the first {skip}"
             + ("" if count is None else " (--full for all 100)"),
             "pairs_done": done,
             "question_numbers": [int(r["id"].split("-")[2]) for r, _ in chosen],
-            "peer_subset": None if peer_client is None else f"first {min(peer_count, len(chosen))} pairs",
+            "peer_subset": None if peer_client is None else f"the first {min(peer_count, len(chosen))} of them",
             "decision_rules": RULES,
             "decision_rules_fixed_before_measurement": True,
             "model": endpoint.model,

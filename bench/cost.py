@@ -32,7 +32,7 @@ from bench.strategy import ASSESSMENT, TRANSCRIPT
 from gavel.tools.rubrics import RubricRegistry
 
 NAME = "cost"
-DEFAULT_ITEMS = 2
+DEFAULT_ITEMS = 1
 PEER_RAG = {
     "ragas (faithfulness + answer relevancy)": ("ragas_faithfulness", "ragas_answer_relevancy"),
     "deepeval (faithfulness + answer relevancy)": ("deepeval_faithfulness", "deepeval_answer_relevancy"),

@@ -1,6 +1,6 @@
 """Run every benchmark, print their tables, write bench/results/<name>.json (each with the machine).
 
-    python -m bench.run                      # all of them (make bench); the LLM ones take about an hour on 2 cores
+    python -m bench.run                      # all of them (make bench); about 75 minutes on 2 idle cores
     python -m bench.run --smoke              # every benchmark on tiny inputs, scripted model (make bench-smoke)
     python -m bench.run --only overhead,scale
     python -m bench.run --full               # benchmark 3 on all 100 labelled pairs (many hours on 2 cores)
@@ -37,9 +37,9 @@ def main(argv: list[str] | None = None) -> list[Path]:
     parser.add_argument("--full", action="store_true", help="benchmark 3 on all 100 labelled pairs")
     parser.add_argument("--only", default=None, help=f"comma-separated subset of: {', '.join(BENCHMARKS)}")
     parser.add_argument("--no-peers", action="store_true", help="skip RAGAS and DeepEval")
-    parser.add_argument("--pairs", type=int, default=None, help="benchmark 3: question pairs for Gavel (default 10)")
-    parser.add_argument("--peer-pairs", type=int, default=None, help="benchmark 3: question pairs for the peers (5)")
-    parser.add_argument("--cost-items", type=int, default=None, help="benchmark 2: RAG items (default 2)")
+    parser.add_argument("--pairs", type=int, default=None, help="benchmark 3: question pairs for Gavel (default 6)")
+    parser.add_argument("--peer-pairs", type=int, default=None, help="benchmark 3: question pairs for the peers (3)")
+    parser.add_argument("--cost-items", type=int, default=None, help="benchmark 2: RAG items (default 1)")
     parser.add_argument("--threads", type=int, default=None, help="benchmarks 2, 3: llama.cpp threads (default all)")
     parser.add_argument("--out", type=Path, default=None, help="results directory (default bench/results)")
     args = parser.parse_args(argv)
