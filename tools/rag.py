@@ -820,9 +820,22 @@ class _AnswerInput:
     agent_name: str | None = None
 
 
+def _claim_issue(claim: str, answer: str) -> str:
+    # The judge is asked to quote the answer, but a small model sometimes writes its own sentence instead
+    # ("The answer states that ..."). That is still a finding; it must not be shown as the answer's words.
+    if _folded(claim) in _folded(answer):
+        return f"unsupported claim: “{claim}”"
+    return f"unsupported claim (the judge's words, not found in the answer): {claim}"
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split()).strip(" .\"'“”‘’")
+
+
 def _issues(
     *,
     prepared: _Prepared,
+    answer: str,
     scores: dict[str, MetricScore],
     grounding: GroundingCheck | None,
     grounding_error: str | None,
@@ -855,7 +868,7 @@ def _issues(
             issues.append("the passages do not address the question: improve retrieval")
         if grounding.contradicts_passages:
             issues.append("the answer contradicts the passages")
-        issues += [f"unsupported claim: “{claim}”" for claim in grounding.unsupported_claims[:_MAX_ISSUES_PER_KIND]]
+        issues += [_claim_issue(claim, answer) for claim in grounding.unsupported_claims[:_MAX_ISSUES_PER_KIND]]
     elif grounding_error and needs_grounding(rules) and prepared.sources and not error:
         issues.append(f"grounding could not be checked: {_one_line(grounding_error, 160)}")
     if rules.sources_expected and prepared.sources and not has_sources:
@@ -948,7 +961,7 @@ def _assemble(
         diagnosis_reason = "no retrieval or grounding fault found; held back only because of suspected prompt injection"
     confidence, confidence_source = confidence_of(list(scores.values()), rubric, prepared.samples, grounding)
     issues = _issues(
-        prepared=prepared, scores=scores, grounding=grounding, grounding_error=grounding_error,
+        prepared=prepared, answer=item.answer, scores=scores, grounding=grounding, grounding_error=grounding_error,
         has_sources=has_sources, unknown=unknown, injection=injection, error=error, on_topic=on_topic,
     )  # fmt: skip
     who = f"{item.agent_name}: " if item.agent_name else ""

@@ -536,11 +536,21 @@ async def test_on_topic_passages_judged_irrelevant_are_not_reported_as_a_retriev
 
 
 async def test_an_answer_from_parametric_knowledge_is_unsupported_by_context():
-    result, _ = await judge(Script(uniform(0.75), UNGROUNDED))
+    answer = "The scorecard has four perspectives [S1]; it was invented in 1970."
+    result, _ = await judge(Script(uniform(0.75), UNGROUNDED), answer=answer)
     assert result.verdict == "needs_improvement"
     assert result.diagnosis == "unsupported_by_context"
     assert result.unsupported_claims == ["it was invented in 1970"]
     assert "unsupported claim: “it was invented in 1970”" in result.issues
+
+
+async def test_an_unsupported_claim_the_answer_does_not_contain_is_shown_as_the_judges_words_not_as_a_quote():
+    paraphrase = "The answer states that the scorecard dates from 1970"
+    ground = grounding(is_grounded=False, unsupported_claims=[paraphrase])
+    answer = "The scorecard has four perspectives [S1]; it was invented in 1970."
+    result, _ = await judge(Script(uniform(0.75), ground), answer=answer)
+    assert f"unsupported claim (the judge's words, not found in the answer): {paraphrase}" in result.issues
+    assert not any("“" in issue for issue in result.issues if issue.startswith("unsupported claim"))
 
 
 async def test_an_answer_contradicting_relevant_passages_is_an_answer_miss():
