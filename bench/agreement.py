@@ -15,7 +15,7 @@ percentile bootstrap over question pairs.
 
 Subset: N question pairs by question number after the first --skip ones (default: pairs 7-12 = 12 items
 for Gavel, pairs 7-9 for the peers; one Gavel judgment is ~6 model calls, one to two minutes on 2 idle cores,
-so the default run takes about 40 minutes); --full for all 100 pairs. Pairs 1-6 are skipped by default
+so the default run takes about 25 minutes); --full for all 100 pairs. Pairs 1-6 are skipped by default
 because a fix (the reply token cap) was found on them: a reported number must not come from items the code
 was tuned on.
 """

@@ -1,6 +1,6 @@
 """Run every benchmark, print their tables, write bench/results/<name>.json (each with the machine).
 
-    python -m bench.run                      # all of them (make bench); about 75 minutes on 2 idle cores
+    python -m bench.run                      # all of them (make bench); 48 minutes on 2 cores from a fresh clone
     python -m bench.run --smoke              # every benchmark on tiny inputs, scripted model (make bench-smoke)
     python -m bench.run --only overhead,scale
     python -m bench.run --full               # benchmark 3 on all 100 labelled pairs (many hours on 2 cores)
