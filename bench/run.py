@@ -37,9 +37,21 @@ def main(argv: list[str] | None = None) -> list[Path]:
     parser.add_argument("--full", action="store_true", help="benchmark 3 on all 100 labelled pairs")
     parser.add_argument("--only", default=None, help=f"comma-separated subset of: {', '.join(BENCHMARKS)}")
     parser.add_argument("--no-peers", action="store_true", help="skip RAGAS and DeepEval")
-    parser.add_argument("--pairs", type=int, default=None, help="benchmark 3: question pairs for Gavel (default 6)")
-    parser.add_argument("--peer-pairs", type=int, default=None, help="benchmark 3: question pairs for the peers (3)")
-    parser.add_argument("--cost-items", type=int, default=None, help="benchmark 2: RAG items (default 1)")
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=None,
+        help=f"benchmark 3: question pairs for Gavel (default {agreement.DEFAULT_PAIRS})",
+    )
+    parser.add_argument(
+        "--peer-pairs",
+        type=int,
+        default=None,
+        help=f"benchmark 3: question pairs for the peers ({agreement.DEFAULT_PEER_PAIRS})",
+    )
+    parser.add_argument(
+        "--cost-items", type=int, default=None, help=f"benchmark 2: RAG items (default {cost.DEFAULT_ITEMS})"
+    )
     parser.add_argument("--threads", type=int, default=None, help="benchmarks 2, 3: llama.cpp threads (default all)")
     parser.add_argument("--out", type=Path, default=None, help="results directory (default bench/results)")
     args = parser.parse_args(argv)
