@@ -96,6 +96,9 @@ class TimedBackend:
     async def model_info(self, model: str | None = None) -> ModelInfo:
         return await self.inner.model_info(model)
 
+    async def reads_probabilities(self, model: str | None = None) -> bool:
+        return await self.inner.reads_probabilities(model)
+
     async def aclose(self) -> None:
         await self.inner.aclose()
 

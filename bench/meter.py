@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gavel.tools.engine.embedded import EmbeddedBackend, assemble_default_model
-from tests.support.embedded_ollama import MODEL_NAME
+from tests.support.embedded_ollama import MODEL_NAME, ollama_reply, openai_body
 from tests.support.ollama_server import OllamaReply, OllamaTestServer, Responder
 
 DEFAULT_MAX_TOKENS = 1024
@@ -78,30 +78,11 @@ def metered_responder(backend: EmbeddedBackend, meter: Meter) -> Responder:
     backend.load_sync()
 
     def respond(request: dict[str, Any]) -> OllamaReply:
-        options = request.get("options") or {}
-        num_predict = options.get("num_predict")
-        body: dict[str, Any] = {
-            "messages": request["messages"],
-            "temperature": options.get("temperature", 0.0),
-            "max_tokens": num_predict if isinstance(num_predict, int) and num_predict > 0 else DEFAULT_MAX_TOKENS,
-            "cache_prompt": True,
-        }
-        for name in ("seed", "top_k", "top_p"):
-            if name in options:
-                body[name] = options[name]
-        schema = request.get("format")
-        if isinstance(schema, dict):
-            body["response_format"] = {"type": "json_schema", "json_schema": {"name": "v", "schema": schema}}
-        elif schema == "json":
-            body["response_format"] = {"type": "json_object"}
         started = time.perf_counter()
-        result = backend.complete_sync(body)
+        result = backend.complete_sync(openai_body(request, DEFAULT_MAX_TOKENS))
         seconds = time.perf_counter() - started
-        if "choices" not in result:
-            raise RuntimeError(f"llama.cpp refused the request: {str(result)[:300]}")
-        choice = result["choices"][0]
+        reply = ollama_reply(result)
         timings = result.get("timings") or {}
-        truncated = choice.get("finish_reason") == "length"
         meter.add(
             CallRecord(
                 kind="chat",
@@ -109,15 +90,10 @@ def metered_responder(backend: EmbeddedBackend, meter: Meter) -> Responder:
                 prompt_tokens_reused=int(timings.get("cache_n") or 0),
                 completion_tokens=int(timings.get("predicted_n") or 0),
                 seconds=seconds,
-                truncated=truncated,
+                truncated=reply.done_reason == "length",
             )
         )
-        return OllamaReply(
-            content=choice["message"]["content"] or "",
-            prompt_eval_count=timings.get("prompt_n"),
-            eval_count=timings.get("predicted_n"),
-            done_reason="length" if truncated else "stop",
-        )
+        return reply
 
     return respond
 

@@ -51,6 +51,9 @@ class OllamaReply:
     prompt_eval_count: int | None = None
     eval_count: int | None = None
     done_reason: str = "stop"
+    # Ollama's `logprobs`: per reply token {token, logprob, top_logprobs: [{token, logprob}]}. Sent only when
+    # the request asked for them (`logprobs: true`), as Ollama 0.12+ does; an older server never sends them.
+    logprobs: list[dict[str, Any]] | None = None
 
 
 Responder = Callable[[dict[str, Any]], "str | dict[str, Any] | OllamaReply"]
@@ -348,6 +351,8 @@ class _Handler(BaseHTTPRequestHandler):
             "eval_count": reply.eval_count,
             "eval_duration": 500_000,
         }
+        if reply.logprobs is not None and body.get("logprobs"):
+            final["logprobs"] = reply.logprobs
         # Ollama's API streams unless told otherwise.
         if not body.get("stream", True):
             if fault == "truncated_stream":
@@ -472,6 +477,7 @@ def _as_reply(answer: str | dict[str, Any] | OllamaReply, request: dict[str, Any
         else approx_tokens(prompt_chars),
         eval_count=reply.eval_count if reply.eval_count is not None else approx_tokens(content),
         done_reason=done_reason,
+        logprobs=reply.logprobs,
     )
 
 

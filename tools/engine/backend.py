@@ -18,6 +18,14 @@ class ChatMessage:
 
 
 @dataclass(frozen=True)
+class TokenLogprob:
+    """One candidate token at one reply position and its log-probability, as the backend reported it."""
+
+    token: str
+    logprob: float
+
+
+@dataclass(frozen=True)
 class ChatRequest:
     """One model call. `schema` asks for JSON output constrained to that JSON schema."""
 
@@ -33,6 +41,8 @@ class ChatRequest:
     # temperature 0 the embedded default otherwise loops on one line until the token limit.
     repeat_penalty: float | None = None
     purpose: Literal["judge", "generate"] = "judge"
+    # Ask for the k most likely tokens (with log-probabilities) at each reply position; None: not asked.
+    top_logprobs: int | None = None
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,8 @@ class ChatReply:
     duration_ms: float = 0.0
     truncated: bool = False  # the reply hit the token limit or the stream ended early
     extra: dict[str, Any] = field(default_factory=dict)
+    # Per reply token, the top-k candidates with log-probabilities; None when not asked for or not returned.
+    top_logprobs: tuple[tuple[TokenLogprob, ...], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +76,10 @@ class Backend(Protocol):
 
     async def model_info(self, model: str | None = None) -> ModelInfo:
         """Which model answers, with its digest where known."""
+        ...
+
+    async def reads_probabilities(self, model: str | None = None) -> bool:
+        """Whether `top_logprobs` requests come back with log-probabilities (decided once per model)."""
         ...
 
     async def aclose(self) -> None: ...

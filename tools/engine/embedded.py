@@ -22,7 +22,7 @@ import anyio.to_thread
 import platformdirs
 import structlog
 
-from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo
+from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.errors import BackendError, ModelAssemblyError
 
 log = structlog.get_logger("gavel.embedded")
@@ -193,6 +193,9 @@ class EmbeddedBackend:
             body["top_p"] = request.top_p
         if request.repeat_penalty is not None:
             body["repeat_penalty"] = request.repeat_penalty
+        if request.top_logprobs is not None:
+            body["logprobs"] = True
+            body["top_logprobs"] = request.top_logprobs
         if request.schema is not None:
             body["response_format"] = {
                 "type": "json_schema",
@@ -224,6 +227,7 @@ class EmbeddedBackend:
             cached_prompt_tokens=timings.get("cache_n"),
             duration_ms=duration_ms,
             truncated=choice.get("finish_reason") == "length",
+            top_logprobs=openai_top_logprobs(choice),
         )
 
     async def model_info(self, model: str | None = None) -> ModelInfo:
@@ -234,5 +238,19 @@ class EmbeddedBackend:
                 self._digest = "sha256:" + await anyio.to_thread.run_sync(file_sha256, self._model_path)
         return ModelInfo(backend=self.name, model=self.model_name, digest=self._digest)
 
+    async def reads_probabilities(self, model: str | None = None) -> bool:
+        return True  # llama.cpp's server returns OpenAI-style logprobs for every reply token
+
     async def aclose(self) -> None:
         self._server = None
+
+
+def openai_top_logprobs(choice: dict[str, Any]) -> tuple[tuple[TokenLogprob, ...], ...] | None:
+    """The per-token top-k candidates of an OpenAI-style choice (`logprobs.content[i].top_logprobs`)."""
+    content = (choice.get("logprobs") or {}).get("content")
+    if not isinstance(content, list):
+        return None
+    return tuple(
+        tuple(TokenLogprob(str(c["token"]), float(c["logprob"])) for c in position.get("top_logprobs") or ())
+        for position in content
+    )

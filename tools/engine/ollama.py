@@ -27,7 +27,7 @@ import httpx
 import ollama
 import structlog
 
-from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo
+from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.errors import BackendError
 
 log = structlog.get_logger("gavel.ollama")
@@ -65,6 +65,7 @@ class OllamaBackend:
         self._owns_client = client is None
         self._client = client if client is not None else ollama.AsyncClient(host=host, timeout=timeout_s)
         self._digests: dict[str, str] = {}
+        self._reads_probabilities: dict[str, bool] = {}
 
     # chat
 
@@ -88,12 +89,14 @@ class OllamaBackend:
         try:
             # httpx's timeout bounds each read; this bounds the whole call, a slow trickle of chunks included.
             with anyio.fail_after(self.timeout_s):
-                if self.stream:
+                if self.stream and request.top_logprobs is None:
                     reply = await self._chat_streaming(model, messages, request.schema, options)
                 else:
                     response = await self._client.chat(
-                        model=model, messages=messages, format=request.schema, options=options, stream=False
-                    )
+                        model=model, messages=messages, format=request.schema, options=options, stream=False,
+                        logprobs=True if request.top_logprobs is not None else None,
+                        top_logprobs=request.top_logprobs,
+                    )  # fmt: skip
                     reply = _Reply.from_response(response)
         except TimeoutError as exc:
             raise self._timeout_error(model) from exc
@@ -109,6 +112,7 @@ class OllamaBackend:
             duration_ms=(time.perf_counter() - started) * 1000,
             truncated=reply.truncated,
             extra=reply.extra,
+            top_logprobs=reply.top_logprobs,
         )
 
     async def _chat_streaming(
@@ -224,6 +228,32 @@ class OllamaBackend:
             return False, f"model {self.model} not found on {self.host}; run `ollama pull {self.model}`"
         return True, ""
 
+    async def reads_probabilities(self, model: str | None = None) -> bool:
+        """Asks the server once per model for a one-token reply with log-probabilities. Ollama before 0.12
+        ignores the request and answers without them: then this backend's verdicts are generated. A probe
+        that fails (Ollama down) decides nothing and is asked again next time."""
+        name = model or self.model
+        known = self._reads_probabilities.get(canonical_model(name))
+        if known is not None:
+            return known
+        probe = ChatRequest(
+            messages=(ChatMessage("user", "Is 2 greater than 1? Answer Yes or No."),),
+            max_tokens=1, model=name, top_logprobs=5,
+        )  # fmt: skip
+        try:
+            reply = await self.chat(probe)
+        except BackendError as exc:
+            log.warning("ollama log-probability probe failed", host=self.host, model=name, error=str(exc))
+            return False
+        found = bool(reply.top_logprobs and reply.top_logprobs[0])
+        if not found:
+            log.warning(
+                "ollama returned no log-probabilities; verdicts from this model are generated, not read as "
+                "probabilities (Ollama 0.12 or newer returns them)", host=self.host, model=name,
+            )  # fmt: skip
+        self._reads_probabilities[canonical_model(name)] = found
+        return found
+
     async def aclose(self) -> None:
         if self._owns_client:
             await self._client.close()
@@ -240,12 +270,14 @@ class _Reply:
         completion_tokens: int | None = None,
         truncated: bool = False,
         extra: dict[str, Any] | None = None,
+        top_logprobs: tuple[tuple[TokenLogprob, ...], ...] | None = None,
     ) -> None:
         self.text = text
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
         self.truncated = truncated
         self.extra = extra or {}
+        self.top_logprobs = top_logprobs
 
     @classmethod
     def from_response(cls, response: ollama.ChatResponse) -> _Reply:
@@ -263,11 +295,19 @@ class _Reply:
             # "length": num_predict (max_tokens) or the context ran out before the model finished.
             truncated=response.done_reason == "length",
             extra=extra,
+            top_logprobs=_top_logprobs(response),
         )
 
     @classmethod
     def incomplete(cls, text: str, why: str) -> _Reply:
         return cls(text, truncated=True, extra={"incomplete_stream": why})
+
+
+def _top_logprobs(response: ollama.ChatResponse) -> tuple[tuple[TokenLogprob, ...], ...] | None:
+    positions = getattr(response, "logprobs", None)
+    if not positions:
+        return None
+    return tuple(tuple(TokenLogprob(c.token, float(c.logprob)) for c in (p.top_logprobs or ())) for p in positions)
 
 
 def _clip(value: object, limit: int = 300) -> str:

@@ -53,5 +53,9 @@ class SamplingBackend:
     async def model_info(self, model: str | None = None) -> ModelInfo:
         return ModelInfo(backend=self.name, model=self._last_model or f"{self._client_name} (client model)")
 
+    async def reads_probabilities(self, model: str | None = None) -> bool:
+        # MCP sampling returns text only: the client's model is read from what it generates.
+        return False
+
     async def aclose(self) -> None:
         return None
