@@ -48,6 +48,7 @@ class Settings(BaseModel):
     sample_temperature: float = Field(default=0.7, ge=0, le=2)
     seed: int = 42
     strategy: Literal["per_metric", "joint"] = "per_metric"
+    readout: Literal["probability", "generated"] = "probability"
     max_text_chars: int = Field(default=200_000, ge=1)
     max_sources: int = Field(default=50, ge=1)
     max_candidates: int = Field(default=10_000, ge=1)
@@ -70,6 +71,7 @@ class Settings(BaseModel):
             seed=self.seed,
             default_ollama_model=DEFAULT_OLLAMA_MODEL,
             strategy=self.strategy,
+            readout=self.readout,
         )
 
     def limits(self) -> Limits:
@@ -130,6 +132,7 @@ ENV_VARS: dict[str, str] = {
     "sample_temperature": "GAVEL_SAMPLE_TEMPERATURE",
     "seed": "GAVEL_SEED",
     "strategy": "GAVEL_STRATEGY",
+    "readout": "GAVEL_READOUT",
     "ollama_host": "GAVEL_OLLAMA_HOST",
     "max_text_chars": "GAVEL_MAX_TEXT_CHARS",
     "max_sources": "GAVEL_MAX_SOURCES",

@@ -276,6 +276,7 @@ class LedgerCall:
                 return None  # the tool reports it
             rubric_part = _rubric_part(deps.registry, rubric, from_registry=custom is None)
         config = judge.config
+        readout = await judge.readout(getattr(self.request, "model", None))
         return canonical_hash(
             {
                 "tool": self.tool,
@@ -286,6 +287,7 @@ class LedgerCall:
                     "model": info.model,
                     "digest": info.digest,
                     "strategy": judge.strategy,
+                    "readout": readout,
                     "temperature": config.temperature,
                     "sample_temperature": config.sample_temperature,
                     "seed": config.seed,

@@ -23,9 +23,19 @@ from pydantic import BaseModel, ConfigDict, Field
 from gavel.tools.common import ModelOverride, NoCache, RubricId, Samples, ToolResult, check_samples, require_text
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge, Judgment, Structured
+from gavel.tools.engine.probability import prefix
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.errors import BackendError, GavelError, InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
+from gavel.tools.rag_probability import (
+    ProbabilityGrounding,
+    SentenceSupport,
+    accuracy_score,
+    check_sentences,
+    follow_up,
+    needs_follow_up,
+)
+from gavel.tools.rag_probability import grounding as probability_grounding
 from gavel.tools.rubrics import ContextRules, Rubric
 
 DEFAULT_RUBRIC = "rag-answer"
@@ -33,8 +43,8 @@ DIMENSIONS = ("relevance", "completeness", "accuracy", "source_attribution", "co
 CONTEXTS = ("RAG", "DIAGNOSTIC", "TOOLS")
 
 Verdict = Literal["approved", "needs_improvement", "rejected", "unscored"]
-Diagnosis = Literal["ok", "unsupported_by_context", "retrieval_miss", "answer_miss"]
-ConfidenceSource = Literal["sample_spread", "judge_stated"]
+Diagnosis = Literal["ok", "unsupported_by_context", "retrieval_miss", "answer_miss", "undetermined"]
+ConfidenceSource = Literal["sample_spread", "judge_stated", "probability_margin"]
 
 GROUNDING_MAX_TOKENS = 700
 _MAX_ISSUES_PER_KIND = 5
@@ -176,6 +186,10 @@ class GroundingCheck(BaseModel):
     confidence: float | None = Field(default=None, ge=0, le=1, description="How sure the judge is, 0-1.")
 
 
+# What the verdict, diagnosis and issues read: the generated check, or the per-sentence probability checks.
+Grounding = GroundingCheck | ProbabilityGrounding
+
+
 def grounding_instruction(rubric: Rubric, rules: ContextRules) -> str:
     subject, passages = rubric.prompt.subject, rubric.prompt.source_label
     return (
@@ -206,8 +220,9 @@ class RagJudgment(ToolResult):
     )
     confidence: float | None = Field(description="How sure the judgment is, 0-1; see confidence_source.")
     confidence_source: ConfidenceSource | None = Field(
-        description="'sample_spread' (1 - mean normalized spread of the samples, when samples > 1) or "
-        "'judge_stated' (the judge's own estimate); null when there is no confidence."
+        description="'sample_spread' (1 - mean normalized spread of the samples, when samples > 1), "
+        "'judge_stated' (the judge's own estimate, generated readout) or 'probability_margin' (how far the weakest "
+        "sentence's P(supported) is from the cut, probability readout); null when there is no confidence."
     )
     relevance: MetricScore
     completeness: MetricScore
@@ -229,9 +244,20 @@ class RagJudgment(ToolResult):
     )
     passages_relevant: bool | None = Field(description="The judge's decision that the passages address the question.")
     contradicts_passages: bool | None = Field(description="The judge's decision that the answer contradicts a passage.")
-    unsupported_claims: list[str] = Field(default_factory=list, description="Short quotes of unsupported claims.")
+    unsupported_claims: list[str] = Field(
+        default_factory=list,
+        description="Probability readout: the answer's own sentences the passages do not support, verbatim (see "
+        "sentence_support for each one's probability). Generated readout: the judge's short quotes.",
+    )
+    sentence_support: list[SentenceSupport] = Field(
+        default_factory=list,
+        description="Probability readout: every sentence of the answer with P(supported by the passages).",
+    )
     grounding_error: str | None = Field(default=None, description="Why the grounding check gave no decision.")
-    diagnosis: Diagnosis = Field(description="What to fix: ok | unsupported_by_context | retrieval_miss | answer_miss.")
+    diagnosis: Diagnosis = Field(
+        description="What to fix: ok | unsupported_by_context | retrieval_miss | answer_miss | undetermined (no "
+        "verdict, and no fault could be established)."
+    )
     diagnosis_reason: str
     issues: list[str] = Field(description="Short, actionable problems, most important first.")
     reasoning: str = Field(description="The judge's reasoning on grounding.")
@@ -595,9 +621,9 @@ def question_terms_in_passages(question: str, passages: str | None) -> float:
     return len(terms & present) / len(terms)
 
 
-def _passages_address_question(grounding: GroundingCheck, on_topic: float) -> bool:
+def _passages_address_question(grounding: Grounding, on_topic: float) -> bool:
     """The judge's word, overruled when the passages hold most of the question's terms (`on_topic`)."""
-    return grounding.passages_relevant or on_topic >= _PASSAGES_ON_TOPIC
+    return bool(grounding.passages_relevant) or on_topic >= _PASSAGES_ON_TOPIC
 
 
 def diagnose(
@@ -605,7 +631,7 @@ def diagnose(
     verdict: Verdict,
     rules: ContextRules,
     source_count: int,
-    grounding: GroundingCheck | None,
+    grounding: Grounding | None,
     accuracy: float | None,
     pass_threshold: float,
     on_topic: float = 0.0,
@@ -636,7 +662,7 @@ def diagnose(
     if (
         rules.sources_expected
         and grounding is not None
-        and not grounding.is_grounded
+        and grounding.is_grounded is False
         and not grounding.contradicts_passages
     ):
         return "unsupported_by_context", (
@@ -648,16 +674,21 @@ def diagnose(
         if grounding.contradicts_passages or low_accuracy:
             how = "contradicts" if grounding.contradicts_passages else "does not follow"
             return "answer_miss", f"the passages address the question but the answer {how} them; fix the answer"
+    if verdict == "unscored":
+        return "undetermined", "no verdict, and no retrieval or answer fault could be established"
     if grounding is None and source_count:
         return "ok", "no retrieval or answer fault could be established (grounding was not checked)"
     return "ok", "no retrieval or grounding fault found; the verdict comes from the answer's quality (see issues)"
 
 
 def confidence_of(
-    scores: Sequence[MetricScore], rubric: Rubric, samples: int, grounding: GroundingCheck | None
+    scores: Sequence[MetricScore], rubric: Rubric, samples: int, grounding: Grounding | None
 ) -> tuple[float | None, ConfidenceSource | None]:
     """With several samples: 1 - the mean spread of the scored metrics, as a fraction of the scale.
-    With one: the judge's own stated confidence from the grounding check, or none."""
+    With one: the judge's own stated confidence from the grounding check, or none. Read from probabilities:
+    the weakest sentence's distance from the cut."""
+    if isinstance(grounding, ProbabilityGrounding):
+        return (grounding.confidence, "probability_margin") if grounding.confidence is not None else (None, None)
     if samples > 1:
         width = rubric.scale.max - rubric.scale.min
         spreads = [s.spread / width for s in scores if s.status == "scored" and s.spread is not None]
@@ -837,7 +868,7 @@ def _issues(
     prepared: _Prepared,
     answer: str,
     scores: dict[str, MetricScore],
-    grounding: GroundingCheck | None,
+    grounding: Grounding | None,
     grounding_error: str | None,
     has_sources: bool,
     unknown: list[str],
@@ -868,7 +899,14 @@ def _issues(
             issues.append("the passages do not address the question: improve retrieval")
         if grounding.contradicts_passages:
             issues.append("the answer contradicts the passages")
-        issues += [_claim_issue(claim, answer) for claim in grounding.unsupported_claims[:_MAX_ISSUES_PER_KIND]]
+        if isinstance(grounding, ProbabilityGrounding):
+            issues += [
+                f"unsupported claim (P(supported) {s.p_supported:.2f}): “{s.sentence}”"
+                for s in grounding.sentences
+                if s.supported is False and s.p_supported is not None
+            ][:_MAX_ISSUES_PER_KIND]
+        else:
+            issues += [_claim_issue(claim, answer) for claim in grounding.unsupported_claims[:_MAX_ISSUES_PER_KIND]]
     elif grounding_error and needs_grounding(rules) and prepared.sources and not error:
         issues.append(f"grounding could not be checked: {_one_line(grounding_error, 160)}")
     if rules.sources_expected and prepared.sources and not has_sources:
@@ -899,7 +937,8 @@ def _assemble(
     prepared: _Prepared,
     item: _AnswerInput,
     judged: Sequence[MetricScore],
-    grounded: Structured[GroundingCheck] | None,
+    grounding: Grounding | None,
+    grounding_error: str | None,
     engine_flags: Sequence[str],
     usage: Usage,
     provenance: Provenance | None,
@@ -907,8 +946,6 @@ def _assemble(
 ) -> RagJudgment:
     rubric, rules = prepared.rubric, prepared.rules
     scores = _all_scores(judged, prepared)
-    grounding = grounded.value if grounded is not None else None
-    grounding_error = grounded.error if grounded is not None else None
     if prepared.passages is None:
         grounding_error = "no passages were given"
     if grounding is not None:
@@ -986,6 +1023,7 @@ def _assemble(
         passages_relevant=grounding.passages_relevant if grounding is not None else None,
         contradicts_passages=grounding.contradicts_passages if grounding is not None else None,
         unsupported_claims=list(grounding.unsupported_claims) if grounding is not None else [],
+        sentence_support=grounding.sentences if isinstance(grounding, ProbabilityGrounding) else [],
         grounding_error=grounding_error if grounding is None else None,
         diagnosis=diagnosis,
         diagnosis_reason=diagnosis_reason,
@@ -1007,6 +1045,8 @@ async def _judge_one(judge: Judge, prepared: _Prepared, item: _AnswerInput) -> R
     data = {"question": prepared.question}
     if item.agent_reasoning:
         data["agent_reasoning"] = item.agent_reasoning
+    if prepared.passages is not None and await judge.readout(prepared.model) == "probability":
+        return await _judge_by_probability(judge, prepared, item, data)
     judgment: Judgment | None = None
     grounded: Structured[GroundingCheck] | None = None
 
@@ -1033,7 +1073,51 @@ async def _judge_one(judge: Judge, prepared: _Prepared, item: _AnswerInput) -> R
         raise RuntimeError("the dimension scoring task did not complete")
     usage = judgment.usage.add(grounded.usage) if grounded is not None else judgment.usage
     usage = usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
-    return _assemble(prepared, item, judgment.scores, grounded, judgment.flags, usage, judgment.provenance)
+    value, why = (grounded.value, grounded.error) if grounded is not None else (None, None)
+    return _assemble(prepared, item, judgment.scores, value, why, judgment.flags, usage, judgment.provenance)
+
+
+async def _judge_by_probability(
+    judge: Judge, prepared: _Prepared, item: _AnswerInput, data: dict[str, str]
+) -> RagJudgment:
+    """Every dimension and every sentence read from probabilities, after one shared prompt prefix."""
+    started = time.perf_counter()
+    rubric, rules = prepared.rubric, prepared.rules
+    accuracy = next((m for m in rubric.metrics if m.id == "accuracy" and m.id not in rules.not_applicable), None)
+    others = [m for m in rubric.metrics if m.id not in rules.not_applicable and m is not accuracy]
+    shared = prefix(rubric, prepared.passages, data)
+    judgment: Judgment | None = None
+    support: list[SentenceSupport] = []
+    support_usage = Usage()
+
+    async def dimensions() -> None:
+        nonlocal judgment
+        judgment = await judge.score_metrics(
+            rubric=rubric, metrics=others, subject=item.answer, source=prepared.passages, data=data,
+            context_instructions=rules.instructions, model=prepared.model,
+        )  # fmt: skip
+
+    async def sentences() -> None:
+        nonlocal support, support_usage
+        support, support_usage = await check_sentences(judge, shared, rubric, item.answer, prepared.model)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(dimensions)
+            tg.start_soon(sentences)
+    except BaseExceptionGroup as group:
+        raise _unwrap(group) from None
+    if judgment is None:  # unreachable: the task group either ran dimensions() to completion or raised
+        raise RuntimeError("the dimension scoring task did not complete")
+    usage = judgment.usage.add(support_usage)
+    contradicts = relevant = None
+    if needs_follow_up(support, judgment.scores, rubric.pass_threshold):
+        contradicts, relevant, used = await follow_up(judge, shared, rubric, prepared.model)
+        usage = usage.add(used)
+    grounding = probability_grounding(support, contradicts, relevant, usage)
+    scores = [*judgment.scores, *([accuracy_score(accuracy, support)] if accuracy is not None else [])]
+    usage = usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
+    return _assemble(prepared, item, scores, grounding, None, judgment.flags, usage, judgment.provenance)
 
 
 def _unwrap(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -1061,7 +1145,7 @@ def _failed(prepared: _Prepared, item: _AnswerInput, error: str) -> RagJudgment:
         for m in prepared.rubric.metrics
         if m.id not in prepared.rules.not_applicable
     ]
-    return _assemble(prepared, item, judged, None, [], Usage(), None, error=error)
+    return _assemble(prepared, item, judged, None, None, [], Usage(), None, error=error)
 
 
 # -- the tools ------------------------------------------------------------------------------------------

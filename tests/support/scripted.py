@@ -7,15 +7,30 @@ engine did with the replies (parsing, aggregation, verdict rules), never on the 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
 
-from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo
+from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.errors import BackendError
 
-Reply = str | dict[str, Any] | BaseException | Callable[[ChatRequest], "str | dict[str, Any]"]
+Reply = str | dict[str, Any] | ChatReply | BaseException | Callable[[ChatRequest], "str | dict[str, Any] | ChatReply"]
+
+
+def token_reply(probabilities: Mapping[str, float]) -> ChatReply:
+    """A one-token reply whose first position has these tokens with these probabilities (the rest of the
+    mass on tokens that are no answer), as a backend with log-probabilities returns it."""
+    ranked = sorted(probabilities.items(), key=lambda item: -item[1])
+    top = tuple(TokenLogprob(token, math.log(p)) for token, p in ranked if p > 0)
+    return ChatReply(text=ranked[0][0] if ranked else "", model="", top_logprobs=(top,))
+
+
+def yes_no(p_yes: float, mass: float = 1.0) -> ChatReply:
+    """P(yes) = p_yes among the answer tokens, which hold `mass` of the probability."""
+    rest = {"The": 1 - mass} if mass < 1 else {}
+    return token_reply({"Yes": p_yes * mass, "No": (1 - p_yes) * mass, **rest})
 
 
 class ScriptedBackend:
@@ -28,11 +43,14 @@ class ScriptedBackend:
         default: Reply | None = None,
         latency_s: float = 0.0,
         model: str = "scripted-model",
+        probabilities: bool = False,
     ) -> None:
         self.replies: list[Reply] = list(replies or [])
         self.default = default
         self.latency_s = latency_s
         self.model = model
+        # True: this model returns log-probabilities, so the judge reads verdicts from them.
+        self.probabilities = probabilities
         self.requests: list[ChatRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -61,6 +79,10 @@ class ScriptedBackend:
                 raise reply
             if callable(reply):
                 reply = reply(request)
+            if isinstance(reply, ChatReply):
+                return ChatReply(
+                    **{**reply.__dict__, "model": request.model or self.model, "duration_ms": self.latency_s * 1000}
+                )
             text = reply if isinstance(reply, str) else json.dumps(reply)
             prompt_chars = sum(len(m.content) for m in request.messages)
             return ChatReply(
@@ -75,6 +97,9 @@ class ScriptedBackend:
 
     async def model_info(self, model: str | None = None) -> ModelInfo:
         return ModelInfo(backend=self.name, model=model or self.model, digest="sha256:scripted")
+
+    async def reads_probabilities(self, model: str | None = None) -> bool:
+        return self.probabilities
 
     async def aclose(self) -> None:
         return None

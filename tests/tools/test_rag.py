@@ -348,7 +348,7 @@ def check(**changes: Any) -> GroundingCheck:
                      0.0, "answer_miss", id="rag-contradiction-outweighs-a-judged-irrelevance"),
         pytest.param("needs_improvement", "RAG", 2, check(), 0.4, "answer_miss", id="rag-grounded-but-low-accuracy"),
         pytest.param("needs_improvement", "RAG", 2, check(), 0.9, "ok", id="rag-quality-problem-elsewhere"),
-        pytest.param("unscored", "RAG", 2, None, None, "ok", id="rag-grounding-unchecked"),
+        pytest.param("unscored", "RAG", 2, None, None, "undetermined", id="rag-unscored-is-not-ok"),
         pytest.param("rejected", "DIAGNOSTIC", 0, None, 0.2, "ok", id="diagnostic-without-passages-is-not-retrieval"),
         pytest.param("needs_improvement", "DIAGNOSTIC", 2, check(is_grounded=False), 0.9, "ok",
                      id="diagnostic-ungrounded-is-expected"),

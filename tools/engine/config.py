@@ -26,6 +26,9 @@ class EngineConfig:
     default_ollama_model: str = "qwen2.5:7b-instruct"
     # per_metric: one call per metric, shared prefix first (prompt-cache friendly); joint: one call for all.
     strategy: str = "per_metric"
+    # probability: read verdicts from token probabilities where the backend returns them (else generated);
+    # generated: always parse a written reply (the path before log-probabilities).
+    readout: str = "probability"
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import anyio
 import structlog
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from gavel.tools.engine import prompts
+from gavel.tools.engine import probability, prompts
 from gavel.tools.engine.backend import Backend, ChatMessage, ChatReply, ChatRequest
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.parse import (
@@ -29,7 +29,8 @@ from gavel.tools.engine.parse import (
     parse_reply,
     strip_reasoning,
 )
-from gavel.tools.engine.verdict import MetricScore, Provenance, SampleRecord, Usage
+from gavel.tools.engine.readout import Readout
+from gavel.tools.engine.verdict import MetricScore, Provenance, ReadoutKind, SampleRecord, Usage
 from gavel.tools.errors import BackendError
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
 from gavel.tools.rubrics import Metric, Rubric
@@ -211,10 +212,34 @@ class Judge:
         self.strategy = strategy
         # Set when a call failed at the backend, so the provider re-probes before the next call.
         self.saw_backend_failure = False
+        self._readouts: dict[str | None, ReadoutKind] = {}
 
     @property
     def backend_name(self) -> str:
         return self.backend.name
+
+    async def readout(self, model: str | None = None) -> ReadoutKind:
+        """'probability' where the backend returns log-probabilities and GAVEL_READOUT allows it, else
+        'generated'. Decided once per judge and model."""
+        if model not in self._readouts:
+            wanted = self.config.readout == "probability"
+            self._readouts[model] = (
+                "probability" if wanted and await self.backend.reads_probabilities(model) else "generated"
+            )
+        return self._readouts[model]
+
+    async def yes_no(
+        self,
+        shared: probability.Prefix,
+        instruction: str,
+        *,
+        extra: Mapping[str, str] | None = None,
+        model: str | None = None,
+    ) -> tuple[Readout, Usage]:
+        """One Yes/No check after the judgment's shared prefix, read as P(yes)."""
+        tally = _Tally()
+        readout = await probability.ask(self, probability.user_prompt(shared, instruction, extra), tally, model=model)
+        return readout, tally.usage
 
     # -- calls -------------------------------------------------------------------------------------
 
@@ -274,6 +299,11 @@ class Judge:
         strategy: str | None = None,
     ) -> Judgment:
         started = time.perf_counter()
+        if await self.readout(model) == "probability":
+            return await self._score_by_probability(
+                rubric=rubric, metrics=metrics, subject=subject, source=source, data=data,
+                context_instructions=context_instructions, model=model, started=started,
+            )  # fmt: skip
         strategy = strategy or self.strategy
         # The judged text comes first, then the source: measured on the embedded default, with the source
         # first the model quotes the judged text back as "what the source says". All blocks are shared by
@@ -327,8 +357,36 @@ class Judge:
             scores.append(MetricScore.from_samples(metric.id, metric.name, records))
         usage = tally.usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
         flags = [PROMPT_INJECTION_FLAG] if any(detect_injection(text) for text in blocks.values()) else []
+        for score in scores:
+            score.readout = "generated"
         provenance = await self.provenance(rubric=rubric, samples=samples, model=model, strategy=strategy)
         return Judgment(scores=scores, usage=usage, provenance=provenance, flags=flags)
+
+    async def _score_by_probability(
+        self,
+        *,
+        rubric: Rubric,
+        metrics: Sequence[Metric],
+        subject: str,
+        source: str | None,
+        data: Mapping[str, str] | None,
+        context_instructions: str | None,
+        model: str | None,
+        started: float,
+    ) -> Judgment:
+        # One readout per metric: it is the model's distribution already, so `samples` has nothing to sample.
+        shared = probability.prefix(rubric, source, data or {})
+        tally = _Tally()
+        scores = await probability.score_metrics(
+            self, rubric=rubric, metrics=metrics, shared=shared, subject=subject,
+            context_instructions=context_instructions, model=model, tally=tally,
+        )  # fmt: skip
+        judged = [subject, *shared.blocks.values()]
+        flags = [PROMPT_INJECTION_FLAG] if any(detect_injection(text) for text in judged) else []
+        provenance = await self.provenance(rubric=rubric, samples=1, model=model, strategy="per_metric")
+        return Judgment(
+            scores=scores, usage=probability.usage_since(tally, started), provenance=provenance, flags=flags
+        )
 
     def _seeds(self, samples: int) -> list[int]:
         return [self.config.seed + index for index in range(samples)]
@@ -561,6 +619,7 @@ class Judge:
             seed=self.config.seed,
             samples=samples,
             strategy=strategy or self.strategy,
+            readout=await self.readout(model),
         )
 
 

@@ -74,6 +74,17 @@ def block(label: str, content: str, nonce: str) -> str:
     return f"<<<BEGIN {safe_label} {nonce}>>>\n{neutralize(content)}\n<<<END {safe_label} {nonce}>>>"
 
 
+def fenced(label: str, content: str) -> str:
+    """A block for the probability readout: `Label:` and the text between a line <<< and a line >>>.
+
+    Measured on the embedded default (first 20 HaluEval dev pairs): with the nonce-delimited blocks above,
+    its Yes/No probabilities barely separate right from hallucinated answers (AUROC 0.63); with this plain
+    fence they do (0.89). The fence is as safe: `neutralize` leaves no run of three angle brackets in the text.
+    """
+    name = " ".join(label.replace("_", " ").split()) or "Data"
+    return f"{name[:1].upper()}{name[1:]}:\n<<<\n{neutralize(content)}\n>>>"
+
+
 def strip_echo(text: str, blocks: Mapping[str, str], nonce: str) -> str:
     """A generated text without the material it echoed back from its own prompt.
 

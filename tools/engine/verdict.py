@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 MetricStatus = Literal["scored", "unscored", "not_applicable"]
+ReadoutKind = Literal["probability", "generated"]
 
 
 class SampleRecord(BaseModel):
@@ -45,6 +46,24 @@ class MetricScore(BaseModel):
     samples: list[SampleRecord] = Field(default_factory=list, description="Every sample taken.")
     spread: float | None = Field(
         default=None, description="Max minus min of the sample scores; 0 with one sample; null when unscored."
+    )
+    readout: ReadoutKind | None = Field(
+        default=None,
+        description="'probability': read from the model's token probabilities (one token, nothing generated); "
+        "'generated': parsed from a reply the model wrote.",
+    )
+    distribution: dict[str, float] | None = Field(
+        default=None,
+        description="Probability readout: each answer token's normalized probability ('yes'/'no', or each scale "
+        "value).",
+    )
+    answer_mass: float | None = Field(
+        default=None, description="Probability readout: the answer tokens' share of the first token's probability."
+    )
+    reason_code: str | None = Field(
+        default=None,
+        description="Machine-readable reason when unscored: no_logprobs, answer_tokens_missing, answer_mass_low, "
+        "backend_error, timeout.",
     )
 
     @classmethod
@@ -112,3 +131,8 @@ class Provenance(BaseModel):
     seed: int | None = None
     samples: int = 1
     strategy: str | None = Field(default=None, description="'per_metric' or 'joint' calls.")
+    readout: ReadoutKind | None = Field(
+        default=None,
+        description="'probability' (verdicts read from token probabilities) or 'generated' (parsed from the "
+        "model's written reply).",
+    )

@@ -1,0 +1,207 @@
+"""Metric scores read from token probabilities: one call per check, one reply token, nothing generated.
+
+Every check of one judgment shares one prompt prefix (the system text, then the source, the context and
+the judged text in delimited blocks with one nonce); only the check's own block and question come after it,
+so llama.cpp's and Ollama's prompt caches evaluate the long material once per judgment.
+
+A metric whose scale values are single digits (1-5) is read as the probability-weighted mean of the digits
+(G-Eval); any other scale (0-1, 0-10) as one Yes/No question whose P(yes) is placed on the scale. The
+explanation is written by Gavel from the numbers; the model writes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import anyio
+
+from gavel.tools.engine import prompts
+from gavel.tools.engine.backend import ChatMessage, ChatRequest
+from gavel.tools.engine.readout import TOP_LOGPROBS, Readout, scale_expectation, single_token_values, yes_probability
+from gavel.tools.engine.verdict import MetricScore, SampleRecord, Usage
+from gavel.tools.errors import BackendError
+from gavel.tools.rubrics import Metric, Rubric
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.judge import Judge, _Tally
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """The shared start of every check's prompt in one judgment: the source, then the context."""
+
+    blocks: dict[str, str]
+    section: str
+
+
+def prefix(rubric: Rubric, source: str | None, context: Mapping[str, str]) -> Prefix:
+    """The source first, then the context (the question): what the checks of one judgment, and the answers
+    to one question, share. The judged text follows in each check's own part."""
+    blocks: dict[str, str] = {}
+    if source:
+        blocks[rubric.prompt.source_label] = source
+    blocks.update({k: v for k, v in context.items() if v})
+    return Prefix(blocks, "\n\n".join(prompts.fenced(label, text) for label, text in blocks.items()))
+
+
+def user_prompt(shared: Prefix, instruction: str, extra: Mapping[str, str] | None = None) -> str:
+    parts = [shared.section] if shared.section else []
+    parts += [prompts.fenced(label, text) for label, text in (extra or {}).items()]
+    parts.append(instruction)
+    return "\n\n".join(parts)
+
+
+async def ask(
+    judge: Judge,
+    user: str,
+    tally: _Tally,
+    *,
+    model: str | None,
+    values: Sequence[int] | None = None,
+) -> Readout:
+    """One one-token call; its first token read as P(yes), or as the expectation over `values`."""
+    request = ChatRequest(
+        messages=(ChatMessage("system", prompts.prompt_set().text["probability_system"]), ChatMessage("user", user)),
+        temperature=0.0,
+        seed=judge.config.seed,
+        max_tokens=1,
+        top_k=None,
+        top_p=None,
+        model=model,
+        top_logprobs=TOP_LOGPROBS,
+    )
+    try:
+        reply = await judge._call(request, tally)
+    except BackendError as exc:
+        return Readout.failed("backend_error", f"the model call failed: {exc}")
+    except TimeoutError:
+        return Readout.failed("timeout", "the model call exceeded its time bound")
+    return scale_expectation(reply.top_logprobs, values) if values else yes_probability(reply.top_logprobs)
+
+
+def metric_score(metric_id: str, name: str, readout: Readout, explanation: str) -> MetricScore:
+    """A metric from one readout: scored with Gavel's explanation, or unscored with the reason and its code."""
+    if readout.value is None:
+        return MetricScore(
+            metric=metric_id, name=name, score=None, status="unscored", reason=readout.reason,
+            samples=[SampleRecord(score=None, error=readout.reason)], readout="probability",
+            distribution=readout.distribution or None, answer_mass=readout.mass, reason_code=readout.reason_code,
+        )  # fmt: skip
+    return MetricScore(
+        metric=metric_id, name=name, score=readout.value, status="scored", explanation=explanation,
+        samples=[SampleRecord(score=readout.value, explanation=explanation)], spread=0.0, readout="probability",
+        distribution=readout.distribution, answer_mass=readout.mass,
+    )  # fmt: skip
+
+
+_YES_NO_QUESTION = ("is ", "are ", "does ", "do ", "did ", "can ", "could ", "has ", "have ", "will ", "would ")
+
+
+def _anchor(metric: Metric) -> str:
+    """The scale's top level as what a Yes means, unless the description already asks a yes/no question."""
+    if not metric.levels or metric.description.strip().lower().startswith(_YES_NO_QUESTION):
+        return ""
+    best = max(metric.levels.items(), key=lambda item: float(item[0]))
+    return f" Yes means: {best[1]}."
+
+
+def _levels(metric: Metric) -> str:
+    if not metric.levels:
+        return ""
+    ordered = sorted(metric.levels.items(), key=lambda item: float(item[0]), reverse=True)
+    return "Anchors:\n" + "\n".join(f"- {score}: {text}" for score, text in ordered)
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".") if not float(value).is_integer() else str(int(value))
+
+
+def _explain(rubric: Rubric, metric: Metric, readout: Readout, values: Sequence[int] | None) -> str:
+    assert readout.value is not None
+    if values:
+        likely = max(readout.distribution.items(), key=lambda item: item[1])
+        return (
+            f"expected score {readout.value:.2f} on {values[0]}-{values[-1]}, read from the model's probabilities "
+            f"of each score (most likely {likely[0]}: {likely[1]:.2f})"
+        )
+    p_yes = readout.distribution["yes"]
+    met = "meets" if p_yes >= 0.5 else "does not meet"
+    return (
+        f"P(yes) {p_yes:.2f} that the {rubric.prompt.subject} fully meets {metric.name.lower()}: it {met} it by "
+        f"the model's probabilities (score {_fmt(readout.value)} on {_fmt(rubric.scale.min)}-"
+        f"{_fmt(rubric.scale.max)})"
+    )
+
+
+def _instruction(rubric: Rubric, metric: Metric, context_instructions: str | None, values: Sequence[int] | None) -> str:
+    common = {
+        "rubric_title": rubric.title,
+        "rubric_guidance": rubric.prompt.guidance,
+        "context_instructions": context_instructions or "",
+        "subject": rubric.prompt.subject,
+        "metric_name": metric.name,
+        "metric_description": metric.description,
+    }
+    if values:
+        return prompts.prompt_set().fill(
+            "probability_scale", levels=_levels(metric), scale_min=values[0], scale_max=values[-1], **common
+        )
+    return prompts.prompt_set().fill("probability_yes_no", anchor=_anchor(metric), **common)
+
+
+async def score_metric(
+    judge: Judge,
+    shared: Prefix,
+    subject: str,
+    rubric: Rubric,
+    metric: Metric,
+    context_instructions: str | None,
+    tally: _Tally,
+    model: str | None,
+) -> MetricScore:
+    values = single_token_values(rubric.scale.min, rubric.scale.max, rubric.scale.integer)
+    instruction = _instruction(rubric, metric, context_instructions, values)
+    user = user_prompt(shared, instruction, {rubric.prompt.subject: subject})
+    readout = await ask(judge, user, tally, model=model, values=values)
+    if readout.value is not None and not values:
+        # P(yes) placed on the scale: its minimum plus P(yes) times its width.
+        readout = Readout(
+            value=rubric.scale.min + readout.value * (rubric.scale.max - rubric.scale.min),
+            distribution=readout.distribution,
+            mass=readout.mass,
+        )
+    if readout.value is None:
+        return metric_score(metric.id, metric.name, readout, "")
+    return metric_score(metric.id, metric.name, readout, _explain(rubric, metric, readout, values))
+
+
+async def score_metrics(
+    judge: Judge,
+    *,
+    rubric: Rubric,
+    metrics: Sequence[Metric],
+    shared: Prefix,
+    subject: str,
+    context_instructions: str | None,
+    model: str | None,
+    tally: _Tally,
+) -> list[MetricScore]:
+    """Every metric read from probabilities, concurrently (the engine's limiter bounds the real concurrency)."""
+    results: dict[str, MetricScore] = {}
+
+    async def one(metric: Metric) -> None:
+        results[metric.id] = await score_metric(
+            judge, shared, subject, rubric, metric, context_instructions, tally, model
+        )
+
+    async with anyio.create_task_group() as tg:
+        for metric in metrics:
+            tg.start_soon(one, metric)
+    return [results[m.id] for m in metrics]
+
+
+def usage_since(tally: _Tally, started: float) -> Usage:
+    return tally.usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})

@@ -1,0 +1,182 @@
+"""`judge_rag_answer`'s grounding read from probabilities: one Yes/No check per sentence of the answer.
+
+The answer is split into sentences deterministically (`sentences.split_sentences`); each is asked "is every
+part of this sentence supported by the passages?" after the judgment's shared prompt prefix (passages,
+question, answer), so the prompt cache evaluates the passages once. Rules, fixed here and documented:
+
+- a sentence is supported when P(yes) >= SUPPORT_CUT;
+- accuracy is the weakest sentence's P(supported): one unsupported sentence makes the answer unfaithful;
+  it is unscored when any sentence is (its minimum is then unknown);
+- is_grounded is False when a scored sentence is below the cut, True when every sentence is at or above it,
+  else undecided;
+- unsupported_claims are the answer's own sentences below the cut, verbatim;
+- the contradiction and passage-relevance checks, which only the diagnosis reads, are asked only when
+  something is wrong (a sentence unsupported or a dimension below the pass threshold).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import anyio
+from pydantic import BaseModel, ConfigDict, Field
+
+from gavel.tools.engine import prompts
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.probability import Prefix, metric_score
+from gavel.tools.engine.readout import Readout
+from gavel.tools.engine.verdict import MetricScore, Usage
+from gavel.tools.rubrics import Metric, Rubric
+from gavel.tools.sentences import split_sentences
+
+SUPPORT_CUT = 0.5
+SENTENCE_LABEL = "claim"
+
+
+class SentenceSupport(BaseModel):
+    """One sentence of the answer and the judge's probability that the passages support it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sentence: str = Field(description="The sentence, verbatim from the answer (citations kept with it).")
+    p_supported: float | None = Field(description="P(yes) that every part of it is supported; null when unscored.")
+    supported: bool | None = Field(description=f"p_supported >= {SUPPORT_CUT}; null when unscored.")
+    reason_code: str | None = Field(default=None, description="Why it is unscored (machine-readable).")
+    reason: str | None = Field(default=None, description="Why it is unscored.")
+
+
+@dataclass
+class ProbabilityGrounding:
+    """What the per-sentence checks established; read by the verdict, diagnosis and issues like the generated
+    grounding check, with None where a decision was not made or not needed."""
+
+    sentences: list[SentenceSupport]
+    is_grounded: bool | None
+    passages_relevant: bool | None
+    contradicts_passages: bool | None
+    unsupported_claims: list[str]
+    reasoning: str
+    confidence: float | None
+    usage: Usage = field(default_factory=Usage)
+
+
+def _support(sentence: str, readout: Readout) -> SentenceSupport:
+    if readout.value is None:
+        return SentenceSupport(
+            sentence=sentence, p_supported=None, supported=None, reason_code=readout.reason_code, reason=readout.reason
+        )
+    return SentenceSupport(sentence=sentence, p_supported=readout.value, supported=readout.value >= SUPPORT_CUT)
+
+
+def _instruction(name: str, rubric: Rubric) -> str:
+    return prompts.prompt_set().fill(
+        name, subject=rubric.prompt.subject, source_label=rubric.prompt.source_label, sentence_label=SENTENCE_LABEL
+    )
+
+
+async def check_sentences(
+    judge: Judge, shared: Prefix, rubric: Rubric, answer: str, model: str | None
+) -> tuple[list[SentenceSupport], Usage]:
+    sentences = split_sentences(answer) or [answer.strip()]
+    readouts: list[Readout | None] = [None] * len(sentences)
+    usage = Usage()
+    instruction = _instruction("rag_sentence", rubric)
+
+    async def one(index: int, sentence: str) -> None:
+        nonlocal usage
+        readout, used = await judge.yes_no(shared, instruction, extra={SENTENCE_LABEL: sentence}, model=model)
+        readouts[index] = readout
+        usage = usage.add(used)
+
+    async with anyio.create_task_group() as tg:
+        for index, sentence in enumerate(sentences):
+            tg.start_soon(one, index, sentence)
+    return [_support(s, r) for s, r in zip(sentences, readouts, strict=True) if r is not None], usage
+
+
+async def follow_up(judge: Judge, shared: Prefix, rubric: Rubric, model: str | None) -> tuple[Readout, Readout, Usage]:
+    """(contradicts, passages relevant) as P(yes) readouts, asked concurrently."""
+    results: dict[str, tuple[Readout, Usage]] = {}
+
+    async def one(name: str) -> None:
+        results[name] = await judge.yes_no(shared, _instruction(name, rubric), model=model)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(one, "rag_contradicts")
+        tg.start_soon(one, "rag_passages_relevant")
+    contradicts, used_a = results["rag_contradicts"]
+    relevant, used_b = results["rag_passages_relevant"]
+    return contradicts, relevant, used_a.add(used_b)
+
+
+def needs_follow_up(support: Sequence[SentenceSupport], dimensions: Sequence[MetricScore], threshold: float) -> bool:
+    unsupported = any(s.supported is False for s in support)
+    low = any(d.score is not None and d.score < threshold for d in dimensions)
+    return unsupported or low
+
+
+def accuracy_score(metric: Metric, support: Sequence[SentenceSupport]) -> MetricScore:
+    """The weakest sentence's P(supported), with Gavel's explanation of which sentence decided it."""
+    unscored = [s for s in support if s.p_supported is None]
+    if unscored or not support:
+        first = unscored[0] if unscored else None
+        reason = (
+            f"sentence {support.index(first) + 1} of {len(support)} was not scored: {first.reason}"
+            if first is not None
+            else "the answer has no sentence to check"
+        )
+        code = first.reason_code if first is not None else "answer_tokens_missing"
+        return metric_score(metric.id, metric.name, Readout.failed(code, reason), "")  # type: ignore[arg-type]
+    weakest = min(support, key=lambda s: s.p_supported or 0.0)
+    p = weakest.p_supported or 0.0
+    held = sum(1 for s in support if s.supported)
+    explanation = (
+        f"{held} of {len(support)} sentences supported by the passages (P(supported) >= {SUPPORT_CUT}); the weakest "
+        f"decides: P {p:.2f} for “{_clip(weakest.sentence)}”"
+    )
+    return metric_score(metric.id, metric.name, Readout(value=p, distribution={"yes": p, "no": 1 - p}), explanation)
+
+
+def grounding(
+    support: Sequence[SentenceSupport], contradicts: Readout | None, relevant: Readout | None, usage: Usage
+) -> ProbabilityGrounding:
+    scored = [s for s in support if s.p_supported is not None]
+    if any(s.supported is False for s in scored):
+        is_grounded: bool | None = False
+    elif scored and len(scored) == len(support):
+        is_grounded = True
+    else:
+        is_grounded = None
+    unsupported = [s.sentence for s in support if s.supported is False]
+    weakest = min((s.p_supported for s in scored if s.p_supported is not None), default=None)
+    parts = [f"{len(scored) - len(unsupported)} of {len(support)} sentences supported (cut {SUPPORT_CUT})"]
+    if unsupported:
+        parts.append(f"unsupported: {'; '.join(f'“{_clip(s)}”' for s in unsupported[:3])}")
+    for name, readout in (("contradicts the passages", contradicts), ("passages address the question", relevant)):
+        if readout is not None and readout.value is not None:
+            parts.append(f"P({name}) {readout.value:.2f}")
+    return ProbabilityGrounding(
+        sentences=list(support),
+        is_grounded=is_grounded,
+        passages_relevant=_decided(relevant),
+        contradicts_passages=_decided(contradicts),
+        unsupported_claims=unsupported,
+        reasoning="; ".join(parts),
+        # How far the deciding (weakest) sentence is from the cut, as a share of the way to certainty.
+        confidence=abs(weakest - SUPPORT_CUT) / SUPPORT_CUT
+        if weakest is not None and is_grounded is not None
+        else None,
+        usage=usage,
+    )
+
+
+def _decided(readout: Readout | None) -> bool | None:
+    if readout is None or readout.value is None:
+        return None
+    return readout.value >= SUPPORT_CUT
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

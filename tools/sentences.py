@@ -1,0 +1,75 @@
+"""Deterministic sentence splitting for per-sentence checks: each sentence verbatim, citations kept with it.
+
+Rules: every non-empty line is split on its own (list items and paragraphs are separate sentences; a leading
+bullet or number is dropped); inside a line a sentence ends at . ! or ? (with any closing quotes or brackets
+and any citation brackets right after it, so "in 1889. [1]" stays one sentence) when whitespace and a
+character that is not lower-case follow. Abbreviations (e.g., Dr., U.S.) and single initials do not end a
+sentence; decimals never do, as no space follows their point. Each sentence is a substring of the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_SENTENCES = 40
+
+_END = re.compile(r"[.!?]+[\"'”’)\]]*(?:[ \t]*\[[^\[\]\n]{1,40}\])*(?=\s|$)")
+_BULLET = re.compile(r"^(?:[-*•]|\d{1,3}[.)])\s+")
+_CITATION_ONLY = re.compile(r"^(?:\[[^\[\]\n]{1,40}\]\s*)+[.!?]?$")
+_ABBREVIATION_TEXT = (
+    "e.g i.e mr mrs ms dr st vs etc no nos fig figs approx inc ltd jr sr prof u.s u.k cf al ca est dept gen gov "
+    "mt jan feb mar apr jun jul aug sep sept oct nov dec"
+)
+_ABBREVIATIONS = frozenset(_ABBREVIATION_TEXT.split())
+
+
+def _ends_sentence(line: str, start: int, match: re.Match[str]) -> bool:
+    rest = line[match.end() :].lstrip()
+    if rest and rest[0].islower():
+        return False
+    if not match.group(0).startswith("."):
+        return True
+    word = re.search(r"(\S+)$", line[start : match.start()])
+    if word is None:
+        return True
+    token = word.group(1).casefold().strip("(\"'“‘")
+    return not (token in _ABBREVIATIONS or (len(token) == 1 and token.isalpha()))
+
+
+def _split_line(line: str) -> list[str]:
+    sentences: list[str] = []
+    start = 0
+    for match in _END.finditer(line):
+        if not _ends_sentence(line, start, match):
+            continue
+        sentence = line[start : match.end()].strip()
+        if sentence:
+            sentences.append(sentence)
+        start = match.end()
+    tail = line[start:].strip()
+    if tail:
+        if sentences and _CITATION_ONLY.match(tail):
+            # A citation left alone after the last sentence belongs to it: "… in 1889. [1]"
+            sentences[-1] = line[line.index(sentences[-1]) :].strip()
+        else:
+            sentences.append(tail)
+    return sentences
+
+
+def split_sentences(text: str) -> list[str]:
+    """The text's sentences in order, each verbatim; at most MAX_SENTENCES (see `group`)."""
+    sentences: list[str] = []
+    for raw in text.splitlines():
+        line = _BULLET.sub("", raw.strip())
+        if line:
+            sentences += _split_line(line)
+    return group(sentences)
+
+
+def group(sentences: list[str], limit: int = MAX_SENTENCES) -> list[str]:
+    """At most `limit` parts: a longer answer is checked in runs of consecutive sentences, each run as one part
+    (every sentence is still checked; a run is supported only when all of it is)."""
+    if len(sentences) <= limit:
+        return sentences
+    size = -(-len(sentences) // limit)
+    return [" ".join(sentences[i : i + size]) for i in range(0, len(sentences), size)]
