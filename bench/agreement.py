@@ -41,8 +41,14 @@ DEFAULT_PAIRS = 6
 DEFAULT_PEER_PAIRS = 3
 DEFAULT_SKIP = 6
 PEER_METRICS = ("ragas_faithfulness", "deepeval_faithfulness")
+GROUNDED = "gavel (is_grounded)"
+# The probe's items and the probability prompts were chosen on the first 20 question pairs (the first 40 items):
+# the held-out row leaves them out.
+TUNED_PAIRS = 20
 RULES = {
     "gavel": "hallucinated when verdict != approved OR accuracy < 0.5 (midpoint); undecided counts as wrong",
+    GROUNDED: "hallucinated when is_grounded is false (a sentence's P(supported) < 0.5, the cut fixed in "
+    "tools/rag_probability.py); undecided (null) counts as wrong",
     "ragas_faithfulness": "hallucinated when faithfulness < 0.5 (midpoint); undecided counts as wrong",
     "deepeval_faithfulness": "hallucinated when faithfulness < 0.5 (midpoint); undecided counts as wrong",
 }
@@ -143,18 +149,24 @@ def summarize(judge: str, pairs: Sequence[Pair]) -> dict[str, Any]:
 async def run_judges(
     endpoint: Endpoint, gavel_pairs: list[tuple[dict[str, Any], dict[str, Any]]], peer_pairs: int,
     peer_client: PeerClient | None, checkpoint: Callable[[dict[str, list[Pair]], bool], None] | None = None,
+    gavel_on: bool = True,
 ) -> dict[str, list[Pair]]:  # fmt: skip
     """Every judge on every item, interleaved item by item so load drift hits all judges alike."""
-    gavel = GavelJudge(endpoint)
-    judged: dict[str, list[Pair]] = {"gavel": []}
+    gavel = GavelJudge(endpoint) if gavel_on else None
+    judged: dict[str, list[Pair]] = {"gavel": [], GROUNDED: []} if gavel_on else {}
     if peer_client is not None:
         judged.update({metric: [] for metric in PEER_METRICS})
     try:
         for index, (right, hallucinated) in enumerate(gavel_pairs):
             with_peers = peer_client is not None and index < peer_pairs
             results: dict[str, list[Judged]] = {name: [] for name in judged}
+            if not with_peers and gavel is None:
+                break
             for item in (right, hallucinated):
-                results["gavel"].append(await gavel.rag(item))
+                if gavel is not None:
+                    judged_item = await gavel.rag(item)
+                    results["gavel"].append(judged_item)
+                    results[GROUNDED].append(grounded_rule(judged_item))
                 if with_peers and peer_client is not None:
                     for metric in PEER_METRICS:
                         results[metric].append(await anyio.to_thread.run_sync(peer_client.rag, metric, item))
@@ -171,8 +183,51 @@ async def run_judges(
                 # A long run on a shared machine may have to be stopped: what is judged so far is kept.
                 checkpoint(judged, False)
     finally:
-        await gavel.aclose()
+        if gavel is not None:
+            await gavel.aclose()
     return judged
+
+
+def grounded_rule(item: Judged) -> Judged:
+    """The same judgment under the grounding rule: hallucinated exactly when the judge found an unsupported
+    sentence (is_grounded false)."""
+    grounded = item.detail.get("is_grounded")
+    return Judged(
+        judge=GROUNDED, item_id=item.item_id, score=item.score, decided=grounded is not None,
+        predicted_hallucinated=None if grounded is None else not grounded, wall_s=item.wall_s, usage=item.usage,
+        error=item.error, detail=item.detail,
+    )  # fmt: skip
+
+
+def load_peer_pairs(path: Path) -> dict[str, list[Pair]]:
+    """The peers' judged pairs from an earlier `--peers-only` run (their judgments do not depend on Gavel's code)."""
+    import json
+
+    rows = json.loads(path.read_text(encoding="utf-8"))["items"]
+    out: dict[str, list[Pair]] = {}
+    for metric in PEER_METRICS:
+        by_id = {
+            r["id"]: Judged(
+                judge=metric,
+                item_id=r["id"],
+                score=r["score"],
+                decided=r["decided"],
+                predicted_hallucinated=r["predicted_hallucinated"],
+                wall_s=r["wall_s"],
+                usage=r["usage"],
+                error=r["error"],
+                detail=r["detail"] or {},
+            )
+            for r in rows
+            if r["judge"] == metric
+        }
+        numbers = sorted({int(i.split("-")[2]) for i in by_id})
+        out[metric] = [
+            (by_id[f"halueval-qa-{n}-right"], by_id[f"halueval-qa-{n}-hallucinated"])
+            for n in numbers
+            if f"halueval-qa-{n}-right" in by_id and f"halueval-qa-{n}-hallucinated" in by_id
+        ]
+    return out
 
 
 def _item_rows(judged: dict[str, list[Pair]]) -> list[dict[str, Any]]:
@@ -215,6 +270,10 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     )
     parser.add_argument("--full", action="store_true", help="all 100 pairs, for Gavel and the peers")
     parser.add_argument("--no-peers", action="store_true", help="Gavel only")
+    parser.add_argument("--peers-only", action="store_true", help="the peers only (for --peers-from in a later run)")
+    parser.add_argument(
+        "--peers-from", type=Path, default=None, help="the peers' pairs from an earlier --peers-only run's JSON"
+    )
     parser.add_argument("--smoke", action="store_true", help="2 pairs on a scripted endpoint (no model, no peers)")
     parser.add_argument(
         "--threads", type=int, default=None, help="llama.cpp threads (default: every core; 1 on an overloaded machine)"
@@ -227,7 +286,7 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     peer_count = len(all_pairs) if args.full else args.peer_pairs
     skip = 0 if args.full or args.smoke else args.skip
     chosen = subset(all_pairs[skip:], count)
-    run = Run(NAME, args.out or out_dir, args.smoke)
+    run = Run(f"{NAME}-peers" if args.peers_only else NAME, args.out or out_dir, args.smoke)
 
     if args.smoke:
         from bench.scripted import schema_reply
@@ -238,7 +297,11 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     peer_client: PeerClient | None = None
     peers_note = None
     stderr_path = peer_log_path("agreement")
-    if args.smoke or args.no_peers:
+    if args.peers_from is not None:
+        peers_note = (
+            f"peers' judgments loaded from {args.peers_from} (an earlier --peers-only run on the same endpoint)"
+        )
+    elif args.smoke or args.no_peers:
         peers_note = "peers not run (--smoke or --no-peers)"
     elif not peers_installed():
         peers_note = "peers not run: .venv-bench is missing (see bench/README.md)"
@@ -250,8 +313,16 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     started = time.perf_counter()
 
     def build(judged: dict[str, list[Pair]], complete: bool) -> dict[str, Any]:
+        if args.peers_from is not None:
+            judged = {**judged, **load_peer_pairs(args.peers_from)}
         summaries = [summarize(name, pairs) for name, pairs in judged.items() if pairs]
-        done = len(judged["gavel"])
+        held_out = [pair for pair in judged.get("gavel", []) if _number(pair) >= TUNED_PAIRS]
+        if held_out and len(held_out) < len(judged.get("gavel", [])):
+            for name in ("gavel", GROUNDED):
+                extra = summarize(name, [p for p in judged[name] if _number(p) >= TUNED_PAIRS])
+                extra["judge"] = f"{name}, held out (question pairs {TUNED_PAIRS + 1}-100)"
+                summaries.append(extra)
+        done = len(judged.get("gavel") or judged.get(PEER_METRICS[0]) or [])
         if peer_client is not None and done > peer_count and judged.get(PEER_METRICS[0]):
             extra = summarize("gavel", judged["gavel"][:peer_count])
             extra["judge"] = f"gavel (first {peer_count} pairs, as the peers)"
@@ -284,7 +355,7 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
 
     try:
         say(f"\n## 3. Agreement with the labelled set ({len(chosen)} pairs for Gavel)\n")
-        judged = anyio.run(run_judges, endpoint, chosen, peer_count, peer_client, checkpoint)
+        judged = anyio.run(run_judges, endpoint, chosen, peer_count, peer_client, checkpoint, not args.peers_only)
     finally:
         if peer_client is not None:
             peer_client.close()
@@ -308,6 +379,16 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
         say(f"\n{peers_note}")
     say(f"written to {path}")
     return path
+
+
+_PAIR_INDEX: dict[int, int] = {}
+
+
+def _number(pair: Pair) -> int:
+    """The pair's position by question number in the whole set (0-based), as `--skip` and the subsets count."""
+    if not _PAIR_INDEX:
+        _PAIR_INDEX.update({int(r["id"].split("-")[2]): i for i, (r, _) in enumerate(load_pairs())})
+    return _PAIR_INDEX[int(pair[0].item_id.split("-")[2])]
 
 
 def _with_ci(summary: dict[str, Any], name: str) -> str:

@@ -30,8 +30,9 @@ def make_deps(
     limits: Limits | None = None,
     progress: ProgressLog | None = None,
     concurrency: int = 4,
+    readout: str = "probability",
 ) -> ToolDeps:
-    config = EngineConfig(max_concurrency=concurrency, timeout_s=5)
+    config = EngineConfig(max_concurrency=concurrency, timeout_s=5, readout=readout)
     limiter = anyio.CapacityLimiter(concurrency)
 
     async def judge() -> Judge:

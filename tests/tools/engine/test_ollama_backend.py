@@ -410,3 +410,51 @@ async def test_test_server_uses_a_custom_embedder_when_given() -> None:
         async with ollama.AsyncClient(host=srv.url, timeout=5) as client:
             embedded = await client.embed(model=MODEL, input="four")
     assert [list(v) for v in embedded.embeddings] == [[4.0]]
+
+
+# -- log-probabilities -----------------------------------------------------------------------------------
+
+YES_NO_LOGPROBS = [
+    {
+        "token": "Yes",
+        "logprob": -0.2,
+        "top_logprobs": [{"token": "Yes", "logprob": -0.2}, {"token": "No", "logprob": -1.8}],
+    }
+]
+
+
+def logprob_server() -> OllamaTestServer:
+    return OllamaTestServer(responder=lambda req: OllamaReply("Yes", logprobs=YES_NO_LOGPROBS), models=[MODEL])
+
+
+async def test_top_logprobs_are_asked_for_and_returned():
+    with logprob_server() as srv:
+        backend = backend_for(srv.url)
+        reply = await backend.chat(request(schema=None, max_tokens=1, top_logprobs=20))
+        await backend.aclose()
+    assert srv.chat_requests[-1]["logprobs"] is True and srv.chat_requests[-1]["top_logprobs"] == 20
+    assert reply.top_logprobs is not None
+    assert [(t.token, t.logprob) for t in reply.top_logprobs[0]] == [("Yes", -0.2), ("No", -1.8)]
+
+
+async def test_a_server_with_log_probabilities_is_probed_once_per_model():
+    with logprob_server() as srv:
+        backend = backend_for(srv.url)
+        assert await backend.reads_probabilities() is True
+        assert await backend.reads_probabilities() is True
+        await backend.aclose()
+    assert len(srv.chat_requests) == 1
+
+
+async def test_a_server_without_log_probabilities_falls_back_to_generated_verdicts(server):
+    backend = backend_for(server.url)
+    assert await backend.reads_probabilities() is False
+    assert (await backend.chat(request(top_logprobs=20))).top_logprobs is None
+    await backend.aclose()
+
+
+async def test_a_failed_probe_decides_nothing():
+    backend = backend_for(closed_port_url(), timeout_s=2)
+    assert await backend.reads_probabilities() is False
+    assert backend._reads_probabilities == {}
+    await backend.aclose()

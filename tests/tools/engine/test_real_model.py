@@ -44,7 +44,7 @@ async def judge_one(judge: Judge, metric: str, answer: str) -> float | None:
 
 @pytest.mark.parametrize(("metric", "answer", "good"), CASES)
 async def test_the_embedded_model_scores_clear_cases_on_the_right_side(embedded_backend, metric, answer, good):
-    judge = Judge(embedded_backend, EngineConfig(timeout_s=600))
+    judge = Judge(embedded_backend, EngineConfig(timeout_s=600, readout="generated"))
     score = await judge_one(judge, metric, answer)
     assert score is not None
     assert (score >= 0.5) is good, f"{metric}={score} for {answer!r}"
@@ -54,10 +54,21 @@ async def test_the_embedded_model_scores_clear_cases_on_the_right_side(embedded_
 async def test_the_ollama_path_against_the_embedded_model_scores_clear_cases_on_the_right_side(
     embedded_ollama_backend, metric, answer, good
 ):
-    judge = Judge(embedded_ollama_backend, EngineConfig(timeout_s=600))
+    judge = Judge(embedded_ollama_backend, EngineConfig(timeout_s=600, readout="generated"))
     score = await judge_one(judge, metric, answer)
     assert score is not None
     assert (score >= 0.5) is good, f"{metric}={score} for {answer!r}"
+
+
+@pytest.mark.parametrize("backend_fixture", ["embedded_backend", "embedded_ollama_backend"])
+async def test_probability_readouts_rank_the_clear_cases_the_right_way_round(backend_fixture, request):
+    # Read as P(yes), the 1.5B model's metric checks lean Yes (an off-topic answer gets about 0.6 for relevance),
+    # so what they are trusted for is the order; the per-sentence check below holds the 0.5 cut as well.
+    judge = Judge(request.getfixturevalue(backend_fixture), EngineConfig(timeout_s=600))
+    assert await judge.readout() == "probability"
+    scores = {case.id: await judge_one(judge, *case.values[:2]) for case in CASES}
+    assert scores["relevant-answer-scores-high"] > scores["irrelevant-answer-scores-low"], scores
+    assert scores["faithful-answer-high"] > scores["unfaithful-answer-low"], scores
 
 
 @pytest.fixture(scope="session")
@@ -87,3 +98,22 @@ async def embedded_ollama_backend(_embedded_ollama_server):
     backend = OllamaBackend(_embedded_ollama_server.url, MODEL_NAME, timeout_s=600)
     yield backend
     await backend.aclose()
+
+
+async def test_the_embedded_model_reads_a_supported_sentence_above_an_unsupported_one(embedded_backend):
+    from gavel.tools.engine.probability import prefix
+    from gavel.tools.rag_probability import check_sentences
+
+    judge = Judge(embedded_backend, EngineConfig(timeout_s=600))
+    assert await judge.readout() == "probability"
+    shared = prefix(RAG, PASSAGE, {"question": QUESTION})
+    answer = "It was completed in 1889 [1]. It was completed in 1923 as a radio mast."
+    support, _ = await check_sentences(judge, shared, RAG, answer, None)
+    assert [s.sentence for s in support] == [
+        "It was completed in 1889 [1].",
+        "It was completed in 1923 as a radio mast.",
+    ]
+    supported, unsupported = (s.p_supported for s in support)
+    assert supported is not None and unsupported is not None
+    assert supported > unsupported, (supported, unsupported)
+    assert supported >= 0.5 > unsupported, (supported, unsupported)

@@ -1,0 +1,37 @@
+"""The deterministic sentence splitter behind judge_rag_answer's per-sentence checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from gavel.tools.sentences import group, split_sentences
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Completed in 1889 [1]. Built for the fair [1].", ["Completed in 1889 [1].", "Built for the fair [1]."]),
+        ("Completed in 1889. [1] Built for the fair.", ["Completed in 1889. [1]", "Built for the fair."]),
+        ("Dr. Smith paid 7.8 million francs [2][3]. Really?", ["Dr. Smith paid 7.8 million francs [2][3].", "Really?"]),
+        ("He lived in the U.S. and moved. J. K. Rowling wrote it.", ["He lived in the U.S. and moved.",
+                                                                    "J. K. Rowling wrote it."]),
+        ("- one item\n- two. Three!", ["one item", "two.", "Three!"]),
+        ("Arthur's Magazine", ["Arthur's Magazine"]),
+        ("It ended. then it went on.", ["It ended. then it went on."]),
+        ("Text. [1]", ["Text. [1]"]),
+    ],
+)  # fmt: skip
+def test_split_sentences(text, expected):
+    assert split_sentences(text) == expected
+
+
+def test_every_sentence_is_verbatim_from_the_text():
+    text = "The tower (330 m) was finished in 1889 [1]. It was meant to be temporary!\n\nIt still stands [2]."
+    assert all(sentence in text for sentence in split_sentences(text))
+
+
+def test_a_long_answer_is_checked_in_runs_of_sentences():
+    sentences = [f"Sentence {i}." for i in range(100)]
+    runs = group(sentences, 40)
+    assert len(runs) <= 40
+    assert " ".join(runs) == " ".join(sentences)
