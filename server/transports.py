@@ -114,7 +114,7 @@ def build_http_app(server: MCPServer[Any], options: HttpOptions) -> ASGIApp:
         if options.stateless:
             inner = _CancelOnDisconnect(inner)
     app: ASGIApp = RequestBodyLimitMiddleware(inner, options.max_body_bytes)
-    if options.auth_token:
+    if options.auth_token and options.auth_token.strip():
         app = BearerAuthMiddleware(app, options.auth_token)
     if options.on_shutdown is not None:
         app = _ShutdownHookMiddleware(app, options.on_shutdown)
@@ -293,7 +293,7 @@ def run_http(server: MCPServer[Any], options: HttpOptions) -> None:
         transport=options.transport,
         url=options.url,
         stateless=options.stateless if options.transport == "streamable-http" else None,
-        auth="bearer" if options.auth_token else "none",
+        auth="bearer" if options.auth_token and options.auth_token.strip() else "none",
     )
     if not is_loopback(options.host):
         log.info(
