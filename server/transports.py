@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gavel.server.auth import BearerAuthMiddleware, check_bind, is_loopback
 from gavel.server.http_defaults import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY_BYTES, SHUTDOWN_TIMEOUT_S
 from gavel.server.inflight import close_gate, lifeline
+from gavel.server.wire import AnswerUnreadableHttp, run_stdio_answering
 
 log = structlog.get_logger("gavel.transport")
 
@@ -113,6 +114,8 @@ def build_http_app(server: MCPServer[Any], options: HttpOptions) -> ASGIApp:
         )
         if options.stateless:
             inner = _CancelOnDisconnect(inner)
+        # Inside the body cap: the body it reads is already bounded.
+        inner = AnswerUnreadableHttp(inner)
     app: ASGIApp = RequestBodyLimitMiddleware(inner, options.max_body_bytes)
     if options.auth_token and options.auth_token.strip():
         app = BearerAuthMiddleware(app, options.auth_token)
@@ -328,7 +331,7 @@ async def _serve_stdio(server: MCPServer[Any], on_shutdown: ShutdownHook | None)
         tg.start_soon(stop_on_signal)
         log.info("serving", transport="stdio")
         try:
-            await server.run_stdio_async()
+            await run_stdio_answering(server)
         except* (BrokenPipeError, ConnectionResetError):
             # The client died with a call in flight: nobody is left to read its reply. That is the
             # client leaving, not a server failure.
