@@ -36,7 +36,7 @@ def is_loopback(host: str) -> bool:
 
 def check_bind(host: str, auth_token: str | None) -> None:
     """Refuse a non-loopback bind without a token, before anything is bound."""
-    if not is_loopback(host) and not auth_token:
+    if not is_loopback(host) and not (auth_token and auth_token.strip()):
         raise BindRefused(
             f"refusing to listen on {host} without an auth token: anyone who can reach it could run the judge. "
             "Set GAVEL_AUTH_TOKEN (or --auth-token), or bind 127.0.0.1"
@@ -47,8 +47,8 @@ class BearerAuthMiddleware:
     """ASGI middleware: HTTP requests must carry `Authorization: Bearer <token>`, else 401."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
-        if not token:
-            raise ValueError("BearerAuthMiddleware needs a non-empty token")
+        if not token.strip():
+            raise ValueError("BearerAuthMiddleware needs a non-blank token")
         self.app = app
         self._expected = token.encode("utf-8")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.ledger import Ledger, LedgerStatus
@@ -55,6 +55,17 @@ class Settings(BaseModel):
     max_batch: int = Field(default=20, ge=1)
     max_samples: int = Field(default=9, ge=1, le=9)
     max_iterations: int = Field(default=20, ge=0, le=100)
+
+    @field_validator("auth_token", mode="before")
+    @classmethod
+    def _blank_token_is_no_token(cls, value: Any) -> Any:
+        # A token of spaces would pass for "a token is set" (and open a non-loopback bind) while no client
+        # could ever send it: HTTP strips the header value's surrounding whitespace.
+        raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+        if isinstance(raw, str):
+            raw = raw.strip()
+            return raw or None
+        return value
 
     def engine_config(self) -> EngineConfig:
         return EngineConfig(

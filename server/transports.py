@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gavel.server.auth import BearerAuthMiddleware, check_bind, is_loopback
 from gavel.server.http_defaults import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY_BYTES, SHUTDOWN_TIMEOUT_S
 from gavel.server.inflight import close_gate, lifeline
+from gavel.server.wire import AnswerUnreadableHttp, run_stdio_answering
 
 log = structlog.get_logger("gavel.transport")
 
@@ -113,8 +114,10 @@ def build_http_app(server: MCPServer[Any], options: HttpOptions) -> ASGIApp:
         )
         if options.stateless:
             inner = _CancelOnDisconnect(inner)
+        # Inside the body cap: the body it reads is already bounded.
+        inner = AnswerUnreadableHttp(inner)
     app: ASGIApp = RequestBodyLimitMiddleware(inner, options.max_body_bytes)
-    if options.auth_token:
+    if options.auth_token and options.auth_token.strip():
         app = BearerAuthMiddleware(app, options.auth_token)
     if options.on_shutdown is not None:
         app = _ShutdownHookMiddleware(app, options.on_shutdown)
@@ -293,7 +296,7 @@ def run_http(server: MCPServer[Any], options: HttpOptions) -> None:
         transport=options.transport,
         url=options.url,
         stateless=options.stateless if options.transport == "streamable-http" else None,
-        auth="bearer" if options.auth_token else "none",
+        auth="bearer" if options.auth_token and options.auth_token.strip() else "none",
     )
     if not is_loopback(options.host):
         log.info(
@@ -328,7 +331,7 @@ async def _serve_stdio(server: MCPServer[Any], on_shutdown: ShutdownHook | None)
         tg.start_soon(stop_on_signal)
         log.info("serving", transport="stdio")
         try:
-            await server.run_stdio_async()
+            await run_stdio_answering(server)
         except* (BrokenPipeError, ConnectionResetError):
             # The client died with a call in flight: nobody is left to read its reply. That is the
             # client leaving, not a server failure.

@@ -907,11 +907,19 @@ async def _judge_phase(
         )
 
 
-async def score_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> ScoreCandidatesResult:
-    started = time.perf_counter()
+def _prepare(request: ScoreCandidatesRequest, deps: ToolDeps) -> tuple[_Plan, _Scored, dict[int, list[Metric]]]:
     plan = _plan(request, deps)
+    scored, needs = _scan(request.candidates, plan, deps)
+    return plan, scored, needs
+
+
+async def score_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> ScoreCandidatesResult:
+    """Scores, ranks and selects. The deterministic parts (checking and summing every candidate, ranking,
+    selecting, building the ranking) run in a worker thread: for 10,000 candidates they take up to a second
+    of CPU, which on the event loop held every other client's call."""
+    started = time.perf_counter()
     candidates = request.candidates
-    scored, needs = _scan(candidates, plan, deps)
+    plan, scored, needs = await anyio.to_thread.run_sync(_prepare, request, deps)
     log: list[str] = []
     warnings: list[str] = []
 
@@ -946,6 +954,46 @@ async def score_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> S
             "so none was rejected"
         )
 
+    trace, diversity, selected, rank_of, ranked = await anyio.to_thread.run_sync(
+        _rank_and_select, candidates, plan, scored, request, log, warnings
+    )
+    usage, provenance = scored.usage, scored.provenance
+    if request.explain == "narrative" and selected:
+        judge = judge or await deps.judge()
+        usage = await _add_narratives(judge, selected, candidates, plan, request.model, warnings, usage)
+        if provenance is None:
+            provenance = await judge.provenance(rubric=plan.rubric, samples=1, model=request.model)
+    if judge is not None and plan.rubric is not None:
+        usage = await _add_key_points(judge, plan.rubric, selected, candidates, scored, request.model, warnings, usage)
+
+    if usage is not None:
+        # Calls ran concurrently, so summed per-call durations overstate the time; report the wall time.
+        usage = usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
+    parts = _Parts(trace, diversity, selected, rank_of, ranked, log, warnings, usage, provenance)
+    return await anyio.to_thread.run_sync(_result, candidates, plan, scored, request, parts)
+
+
+@dataclass
+class _Parts:
+    trace: SelectionTrace
+    diversity: list[DiversityOutcome]
+    selected: list[SelectedCandidate]
+    rank_of: dict[int, int]
+    ranked: list[int]
+    log: list[str]
+    warnings: list[str]
+    usage: Usage | None
+    provenance: Provenance | None
+
+
+def _rank_and_select(
+    candidates: Sequence[Mapping[str, Any]],
+    plan: _Plan,
+    scored: _Scored,
+    request: ScoreCandidatesRequest,
+    log: list[str],
+    warnings: list[str],
+) -> tuple[SelectionTrace, list[DiversityOutcome], list[SelectedCandidate], dict[int, int], list[int]]:
     dupes = [cid for cid, n in Counter(scored.ids).items() if n > 1]
     if dupes:
         warnings.append(
@@ -989,19 +1037,24 @@ async def score_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> S
             log.append(message[0].upper() + message[1:] + ".")
 
     selected = _selected(trace, candidates, plan, scored, rank_of, request.top_k)
-    usage, provenance = scored.usage, scored.provenance
-    if request.explain == "narrative" and selected:
-        judge = judge or await deps.judge()
-        usage = await _add_narratives(judge, selected, candidates, plan, request.model, warnings, usage)
-        if provenance is None:
-            provenance = await judge.provenance(rubric=plan.rubric, samples=1, model=request.model)
-    if judge is not None and plan.rubric is not None:
-        usage = await _add_key_points(judge, plan.rubric, selected, candidates, scored, request.model, warnings, usage)
+    return trace, diversity, selected, rank_of, ranked
 
-    if usage is not None:
-        # Calls ran concurrently, so summed per-call durations overstate the time; report the wall time.
-        usage = usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
 
+def _result(
+    candidates: Sequence[Mapping[str, Any]],
+    plan: _Plan,
+    scored: _Scored,
+    request: ScoreCandidatesRequest,
+    parts: _Parts,
+) -> ScoreCandidatesResult:
+    trace, diversity, selected, rank_of, ranked = (
+        parts.trace,
+        parts.diversity,
+        parts.selected,
+        parts.rank_of,
+        parts.ranked,
+    )
+    log, warnings, usage, provenance = parts.log, parts.warnings, parts.usage, parts.provenance
     status: dict[int, Status] = {p.index: "selected" for p in trace.picks}
     ranking = [
         RankingEntry(

@@ -11,9 +11,10 @@ the only line of defence.
 
 from __future__ import annotations
 
+import base64
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 PROMPT_INJECTION_FLAG = "prompt_injection_suspected"
 
@@ -329,6 +330,136 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
 ]
 
+
+def _fold(word: str) -> str:
+    """A literal word as `normalize_for_matching` leaves it (NFKD without marks, case-folded): rules for scripts
+    with diacritics (Russian й, Japanese dakuten) are written plainly and folded here, never the regex syntax."""
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", word).casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _any(*words: str) -> str:
+    return "(?:" + "|".join(re.escape(_fold(w)) for w in words) + ")"
+
+
+_YES = r"[\"'“‘«]?(?:yes|approved|pass(?:ed)?|true)\b[\"'”’»]?"
+_ADDRESSED = (
+    r"(?:note|message|memo|reminder|instructions?|attention|hinweis|nachricht|nota|mensaje|mensagem|remarque)\s+"
+    r"(?:to|for|an|fur|a|au|aux|pour|para|al|ao|a\s+la)\s+(?:the\s+|den\s+|die\s+|l'|le\s+|el\s+|o\s+|la\s+|a\s+)?"
+    r"(?:ai\s+|llm\s+)?"
+)
+
+_RULES += [
+    (
+        # "Note to the evaluator: ..." — ordinary text has no reason to address whoever grades it.
+        "note to the judge",
+        re.compile(rf"\b{_ADDRESSED}{_JUDGE_NOUNS}s?\s*[:,\-–—]"),
+    ),
+    (
+        "instruction to the judge",
+        re.compile(
+            r"\b(?:the\s+)?(?:correct|right|proper|expected|appropriate|only\s+(?:valid|acceptable)|true)\s+"
+            r"(?:evaluation|score|rating|grade|verdict|assessment|judg(?:e)?ment|output|decision)\s+"
+            r"(?:here\s+)?(?:is|would\s+be|must\s+be|=)\s*:?\s*(?:the\s+|a\s+)?"
+            r"(?:maximum|max|highest|perfect|full|top|10|5|1\.0|100|approved|pass|yes)\b"
+            r"|\b(?:maximum|max|top|highest|perfect|full)\s+(?:possible\s+)?(?:score|marks|rating|grade|points)\s+"
+            r"(?:on|for|in|across)\s+(?:every|each|all(?:\s+the)?)\s+(?:criteri(?:on|a)|metrics?|dimensions?|rubric)"
+        ),
+    ),
+    (
+        "instruction to the judge",
+        re.compile(
+            rf"{_CMD}(?:output|return|print|emit|respond\s+with|reply\s+with|answer\s+with|write)\s+"
+            r"(?:a\s+|the\s+)?(?:score|rating|grade|verdict)\s*(?:of\s+|:\s*|=\s*|as\s+)?"
+            r"(?:\d|maximum|perfect|approved|pass)"
+            rf"|\bnew\s+(?:system\s+)?(?:instructions?|rules?|directions?|orders?|task)\s+(?:for|to)\s+(?:the\s+)?"
+            rf"{_JUDGE_NOUNS}\b"
+        ),
+    ),
+    (
+        "fake delimiter",
+        re.compile(
+            r"[=#*~_\-]{3,}[ \t]*end\s+of\s+(?:the\s+)?(?:text|answer|response|input|data|document|passages?"
+            r"|context|content|submission|assessment)\b"
+            r"|^[ \t]*end\s+of\s+(?:the\s+)?(?:text|content|submission)[ \t]*[=#*~_\-]{3,}",
+            re.MULTILINE,
+        ),
+    ),
+    (
+        # Aimed at a judge that answers Yes or No (a probability readout of "Yes").
+        "instruction to the judge",
+        re.compile(
+            rf"{_CMD}(?:answer|reply|respond|say|output|return|print|write)(?:\s+with)?\s*[:=]?\s*{_YES}"
+            r"(?!\s*(?:or|/)\s*[\"'“‘«]?no\b)"
+            rf"|\b(?:the\s+)?(?:correct|right|expected|only\s+(?:valid|acceptable)|true)\s+(?:answer|response|reply"
+            rf"|verdict|output|label)\s+(?:here\s+)?(?:is|would\s+be|must\s+be|=)\s*[:=]?\s*{_YES}"
+            rf"|\b(?:must|should|have\s+to|always|only)\s+(?:answer|reply|respond|say|output)\s+(?:with\s+)?{_YES}"
+        ),
+    ),
+    (
+        "fake verdict line",
+        re.compile(rf"(?m)^[ \t*#>_-]{{0,6}}(?:reply|answer|response|output|verdict|judg(?:e)?ment)[ \t*_]{{0,3}}[:=]"
+                   rf"[ \t*_]{{0,3}}{_YES}[ \t.!]*$"),
+    ),
+    # Chinese
+    (
+        "instruction to the judge",
+        re.compile(
+            _any("忽略", "无视", "忘记", "忘掉", "不要理会", "不理会", "忽视", "無視", "忘記")
+            + r"[^。！？\n]{0,12}?"
+            + _any("指令", "指示", "说明", "規則", "规则", "提示", "要求", "命令", "評分標準", "评分标准")
+            + "|"
+            + _any("给", "給", "打", "评", "評", "请给", "請給")
+            + r"[^。！？\n]{0,10}?"
+            + _any("满分", "滿分", "最高分", "10分", "十分", "5分", "五分", "最高评分", "最高評分")
+            + "|"
+            + _any("你现在是", "你現在是", "从现在起你", "從現在起你")
+        ),
+    ),
+    # Japanese
+    (
+        "instruction to the judge",
+        re.compile(
+            _any("指示", "命令", "ルール", "指令", "採点基準", "評価基準", "ルーブリック")
+            + r"[^。！？\n]{0,8}?"
+            + _any("無視", "忘れ")
+            + "|"
+            + _any("満点", "最高点", "最高評価", "最高スコア", "10点", "5点")
+            + r"[^。！？\n]{0,6}?"
+            + _any("を付け", "をつけ", "を与え", "にして", "をください", "を下さい", "にしてください")
+            + "|"
+            + _any("あなたは今", "今からあなたは")
+        ),
+    ),
+    # Russian
+    (
+        "instruction to the judge",
+        re.compile(
+            r"\b"
+            + _any("игнорируй", "игнорируйте", "проигнорируй", "проигнорируйте", "забудь", "забудьте",
+                   "не обращай внимания на", "не обращайте внимания на", "отбрось", "отбросьте")
+            + r"\s+(?:\w+\s+){0,3}?"
+            + _any("инструкции", "инструкций", "указания", "указаний", "правила", "правил", "критерии", "команды",
+                   "рубрику")
+            + r"|\b"
+            + _any("поставь", "поставьте", "дай", "дайте", "оцени", "оцените", "выставь", "выставьте", "присвой",
+                   "присвойте")
+            + r"\s+(?:\w+\s+){0,4}?"
+            + r"(?:"
+            + _any("максимальн", "высш", "наивысш", "отличн")
+            + r"\w*\s+(?:"
+            + _any("оценк", "балл")
+            + r"\w*)|10\s+из\s+10|5\s+из\s+5|"
+            + _any("на отлично", "пятерку", "пятёрку", "десятку")
+            + r")"
+            + r"|\b"
+            + _any("ты теперь", "теперь ты", "вы теперь", "теперь вы")
+            + r"\s+(?:\w+\s+){0,2}?"
+            + _any("судья", "оценщик", "эксперт", "ассистент", "модель", "проверяющий")
+        ),
+    ),
+]  # fmt: skip
+
 _HTML_COMMENT = re.compile(r"<!--(.{0,4000}?)(?:-->|\Z)", re.DOTALL)
 _MD_COMMENT = re.compile(r"(?m)^\[(?:[^\]\n]{0,40})\]:\s*(?:#|<>)\s*[(\"'](.{0,2000}?)[)\"']\s*$")
 # A comment that talks to the evaluator is suspicious even without a full instruction phrase: ordinary
@@ -356,11 +487,145 @@ def _matches(normalized: str) -> Iterator[tuple[str, str]]:
             yield label, _LEADING_ANCHOR.sub("", match.group(0)).rstrip()
 
 
+# -- disguises -------------------------------------------------------------------------------------------
+# Each disguise is undone into a variant of the text that the same rules then read. A variant is made only
+# when the text shows the disguise (look-alike letters, letters spaced out, digits inside words, a base64
+# run, tag characters), except ROT13, whose variant is read only when it holds a word the rules look for.
+
+# Cyrillic and Greek letters that look like Latin ones (lower case: the text is case-folded first).
+_CONFUSABLES = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+    "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l",
+    "ʟ": "l", "ɡ": "g", "ı": "i", "ℓ": "l", "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v",
+    "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "γ": "y", "ω": "w", "ϲ": "c", "ѵ": "v", "ԍ": "g",
+})  # fmt: skip
+_LOOK_ALIKE = re.compile("[" + "".join(chr(c) for c in range(0x370, 0x530)) + "ʟɡıℓ]")
+# Unicode tag characters (U+E0020..U+E007E) mirror printable ASCII and render as nothing.
+_TAGS = re.compile("[\U000e0020-\U000e007e]")
+# Letters standing alone, separated by one space, dot, dash or the like: "i g n o r e".
+_SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_*·|/]){3,}[^\W\d_](?![^\W\d_])")
+# A word with digits or symbols standing in for letters: "1gn0r3", "pr3v10u5", "@ll".
+_LEET_WORD = re.compile(r"(?<![\w@$])(?=[a-z0-9@$!|]*[a-z])(?=[a-z0-9@$!|]*[0-9@$])[a-z0-9@$!|]{3,}(?![\w@$])")
+_LEET_I = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s",
+                         "!": "i", "|": "l"})  # fmt: skip
+_LEET_L = str.maketrans({"0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s",
+                         "!": "i", "|": "l"})  # fmt: skip
+_BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+_ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")
+_ROT13_HINT = re.compile(
+    r"\b(?:ignore|disregard|forget|instructions?|rubric|grader|judge|evaluator|marks|score|approve|answer\s+yes)\b"
+)
+# Squeezed (letters only) forms of the core orders, for text spaced out letter by letter with no word gaps.
+_SQUEEZED = re.compile(
+    r"(?:ignore|disregard|forget|override|bypass)(?:all|any|of|the|your|these|those|my|every){0,3}"
+    r"(?:previous|prior|above|earlier|preceding|system|original)(?:instructions?|prompts?|rules?|directions?"
+    r"|guidelines?|criteria)"
+    r"|(?:ignore|disregard|forget)(?:the|your)?(?:rubric|scoringrules|gradingcriteria|scoringcriteria"
+    r"|evaluationcriteria)"
+    r"|(?:give|award|assign)(?:it|this|me)?(?:answer|response|text|assessment|idea|candidate)?(?:a|an|the)?"
+    r"(?:full|perfect|maximum|max|top|highest)(?:marks|score|rating|grade|points)"
+    r"|newinstructionsfor(?:the)?(?:grader|judge|evaluator|assessor|model|ai)"
+)
+_MAX_DECODED = 20
+
+
+def _spaced_joined(match: re.Match[str]) -> str:
+    return re.sub(r"[ .\-_*·|/]", "", match.group(0))
+
+
+def _leet(normalized: str, table: dict[int, str]) -> str:
+    return _LEET_WORD.sub(lambda m: m.group(0).translate(table), normalized)
+
+
+def _base64_texts(text: str) -> Iterator[str]:
+    """Readable text hidden in base64 runs (standard or URL-safe): the first few runs that decode to it."""
+    decoded = 0
+    for match in _BASE64_RUN.finditer(text):
+        run = match.group(0)
+        if not (re.search(r"[A-Z]", run) and re.search(r"[a-z]", run)):
+            continue  # a word, a hex digest or a number, not base64
+        try:
+            raw = base64.b64decode(run + "=" * (-len(run) % 4), altchars=b"-_" if "-" in run or "_" in run else None)
+            plain = raw.decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            continue
+        printable = sum(ch.isprintable() or ch in "\n\t" for ch in plain)
+        if plain and printable / len(plain) > 0.95 and " " in plain:
+            yield plain
+            decoded += 1
+            if decoded >= _MAX_DECODED:
+                return
+
+
+# A word that every rule about orders, notes, scores or verdicts needs: a variant without one is not read.
+_HINT = re.compile(
+    r"ignor|disregard|forget|overrid|bypass|skip|score|grad|rate|rating|mark|judg|evaluat|assess|review|approv"
+    r"|accept|pass|verdict|rubric|instruction|prompt|rule|criteri|yes|note|you|act|pretend|behave|output|reply"
+    r"|answer|respond|return|print|say|system|assistant|new|end|perfect|max|full|top|high|best|point|correct"
+    r"|award|give|assign|[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff]"
+)
+# Around each disguised word, this much of the text is read with the disguise undone (a whole order fits).
+_WINDOW = 200
+
+
+def _windows(text: str, spans: Iterator[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        start, end = max(0, start - _WINDOW), min(len(text), end + _WINDOW)
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _undone(text: str, spans: Iterator[tuple[int, int]], undo: Callable[[str], str]) -> str | None:
+    """`undo` applied to the parts of `text` around `spans` (the disguised words), joined; None without spans
+    or when the result holds no word the rules look for."""
+    windows = _windows(text, spans)
+    if not windows:
+        return None
+    variant = "\n\n".join(undo(text[start:end]) for start, end in windows)
+    return variant if _HINT.search(variant) else None
+
+
+def _disguised(text: str, normalized: str) -> Iterator[tuple[str, str]]:
+    """(how it was disguised, the text with that disguise undone), for each disguise the text shows. Only the
+    text around the disguised words is undone and read, so an ordinary long text costs little more."""
+    if _TAGS.search(text):
+        hidden = "".join(chr(ord(ch) - 0xE0000) for ch in _TAGS.findall(text))
+        yield "hidden in invisible tag characters", normalize_for_matching(hidden)
+    look_alikes = [m.span() for m in _LOOK_ALIKE.finditer(normalized)]
+    folded = normalized.translate(_CONFUSABLES) if look_alikes else normalized
+    if look_alikes and (variant := _undone(folded, iter(look_alikes), lambda part: part)) is not None:
+        yield "look-alike letters", variant
+    spaced = [m.span() for m in _SPACED.finditer(folded)]
+    if spaced and (variant := _undone(folded, iter(spaced), lambda part: _SPACED.sub(_spaced_joined, part))):
+        yield "letters spaced out", variant
+    leet = [m.span() for m in _LEET_WORD.finditer(folded)]
+    for table in (_LEET_I, _LEET_L) if leet else ():
+        if (variant := _undone(folded, iter(leet), lambda part, table=table: _leet(part, table))) is not None:
+            yield "digits for letters", variant
+    if spaced or leet:
+        squeezed = _undone(
+            folded, iter(sorted(spaced + leet)), lambda part: re.sub(r"[^a-z]", "", _leet(part, _LEET_I))
+        )
+        if squeezed is not None:
+            yield "squeezed", squeezed
+    rot13 = normalized.translate(_ROT13)
+    if _ROT13_HINT.search(rot13):
+        yield "ROT13", rot13
+    for plain in _base64_texts(text):
+        yield "base64", normalize_for_matching(plain)
+
+
 def detect_injection(text: str) -> list[str]:
     """Short findings, one per distinct suspicious phrase, e.g. "instruction to the judge: 'ignore ...'".
 
     Empty when the text looks clean. Matching is done on a normalized copy (NFKC, no zero-width
-    characters, case-folded, accents removed) so look-alike spellings do not slip through.
+    characters, case-folded, accents removed) so look-alike spellings do not slip through, and again on each
+    disguise undone (see `_disguised`): look-alike letters, spaced-out letters, digits for letters, ROT13,
+    base64, invisible tag characters.
     """
     if not text:
         return []
@@ -371,8 +636,18 @@ def detect_injection(text: str) -> list[str]:
         if finding not in findings:
             findings.append(finding)
 
+    plain: set[str] = set()
     for label, phrase in _matches(normalized):
+        plain.add(phrase)
         add(f"{label}: '{_snippet(phrase)}'")
+    for how, variant in _disguised(text, normalized):
+        if how == "squeezed":
+            for match in _SQUEEZED.finditer(variant):
+                add(f"instruction to the judge (letters spaced out): '{_snippet(match.group(0))}'")
+            continue
+        for label, phrase in _matches(variant):
+            if phrase not in plain:  # found as written already; the variant only repeats it
+                add(f"{label} ({how}): '{_snippet(phrase)}'")
     for comment_re in (_HTML_COMMENT, _MD_COMMENT):
         for match in comment_re.finditer(normalized):
             body = match.group(1)

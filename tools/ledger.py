@@ -5,9 +5,11 @@ batch, the iterations of a refinement loop). A row keeps the request (or only it
 structured result, provenance, usage, the duration, a one-line headline, and the cache columns: the
 request's cache key and whether the judgment may be served again (`servable`). A call answered from the
 ledger is a row of its own with `cached = 1`, `source_id` naming the judgment it served and that judgment's
-result as recorded. That row is an audit record, not a judgment, so a background thread writes it after
-the answer has gone out, in batches (the judgment it served is already committed; a SIGKILL may lose the
-last quarter second of such records, never a judgment); reads in this process wait for it.
+result as recorded, committed before the answer goes out like every other row. (`record_later` still writes
+rows in batches on a background thread, for callers that can lose the last quarter second of them.)
+
+A file deleted, replaced or overwritten under the open connection is noticed at the next use (SQLite
+would go on writing where nobody can read): the ledger is then unavailable for the rest of the process.
 
 In front of the file, a small in-memory map from cache key to the servable judgments this process has
 recorded or served: a judgment never changes once committed, so serving it again from memory (within the
@@ -49,6 +51,8 @@ log = structlog.get_logger("gavel.ledger")
 T = TypeVar("T")
 
 SCHEMA_VERSION = 2
+# The first bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 10.0
 DEFAULT_TTL_S = 7 * 24 * 3600.0
 RECENT_LIMIT = 50
@@ -319,6 +323,8 @@ class Ledger:
         self.store_inputs = store_inputs
         self.busy_timeout_s = busy_timeout_s
         self._conn: sqlite3.Connection | None = None
+        # The file the connection opened (device, inode): one replaced or deleted under it is noticed.
+        self._identity: tuple[int, int] | None = None
         self._lock = threading.Lock()
         self._failure: str | None = None
         self._warned = False
@@ -347,7 +353,29 @@ class Ledger:
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = connect(self.path, busy_timeout_s=self.busy_timeout_s)
+            stat = os.stat(self.path)
+            self._identity = (stat.st_dev, stat.st_ino)
+        else:
+            self._check_file()
         return self._conn
+
+    def _check_file(self) -> None:
+        """Raise when the file at the path is no longer the database this connection writes.
+
+        SQLite keeps writing to a file deleted or replaced under an open connection, and to one overwritten in
+        place through its write-ahead log: every write succeeds, and the rows land where nobody can read them
+        (`gavel show` finds nothing). Checked at every use: a stat and a 16-byte read.
+        """
+        try:
+            stat = os.stat(self.path)
+            with self.path.open("rb") as file:
+                header = file.read(len(SQLITE_HEADER))
+        except FileNotFoundError:
+            raise LedgerError("the ledger file was deleted while the server was using it") from None
+        if (stat.st_dev, stat.st_ino) != self._identity:
+            raise LedgerError("the ledger file was replaced by another file while the server was using it")
+        if header != SQLITE_HEADER:
+            raise LedgerError("the ledger file was overwritten while the server was using it (not a database now)")
 
     def _run(self, what: str, fn: Callable[[sqlite3.Connection], T], *, create: bool = True) -> T | None:
         """Run `fn` on the connection under the lock; any ledger problem is logged and gives None."""
@@ -608,12 +636,29 @@ class Ledger:
             return LedgerStatus(path, "unavailable", why) if why else LedgerStatus(path, "not_created")
         if self.path.is_dir():
             return LedgerStatus(path, "unavailable", "is a directory")
+        overwritten = _not_a_database(self.path)
+        if overwritten:
+            return LedgerStatus(path, "unavailable", overwritten)
         count = self.count()
         if count is None:
             return LedgerStatus(path, "unavailable", self._failure or "cannot be read")
         if not os.access(self.path, os.W_OK):
             return LedgerStatus(path, "unavailable", "the file is read-only", count, SCHEMA_VERSION)
         return LedgerStatus(path, "ok", None, count, SCHEMA_VERSION)
+
+
+def _not_a_database(path: Path) -> str | None:
+    """Why the file at `path` is not a ledger one can read (overwritten, emptied), or None."""
+    try:
+        with path.open("rb") as file:
+            header = file.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        return f"cannot be read: {exc}"
+    if header == SQLITE_HEADER:
+        return None
+    if not header:
+        return "the file is empty (was it overwritten?); move it away and Gavel creates a new ledger"
+    return "the file is not a database (was it overwritten?); move it away and Gavel creates a new ledger"
 
 
 def _record(row: Sequence[Any], items: list[str] | None) -> dict[str, Any]:

@@ -4,8 +4,10 @@ The server wraps each judging call in a `LedgerCall`; the tools themselves never
 
 A judgment served from the cache is returned as it was stored: its own evaluation_id (that judgment's),
 with `cached: true`. The call that was served is recorded too (a row with `cached = 1` naming the
-judgment), written in the background after the answer: it is an audit record, and the judgment it served
-is already committed.
+judgment), committed before the client hears the answer, as every other call is: written in the
+background, some served calls left no row, and a kill just after the answer lost it. When that row
+cannot be written the ledger is failing, so the call is not served from it but judged afresh (and its
+evaluation_id is null, like every call the ledger could not record).
 
 The cache is consulted when the tool first asks for its judge (`deps.judge()`), not before the call:
 by then the tool has validated its inputs (so a bad request is still refused with its own message),
@@ -256,8 +258,9 @@ class LedgerCall:
             hit = await self.ledger.aserve_cached(self.cache_key, self._serve)
         if hit is not None:
             source_id, stored, result, structured = hit
-            self._record_hit(source_id, stored, result)
-            raise CacheHit(result, structured)
+            if await self._record_hit(source_id, stored, result):
+                raise CacheHit(result, structured)
+            log.info("the served call could not be recorded; judging afresh", source_id=source_id)
 
     async def _key(self, judge: Judge, deps: ToolDeps) -> str | None:
         """The cache key, or None when this judgment cannot be identified well enough to be served again."""
@@ -319,14 +322,13 @@ class LedgerCall:
                     item.cached = True
         return source_id, stored, result, result.model_dump(mode="json", by_alias=True)
 
-    def _record_hit(self, source_id: str, stored: str, result: ToolResult) -> None:
-        """Record that this call was served `source_id`, on the ledger's background thread.
+    async def _record_hit(self, source_id: str, stored: str, result: ToolResult) -> bool:
+        """Record that this call was served `source_id`; True once the row is committed.
 
         The row keeps the judgment as it was recorded (its `cached` column says this call was served it),
-        so writing it costs no serialization while the answer is still on its way out.
+        so writing it costs no serialization of the result.
         """
-        duration_ms, served_at = self._duration_ms(), time.time()  # formatted later, off the answer's path
-        log.info("judgment served from the ledger", source_id=source_id)
+        duration_ms, served_at = self._duration_ms(), time.time()
 
         def build() -> list[Entry]:
             provenance, usage = getattr(result, "provenance", None), getattr(result, "usage", None)
@@ -346,7 +348,10 @@ class LedgerCall:
                 )
             ]
 
-        self.ledger.record_later(build)
+        recorded = await self.ledger.arecord(build())
+        if recorded:
+            log.info("judgment served from the ledger", source_id=source_id)
+        return recorded
 
     # -- recording -------------------------------------------------------------------------------------
 

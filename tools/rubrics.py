@@ -8,6 +8,7 @@ the file and the field.
 from __future__ import annotations
 
 import importlib.util
+import math
 import re
 import tomllib
 from pathlib import Path
@@ -24,20 +25,31 @@ Identifier = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$")]
 ShortText = Annotated[str, Field(min_length=1, max_length=4000)]
 # Every level goes into every metric prompt: an inline rubric must not be able to blow up the prompt.
 MAX_LEVELS = 21
+# Every number in a rubric is finite and within these bounds: beyond them a scale or a weight is a mistake, and the
+# engine's arithmetic (exact fractions, integer score schemas) must never meet an infinity, a NaN or a 1e30.
+MAX_MAGNITUDE = 1_000_000
+MAX_WEIGHT = 1_000_000
+MAX_DIVERSITY_TARGET = 1_000
+# A number as written in a rubric: finite (NaN, Infinity and overflowing literals such as 1e400 are refused).
+Finite = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
 
 
 class Scale(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    min: float = Field(description="Lowest score on the scale.")
-    max: float = Field(description="Highest score on the scale.")
+    min: Finite = Field(description=f"Lowest score on the scale (a finite number, at least -{MAX_MAGNITUDE:,}).")
+    max: Finite = Field(description=f"Highest score on the scale (a finite number, at most {MAX_MAGNITUDE:,}).")
     higher_is_better: bool = Field(default=True, description="Whether a higher score means better.")
     integer: bool = Field(default=False, description="Whether only whole-number scores are valid.")
 
     @model_validator(mode="after")
     def _ordered(self) -> Scale:
         if not self.min < self.max:
-            raise ValueError(f"scale.min ({self.min}) must be below scale.max ({self.max})")
+            raise ValueError(f"scale.min ({self.min:g}) must be below scale.max ({self.max:g})")
+        if self.integer and not (self.min.is_integer() and self.max.is_integer()):
+            raise ValueError(
+                f"an integer scale needs whole-number bounds; scale.min is {self.min:g} and scale.max {self.max:g}"
+            )
         return self
 
     def contains(self, value: float) -> bool:
@@ -54,7 +66,13 @@ class Metric(BaseModel):
     id: Identifier = Field(description="Metric id, used in requests and results.")
     name: str = Field(min_length=1, max_length=200, description="Human-readable name.")
     description: ShortText = Field(description="What the metric measures and what counts as a mistake.")
-    weight: float = Field(default=1.0, ge=0, description="Weight in the rubric-weighted mean.")
+    weight: float = Field(
+        default=1.0,
+        ge=0,
+        le=MAX_WEIGHT,
+        allow_inf_nan=False,
+        description=f"Weight in the rubric-weighted mean (a finite number from 0 to {MAX_WEIGHT:,}).",
+    )
     levels: dict[str, ShortText] = Field(
         default_factory=dict,
         max_length=MAX_LEVELS,
@@ -80,15 +98,43 @@ class ContextRules(BaseModel):
     not_applicable: list[str] = Field(
         default_factory=list, description="Metric ids that do not apply (no score, no weight) in this context."
     )
-    approve_at: float = Field(description="Approve when overall ≥ this (and grounded, see below).")
-    approve_ungrounded_at: float | None = Field(
+    approve_at: Finite = Field(description="Approve when overall ≥ this (and grounded, see below).")
+    approve_ungrounded_at: Finite | None = Field(
         default=None, description="Approve even when not grounded once overall ≥ this; null: grounding not required."
     )
-    reject_below: float = Field(description="Reject when overall < this.")
-    reject_ungrounded_unsourced_below: float | None = Field(
+    reject_below: Finite = Field(description="Reject when overall < this.")
+    reject_ungrounded_unsourced_below: Finite | None = Field(
         default=None, description="Reject an answer that is neither grounded nor cites sources below this."
     )
     instructions: ShortText = Field(description="What the judge is told about this context.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ContextRules:
+        if self.reject_below > self.approve_at:
+            raise ValueError(
+                f"reject_below ({self.reject_below:g}) must not be above approve_at ({self.approve_at:g}): "
+                "an answer would be approved and rejected at once"
+            )
+        if self.approve_ungrounded_at is not None and self.approve_ungrounded_at < self.approve_at:
+            raise ValueError(
+                f"approve_ungrounded_at ({self.approve_ungrounded_at:g}) must be at least approve_at "
+                f"({self.approve_at:g}): an ungrounded answer cannot need less than a grounded one"
+            )
+        limit = self.reject_ungrounded_unsourced_below
+        if limit is not None and limit < self.reject_below:
+            raise ValueError(
+                f"reject_ungrounded_unsourced_below ({limit:g}) must be at least reject_below ({self.reject_below:g})"
+            )
+        return self
+
+    def thresholds(self) -> dict[str, float]:
+        named = {
+            "approve_at": self.approve_at,
+            "approve_ungrounded_at": self.approve_ungrounded_at,
+            "reject_below": self.reject_below,
+            "reject_ungrounded_unsourced_below": self.reject_ungrounded_unsourced_below,
+        }
+        return {name: value for name, value in named.items() if value is not None}
 
 
 class PromptText(BaseModel):
@@ -113,11 +159,11 @@ class Rubric(BaseModel):
     title: str = Field(min_length=1, max_length=200)
     description: ShortText
     scale: Scale
-    pass_threshold: float = Field(description="A metric scoring below this is low; all at or above it pass.")
+    pass_threshold: Finite = Field(description="A metric scoring below this is low; all at or above it pass.")
     metrics: list[Metric] = Field(min_length=1, max_length=32)
     prompt: PromptText = Field(default_factory=PromptText)
     contexts: dict[Literal["RAG", "DIAGNOSTIC", "TOOLS"], ContextRules] = Field(default_factory=dict)
-    diversity_targets: dict[Identifier, int] = Field(
+    diversity_targets: dict[Identifier, Annotated[int, Field(ge=1, le=MAX_DIVERSITY_TARGET)]] = Field(
         default_factory=dict, max_length=16, description="Default diversity targets for score_candidates (at most 16)."
     )
 
@@ -127,19 +173,24 @@ class Rubric(BaseModel):
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
             raise ValueError(f"duplicate metric ids: {', '.join(dupes)}")
+        scale = f"{self.scale.min:g}..{self.scale.max:g}"
         if not self.scale.contains(self.pass_threshold):
-            raise ValueError(
-                f"pass_threshold {self.pass_threshold} is outside the scale {self.scale.min}..{self.scale.max}"
-            )
+            raise ValueError(f"pass_threshold {self.pass_threshold:g} is outside the scale {scale}")
         for metric in self.metrics:
             for key in metric.levels:
                 try:
                     level = float(key)
                 except ValueError:
                     raise ValueError(f"metrics.{metric.id}.levels: key {key!r} is not a number") from None
-                if not self.scale.contains(level):
-                    raise ValueError(f"metrics.{metric.id}.levels: {key} is outside the scale")
+                if not math.isfinite(level) or not self.scale.contains(level):
+                    raise ValueError(f"metrics.{metric.id}.levels: {key} is outside the scale {scale}")
         for name, rules in self.contexts.items():
+            for field, value in rules.thresholds().items():
+                if not self.scale.contains(value):
+                    raise ValueError(
+                        f"contexts.{name}.{field} ({value:g}) is outside the scale {scale}: the overall score is "
+                        "on the rubric's scale, so a threshold outside it can never or always be reached"
+                    )
             unknown = sorted(set(rules.not_applicable) - set(ids))
             if unknown:
                 raise ValueError(f"contexts.{name}.not_applicable names unknown metrics: {', '.join(unknown)}")

@@ -24,7 +24,7 @@ from gavel.server.cli import build_parser, main
 from gavel.server.http_defaults import DEFAULT_HOST
 from gavel.server.transports import HttpOptions, build_http_app
 from tests.reliability.support import TALLY, result_text
-from tests.server.processes import http_server, stop
+from tests.server.processes import http_server, run_gavel, stop
 
 TOKEN = "reliability-token-9c1e77d2"
 PORT = 8765
@@ -151,3 +151,15 @@ async def test_the_token_never_reaches_the_log_even_at_debug(
     assert code == 0
     assert '"level": "debug"' in log, "the server really logged at DEBUG"
     assert TOKEN not in log
+
+
+@pytest.mark.parametrize("blank", [" ", "   \t", "\n"])
+def test_a_whitespace_only_token_counts_as_none_and_a_bind_beyond_loopback_is_refused(
+    clean_env: dict[str, str], blank: str
+) -> None:
+    env = {**clean_env, "GAVEL_AUTH_TOKEN": blank}
+    # The old code bound (and served until the run's timeout); the refusal comes before anything is bound.
+    refused = run_gavel(["serve", "--transport", "streamable-http", "--host", "0.0.0.0", "--port", "8799"], env, 10.0)
+    assert refused.returncode == 2 and "without an auth token" in refused.stderr
+    config = json.loads(run_gavel(["config", "--json"], env).stdout)
+    assert config["settings"]["auth_token"] is None

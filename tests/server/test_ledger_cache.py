@@ -525,3 +525,43 @@ def test_a_cache_hit_raised_inside_a_task_group_is_found_in_the_group() -> None:
     nested = BaseExceptionGroup("outer", [BaseExceptionGroup("inner", [hit])])
     assert _cache_hit_in(nested) is hit
     assert _cache_hit_in(BaseExceptionGroup("other", [KeyboardInterrupt()])) is None
+
+
+# -- rows before answers, and a file changed under the server ---------------------------------------------------
+
+
+def rows_in_file(path: Path) -> list[tuple[str, int, str | None]]:
+    """The rows as another process sees them: a connection of its own, no waiting for this process's writer."""
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT id, cached, source_id FROM evaluations ORDER BY rowid").fetchall()
+
+
+@pytest.mark.parametrize("tool", CACHEABLE_TOOLS)
+async def test_a_call_served_from_the_cache_is_in_the_file_before_its_answer_arrives(rig: Rig, tool: str) -> None:
+    first = {"evaluate_assessment": evaluate_args, "judge_rag_answer": rag_args, "judge_rag_answers": rag_batch_args,
+             "score_candidates": idea_args}[tool]()  # fmt: skip
+    one, two, _, _ = await call_twice(rig, tool, first)
+    assert two["cached"] is True
+    served = [row for row in rows_in_file(rig.path) if row[1] == 1]
+    assert served == [(served[0][0], 1, one["evaluation_id"])], "the served call left no row when it was answered"
+
+
+@pytest.mark.parametrize("how", ["overwritten", "emptied", "replaced", "deleted"])
+async def test_a_ledger_file_changed_under_the_server_is_noticed_at_the_next_call(
+    rig: Rig, how: str, log_stream: io.StringIO
+) -> None:
+    async with mcp.Client(rig.server) as client:
+        assert structured(await client.call_tool("evaluate_assessment", evaluate_args("one")))["evaluation_id"]
+        if how == "overwritten":
+            rig.path.write_bytes(b"\x00garbage\xff" * 100)
+        elif how == "emptied":
+            rig.path.write_bytes(b"")
+        elif how == "replaced":
+            (rig.path.parent / "other").write_bytes(b"x")
+            (rig.path.parent / "other").replace(rig.path)
+        else:
+            rig.path.unlink()
+        later = [structured(await client.call_tool("evaluate_assessment", evaluate_args(t))) for t in ("two", "three")]
+    assert [result["evaluation_id"] for result in later] == [None, None]
+    warnings = [line for line in log_stream.getvalue().splitlines() if "evaluation ledger unavailable" in line]
+    assert len(warnings) == 1 and "while the server was using it" in warnings[0], warnings

@@ -252,3 +252,18 @@ def test_config_says_whether_the_ledger_works(
     assert len(ledger_line) == 1 and must_mention in ledger_line[0]
     code, out, _ = run(["config", "--no-probe", "--json"], capsys)
     assert json.loads(out)["ledger"]["state"] == state
+
+
+def test_config_says_so_when_the_file_was_overwritten_while_a_server_had_it_open(
+    ledger_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server_side = Ledger(ledger_path)
+    server_side.record([entry("a1")])
+    ledger_path.write_bytes(b"\x00garbage\xff" * 100)  # the server's write-ahead log still holds the rows
+    try:
+        code, out, _ = run(["config", "--no-probe", "--json"], capsys)
+    finally:
+        server_side.close()
+    assert code == 0
+    assert json.loads(out)["ledger"]["state"] == "unavailable"
+    assert "overwritten" in json.loads(out)["ledger"]["detail"]

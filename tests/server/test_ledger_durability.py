@@ -183,3 +183,20 @@ async def test_a_server_on_a_corrupt_ledger_judges_and_warns_once_on_stderr(
     warnings = [line for line in stderr_path.read_text().splitlines() if "evaluation ledger unavailable" in line]
     assert len(warnings) == 1, warnings
     assert "not a database" in warnings[0]
+
+
+async def test_a_server_killed_right_after_a_cache_served_answer_keeps_that_calls_row(
+    clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    ledger, pidfile = tmp_path / "ledger.sqlite3", tmp_path / "serve.pid"
+    with ollama(Model()) as srv, (tmp_path / "stderr.log").open("w") as errlog:
+        params = serve_params(clean_env, srv.url, ledger, pidfile)
+        async with mcp.Client(stdio_client(params, errlog=errlog), read_timeout_seconds=CALL_TIMEOUT_S) as client:
+            first = await client.call_tool("judge_rag_answer", rag_args())
+            served = await client.call_tool("judge_rag_answer", rag_args())
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    assert served.structured_content is not None and served.structured_content["cached"] is True
+    _, rows = read_ledger(ledger)
+    served_rows = [row for row in rows.values() if row and row["cached"]]
+    assert first.structured_content is not None
+    assert [row["source_id"] for row in served_rows] == [first.structured_content["evaluation_id"]]

@@ -1,0 +1,375 @@
+"""Answering the JSON-RPC frames the SDK cannot read.
+
+The SDK's JSON reader (pydantic-core) refuses a string with a lone UTF-16 surrogate escape (`"\\ud800"`) and
+nesting beyond about 200 levels. Over stdio the SDK then drops the line without a reply, so a client whose
+request carried one waits forever; over Streamable HTTP it answers with `"id": null` and a parser message.
+`diagnose` works out what was wrong with such a frame and which request it was, so the sender gets a JSON-RPC
+error for its own id that names the problem: invalid params for a bad value inside `params`, invalid request
+for a frame that is not a JSON-RPC request, a parse error for text that is not JSON at all. Notifications and
+responses get no reply, as JSON-RPC has it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import anyio
+import pydantic_core
+import structlog
+from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCRequest,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = structlog.get_logger("gavel.wire")
+
+# How deep the SDK's reader goes (pydantic-core's JSON recursion limit), counted from the frame's outer object.
+MAX_DEPTH = 200
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]')
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_MAX_SHOWN = 60
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """The error a frame's sender should get."""
+
+    id: int | str | None
+    code: int
+    message: str
+
+    def reply(self) -> JSONRPCError:
+        try:
+            return JSONRPCError(jsonrpc="2.0", id=self.id, error=ErrorData(code=self.code, message=self.message))
+        except ValidationError:
+            # An id the protocol cannot carry (a float, a 40-digit number): the error goes to id null.
+            return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=self.code, message=self.message))
+
+
+def frame_of(error: Exception) -> str | None:
+    """The raw line behind the SDK's stdio read error, when it is one (pydantic keeps the input)."""
+    if not isinstance(error, ValidationError):
+        return None
+    for item in error.errors():
+        if item.get("type") == "json_invalid" and isinstance(item.get("input"), str):
+            return str(item["input"])
+    for item in error.errors():
+        # Valid JSON of the wrong shape: the whole parsed message is the input of a union member's own error
+        # (loc: the member) or of a member's missing top-level field (loc: member, field).
+        loc = item.get("loc", ())
+        if len(loc) == 1 or (item.get("type") == "missing" and len(loc) == 2):
+            return json.dumps(item.get("input"), default=str)
+    return None
+
+
+def diagnose(frame: str | bytes) -> Unreadable | None:
+    """What the sender of `frame` (one JSON-RPC message the SDK could not read) should hear; None for a
+    notification or a response, which get no reply."""
+    text = frame.decode("utf-8", errors="replace") if isinstance(frame, bytes) else frame
+    scan = _Scan(text)
+    parsed: Any = None
+    broken: str | None = None
+    try:
+        parsed = json.loads(text)
+    except RecursionError:
+        pass
+    except ValueError as exc:
+        broken = exc.args[0] if exc.args else str(exc)
+    header = parsed if isinstance(parsed, dict) else scan.header
+    has_method = isinstance(header.get("method"), str)
+    if not has_method and ("result" in header or "error" in header):
+        return None  # a response to one of the server's requests
+    if has_method and "id" not in header:
+        return None  # a notification
+    raw_id = header.get("id")
+    message_id = raw_id if _usable_id(raw_id) else None
+    in_params = has_method and message_id is not None
+
+    if scan.deep_path is not None:
+        where = _path(scan.deep_path)
+        return Unreadable(
+            message_id,
+            INVALID_PARAMS if in_params and where.startswith("params") else INVALID_REQUEST,
+            f"{where}: nested {scan.max_depth} levels deep; the server reads JSON nested at most {MAX_DEPTH} levels "
+            "deep, counting the JSON-RPC envelope; flatten the value",
+        )
+    if broken is not None:
+        return Unreadable(message_id, PARSE_ERROR, f"Parse error: the message is not valid JSON ({broken})")
+    surrogate = _surrogate(parsed)
+    if surrogate is not None:
+        where, char = surrogate
+        return Unreadable(
+            message_id,
+            INVALID_PARAMS if in_params and where.startswith("params") else INVALID_REQUEST,
+            f"{where}: the string holds a lone UTF-16 surrogate escape (\\u{ord(char):04x}), which is not a Unicode "
+            "character; remove it, or send the complete surrogate pair",
+        )
+    if not isinstance(parsed, dict):
+        return Unreadable(None, INVALID_REQUEST, "Invalid request: a JSON-RPC message is a JSON object")
+    if "id" in parsed and message_id is None:
+        shown = _printable(json.dumps(raw_id))
+        return Unreadable(
+            None, INVALID_REQUEST, f"Invalid request: id: a request id is a string or a 64-bit integer, not {shown}"
+        )
+    return Unreadable(message_id, INVALID_REQUEST, "Invalid request: " + _shape_problems(parsed))
+
+
+def _usable_id(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return -(2**63) <= value < 2**63
+    return isinstance(value, str)
+
+
+def _shape_problems(message: dict[str, Any]) -> str:
+    try:
+        JSONRPCRequest.model_validate(message, by_name=False)
+    except ValidationError as exc:
+        problems = []
+        for item in exc.errors()[:3]:
+            where = ".".join(str(p) for p in item["loc"]) or "the message"
+            problems.append(f"{where}: {item['msg']}")
+        return "; ".join(problems)
+    return "not a JSON-RPC 2.0 request"
+
+
+def _path(parts: list[str]) -> str:
+    shown: list[str] = []
+    for part in parts:
+        if part == "[]":
+            if shown and not shown[-1].endswith("[…]"):
+                shown[-1] += "[…]"
+            continue
+        shown.append(part)
+        if len(shown) == 4:
+            break
+    path = ".".join(shown) or "the message"
+    return _printable(path)
+
+
+def _printable(text: str) -> str:
+    text = text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
+
+
+def _surrogate(value: Any) -> tuple[str, str] | None:
+    """The path to the first string (key or value) holding a lone surrogate, and that surrogate."""
+    for path, text in _strings(value):
+        found = _SURROGATE.search(text)
+        if found:
+            return _printable(path or "the message"), found.group()
+    return None
+
+
+def _strings(value: Any) -> Iterator[tuple[str, str]]:
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, str):
+            yield path, node
+        elif isinstance(node, dict):
+            for key, item in reversed(list(node.items())):
+                child = f"{path}.{key}" if path else str(key)
+                yield child, str(key)
+                stack.append((child, item))
+        elif isinstance(node, list):
+            for index, item in reversed(list(enumerate(node))):
+                stack.append((f"{path}[{index}]", item))
+
+
+class _Scan:
+    """One pass over the frame's tokens: its nesting depth, where it first exceeds the limit, and the
+    top-level scalar members (id, method, …) even when the frame is too deep for any recursive parser."""
+
+    def __init__(self, text: str) -> None:
+        self.max_depth = 0
+        self.deep_path: list[str] | None = None
+        self.header: dict[str, Any] = {}
+        labels: list[str] = []
+        kinds: list[str] = []
+        key: str | None = None
+        last_string: str | None = None
+        decoder = json.JSONDecoder()
+        for match in _TOKEN.finditer(text):
+            token = match.group()
+            if token == ":":
+                key = last_string
+                if len(kinds) == 1 and kinds[0] == "{" and key is not None:
+                    value = _scalar_after(decoder, text, match.end())
+                    if value is not _NOTHING:
+                        self.header[key] = value
+            elif token in "{[":
+                inside_object = bool(kinds) and kinds[-1] == "{"
+                labels.append((key or "?") if inside_object else "[]" if kinds else "")
+                kinds.append(token)
+                key = None
+                if len(kinds) > self.max_depth:
+                    self.max_depth = len(kinds)
+                    if self.deep_path is None and self.max_depth > MAX_DEPTH:
+                        self.deep_path = [label for label in labels[1:] if label]
+            elif token in "}]":
+                if kinds:
+                    labels.pop()
+                    kinds.pop()
+                key = None
+            elif token == ",":
+                key = None
+            else:
+                try:
+                    last_string = json.loads(token)
+                except ValueError:
+                    last_string = token[1:-1]
+
+
+_NOTHING = object()
+
+
+def _scalar_after(decoder: json.JSONDecoder, text: str, position: int) -> Any:
+    while position < len(text) and text[position] in " \t\r\n":
+        position += 1
+    if position >= len(text) or text[position] in "{[":
+        return _NOTHING
+    try:
+        return decoder.raw_decode(text, position)[0]
+    except ValueError:
+        return _NOTHING
+
+
+# -- stdio ----------------------------------------------------------------------------------------------------
+
+
+class AnsweringReader:
+    """The SDK's stdio read stream, with every unreadable frame answered instead of dropped.
+
+    The SDK's reader hands the server a read error in place of such a line, and the server only logs it
+    at debug level; here the error is turned back into the line and the line's sender gets its reply.
+    Everything else passes through untouched (and the sender's context with it).
+    """
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self._inner = inner
+        self._write = write
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception) or not await self._answer(item):
+                return item
+
+    async def _answer(self, error: Exception) -> bool:
+        frame = frame_of(error)
+        if frame is None:
+            return False
+        unreadable = diagnose(frame)
+        if unreadable is None:
+            log.info("ignored an unreadable notification or response", frame=_printable(frame))
+            return True
+        log.info("answered an unreadable request", id=unreadable.id, code=unreadable.code, why=unreadable.message)
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await self._write.send(SessionMessage(unreadable.reply()))
+        return True
+
+    def __aiter__(self) -> AnsweringReader:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> AnsweringReader:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+async def run_stdio_answering(server: MCPServer[Any]) -> None:
+    """`server.run_stdio_async()`, with unreadable frames answered (see `AnsweringReader`).
+
+    The SDK offers no hook between its stdio reader and the server, so this does what `run_stdio_async`
+    does, through the server's low-level core (a private attribute; the SDK is pinned below 3).
+    """
+    lowlevel = server._lowlevel_server
+    async with stdio_server() as (read_stream, write_stream):
+        await lowlevel.run(
+            AnsweringReader(read_stream, write_stream), write_stream, lowlevel.create_initialization_options()
+        )
+
+
+# -- Streamable HTTP --------------------------------------------------------------------------------------------
+
+
+class AnswerUnreadableHttp:
+    """ASGI middleware for the Streamable HTTP endpoint: a POSTed frame the SDK cannot read is answered here,
+    HTTP 400 with the JSON-RPC error for the sender's own id (the SDK would answer id null with its parser's
+    message, or, for a frame of the wrong shape, with pydantic's error text). Readable frames pass untouched;
+    the body (already capped by the body-size middleware outside) is read once and replayed."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        first = await receive()
+        body = first.get("body", b"") if first["type"] == "http.request" else b""
+        if first["type"] == "http.request" and not first.get("more_body", False) and body:
+            unreadable = _unreadable_body(body)
+            if unreadable is not None:
+                log.info("answered an unreadable request", id=unreadable.id, code=unreadable.code,
+                         why=unreadable.message)  # fmt: skip
+                payload = unreadable.reply().model_dump_json(by_alias=True, exclude_unset=True).encode()
+                await send({"type": "http.response.start", "status": 400,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(payload)).encode())]})  # fmt: skip
+                await send({"type": "http.response.body", "body": payload})
+                return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return first
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _unreadable_body(body: bytes) -> Unreadable | None:
+    try:
+        message = pydantic_core.from_json(body)
+        jsonrpc_message_adapter.validate_python(message, by_name=False)
+    except ValueError:  # pydantic's ValidationError is a ValueError too
+        return diagnose(body)
+    return None

@@ -1,0 +1,36 @@
+"""CPU-heavy deterministic work runs off the event loop, so one big call does not hold every other client."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import mcp
+import pytest
+
+from gavel.tools import candidates as candidates_module
+from tests.reliability.support import perfect_model, result_text, scripted_server
+
+
+async def test_selecting_among_10000_candidates_runs_in_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: dict[str, bool] = {}
+
+    def recording(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            threads[name] = threading.current_thread() is threading.main_thread()
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    for name in ("_scan", "select_diverse", "_selected"):
+        monkeypatch.setattr(candidates_module, name, recording(name, getattr(candidates_module, name)))
+    rng = random.Random(3)
+    candidates = [{"id": f"c{i}", "quality": rng.random(), "genre": f"g{i % 40}"} for i in range(10_000)]
+    server, _ = scripted_server(perfect_model())
+    async with mcp.Client(server) as client:
+        arguments = {"candidates": candidates, "weights": {"quality": 1}, "diversity_targets": {"genre": 5}}
+        result = await client.call_tool("score_candidates", arguments)
+    assert result.is_error is False, result_text(result)
+    assert threads == {"_scan": False, "select_diverse": False, "_selected": False}, "ran on the event loop thread"
