@@ -28,7 +28,7 @@ EXIT_OK = 0
 EXIT_USAGE = 2
 PROG = "gavel"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-BACKENDS = ("auto", "ollama", "embedded", "sampling")
+BACKENDS = ("auto", "openai", "ollama", "embedded", "sampling")
 HISTORY_LIMIT = 20
 # `gavel history` cuts headlines here so a row stays on one line of a wide terminal.
 HEADLINE_CHARS = 100

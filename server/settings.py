@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.ledger import Ledger, LedgerStatus
 
-BackendName = Literal["auto", "ollama", "embedded", "sampling"]
+BackendName = Literal["auto", "openai", "ollama", "embedded", "sampling"]
 
 DEFAULT_OLLAMA_MODEL = "qwen2.5:7b-instruct"
 
@@ -31,6 +31,9 @@ class Settings(BaseModel):
     judge_model: str | None = None
     generator_model: str | None = None
     ollama_host: str = "http://127.0.0.1:11434"
+    # An OpenAI-compatible server (vLLM, llama-server, LM Studio...): its API root, e.g. http://host:8000/v1.
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
     model_path: Path | None = None
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
     max_concurrency: int = Field(default=2, ge=1, le=256)
@@ -55,12 +58,24 @@ class Settings(BaseModel):
     max_samples: int = Field(default=9, ge=1, le=9)
     max_iterations: int = Field(default=20, ge=0, le=100)
 
+    @field_validator("openai_base_url")
+    @classmethod
+    def _openai_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip().rstrip("/")
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL, the API root (usually ending in /v1)")
+        return value
+
     def engine_config(self) -> EngineConfig:
         return EngineConfig(
             backend=self.backend,
             judge_model=self.judge_model,
             generator_model=self.generator_model,
             ollama_host=self.ollama_host,
+            openai_base_url=self.openai_base_url,
+            openai_api_key=self.openai_api_key,
             model_path=self.model_path,
             timeout_s=self.timeout_s,
             max_concurrency=self.max_concurrency,
@@ -108,6 +123,7 @@ class Settings(BaseModel):
         """Every setting, with the secret masked: what `gavel config` prints."""
         view = self.model_dump(mode="json")
         view["auth_token"] = "****" if self.auth_token else None
+        view["openai_api_key"] = "****" if self.openai_api_key else None
         return view
 
 
@@ -131,6 +147,8 @@ ENV_VARS: dict[str, str] = {
     "seed": "GAVEL_SEED",
     "strategy": "GAVEL_STRATEGY",
     "ollama_host": "GAVEL_OLLAMA_HOST",
+    "openai_base_url": "GAVEL_OPENAI_BASE_URL",
+    "openai_api_key": "GAVEL_OPENAI_API_KEY",
     "max_text_chars": "GAVEL_MAX_TEXT_CHARS",
     "max_sources": "GAVEL_MAX_SOURCES",
     "max_candidates": "GAVEL_MAX_CANDIDATES",
