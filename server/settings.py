@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.ledger import Ledger, LedgerStatus
+from gavel.tools.ledger_store import PostgresStore, redact_url
 
 BackendName = Literal["auto", "openai", "ollama", "embedded", "sampling"]
 
@@ -40,6 +41,9 @@ class Settings(BaseModel):
     rubrics_dir: Path | None = None
     # None: the user's data directory; "off": no ledger (no record, no cache).
     ledger_path: str | None = None
+    # postgresql://...: the ledger in PostgreSQL, shared by every instance given the same URL (wins over
+    # ledger_path unless that is "off").
+    ledger_url: SecretStr | None = None
     # How long a stored judgment serves identical requests; 0 never serves from the ledger (still records).
     ledger_ttl_s: float = Field(default=7 * 24 * 3600, ge=0)
     # False: the ledger keeps only a hash of each request, not its text (results are still stored in full).
@@ -66,6 +70,13 @@ class Settings(BaseModel):
         value = value.strip().rstrip("/")
         if not value.startswith(("http://", "https://")):
             raise ValueError("must be an http:// or https:// URL, the API root (usually ending in /v1)")
+        return value
+
+    @field_validator("ledger_url")
+    @classmethod
+    def _ledger_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be a PostgreSQL URL: postgresql://user:password@host:5432/dbname")
         return value
 
     def engine_config(self) -> EngineConfig:
@@ -97,14 +108,22 @@ class Settings(BaseModel):
             max_iterations=self.max_iterations,
         )
 
+    def ledger_off(self) -> bool:
+        return self.ledger_path is not None and self.ledger_path.strip().lower() == LEDGER_OFF
+
     def ledger_file(self) -> Path | None:
-        """Where the evaluation ledger lives; None when GAVEL_LEDGER_PATH is 'off'."""
-        if self.ledger_path is not None and self.ledger_path.strip().lower() == LEDGER_OFF:
+        """Where the SQLite ledger lives; None when GAVEL_LEDGER_PATH is 'off' or the ledger is in PostgreSQL."""
+        if self.ledger_off() or self.ledger_url is not None:
             return None
         return Path(self.ledger_path or default_ledger_path()).expanduser()
 
     def make_ledger(self) -> Ledger | None:
         """The evaluation ledger these settings describe (not opened yet); None when it is off."""
+        if self.ledger_off():
+            return None
+        if self.ledger_url is not None:
+            store = PostgresStore(self.ledger_url.get_secret_value())
+            return Ledger(store=store, ttl_s=self.ledger_ttl_s, store_inputs=self.ledger_store_inputs)
         path = self.ledger_file()
         if path is None:
             return None
@@ -124,6 +143,7 @@ class Settings(BaseModel):
         view = self.model_dump(mode="json")
         view["auth_token"] = "****" if self.auth_token else None
         view["openai_api_key"] = "****" if self.openai_api_key else None
+        view["ledger_url"] = redact_url(self.ledger_url.get_secret_value()) if self.ledger_url else None
         return view
 
 
@@ -137,6 +157,7 @@ ENV_VARS: dict[str, str] = {
     "max_concurrency": "GAVEL_MAX_CONCURRENCY",
     "rubrics_dir": "GAVEL_RUBRICS_DIR",
     "ledger_path": "GAVEL_LEDGER_PATH",
+    "ledger_url": "GAVEL_LEDGER_URL",
     "ledger_ttl_s": "GAVEL_LEDGER_TTL_S",
     "ledger_store_inputs": "GAVEL_LEDGER_STORE_INPUTS",
     "log_level": "GAVEL_LOG_LEVEL",
