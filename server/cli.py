@@ -101,7 +101,8 @@ def _settings_parent() -> argparse.ArgumentParser:
     group.add_argument(
         "--ledger-path",
         metavar="FILE",
-        help="the evaluation ledger (SQLite), or 'off' (GAVEL_LEDGER_PATH; default: the user data directory)",
+        help="the evaluation ledger (SQLite), or 'off' (GAVEL_LEDGER_PATH; default: the user data directory; "
+        "GAVEL_LEDGER_URL=postgresql://... puts it in PostgreSQL instead)",
     )
     group.add_argument(
         "--timeout-s",
