@@ -299,11 +299,13 @@ class SqliteStore:
         self.busy_timeout_s = busy_timeout_s
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
-        self._opening = False
+        # Whether this thread's last session had to open the connection (decided under the lock).
+        self._local = threading.local()
 
     @contextlib.contextmanager
     def session(self, *, create: bool) -> Iterator[Conn | None]:
         with self._lock:
+            self._local.opening = self._conn is None
             if self._conn is None:
                 if not create and not self.path.exists():
                     yield None
@@ -317,6 +319,7 @@ class SqliteStore:
         # Opening failed, or the file turned out not to be a database (a plain DatabaseError: "file is not a
         # database", "disk image is malformed"): nothing later would succeed either. A lock timeout, a full
         # disk or a constraint failure concerns this write only.
+        opening = getattr(self._local, "opening", opening)
         return opening or type(exc) is sqlite3.DatabaseError or isinstance(exc, LedgerError)
 
     @property
@@ -327,10 +330,11 @@ class SqliteStore:
         return False
 
     def discard(self) -> None:
-        if self._conn is not None:
-            with contextlib.suppress(sqlite3.Error):
-                self._conn.close()
-            self._conn = None
+        with self._lock:  # not while another thread's operation is using the connection
+            if self._conn is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.close()
+                self._conn = None
 
     def missing(self) -> str | None:
         if self.path.is_dir():
