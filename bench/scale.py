@@ -6,6 +6,11 @@
 - judge_rag_answers with 1 / 4 / 16 answers on the scripted backend with a fixed per-call latency, under
   GAVEL_MAX_CONCURRENCY 2 and 4: wall time against calls × latency (serial) and ⌈calls ÷ limit⌉ × latency
   (the best the limiter allows).
+- judge_rag_answers throughput with 1, 2 and 3 `gavel serve --transport streamable-http --stateless` processes
+  (GAVEL_MAX_CONCURRENCY each) on one scripted OpenAI-compatible server with a fixed latency and a fixed
+  number of parallel slots (its own limit), concurrent MCP clients spread round robin over the instances:
+  scaling is near-linear until the instances together ask for more than the model server's slots.
+  `--only instances` runs this row alone (bench/results/scale-instances.json).
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ import math
 import os
 import statistics
 import sys
+import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +40,7 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
 
 NAME = "scale"
+INSTANCES_NAME = "scale-instances"
 CRITERIA = [f"c{i}" for i in range(10)]
 GENRES = [f"genre-{i}" for i in range(12)]
 ERAS = [f"era-{i}" for i in range(6)]
@@ -165,6 +173,146 @@ async def rag_batch(answers: int, limit: int, latency_s: float) -> dict[str, Any
     }
 
 
+class SlottedModel:
+    """A model server with `slots` parallel slots: each chat holds a slot for `latency_s` (queued beyond)."""
+
+    def __init__(self, latency_s: float, slots: int) -> None:
+        self.latency_s = latency_s
+        self.slots = threading.BoundedSemaphore(slots)
+        self.lock = threading.Lock()
+        self.in_flight = 0
+        self.peak = 0
+        self.calls = 0
+
+    def __call__(self, body: dict[str, Any]) -> str:
+        from tests.reliability.support import reply_for_schema
+
+        with self.slots:
+            with self.lock:
+                self.in_flight += 1
+                self.peak = max(self.peak, self.in_flight)
+                self.calls += 1
+            time.sleep(self.latency_s)
+            with self.lock:
+                self.in_flight -= 1
+        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+        return reply_for_schema(schema, "max")
+
+
+async def instances_row(
+    instances: int, *, clients: int, calls: int, answers: int, latency_s: float, slots: int, limit: int
+) -> dict[str, Any]:
+    """judge_rag_answers throughput through `instances` stateless server processes sharing one model server."""
+    from tests.server.processes import http_server
+    from tests.support.openai_server import OpenAITestServer
+
+    model = SlottedModel(latency_s, slots)
+    failures: list[str] = []
+    judged = 0
+    with OpenAITestServer(model, models=["judge"], fingerprint=None) as srv, ExitStack() as stack:
+        env = _child_env({
+            "GAVEL_BACKEND": "openai", "GAVEL_OPENAI_BASE_URL": srv.url, "GAVEL_JUDGE_MODEL": "judge",
+            "GAVEL_MAX_CONCURRENCY": str(limit), "GAVEL_TIMEOUT_S": "120", "GAVEL_LOG_LEVEL": "WARNING",
+            "GAVEL_LEDGER_PATH": "off",
+        })  # fmt: skip
+        workdir = Path(stack.enter_context(tempfile_dir()))
+        servers = [
+            stack.enter_context(http_server(["--transport", "streamable-http", "--stateless"], env, port, workdir))
+            for port in free_ports(instances)
+        ]
+        warm = [s.base_url for s in servers]
+
+        async def client(index: int) -> None:
+            nonlocal judged
+            url = warm[index % len(warm)]
+            async with mcp.Client(f"{url}/mcp", read_timeout_seconds=CALL_TIMEOUT_S) as session:
+                for call in range(calls):
+                    request = rag_request(answers).model_dump(mode="json", exclude_none=True)
+                    request["question"] += f" (client {index}, call {call})"
+                    result = await session.call_tool("judge_rag_answers", request)
+                    content = result.structured_content or {}
+                    if result.is_error or any(r.get("verdict") == "unscored" for r in content.get("results", [])):
+                        failures.append(str(result.content)[:200])
+                    else:
+                        judged += answers
+
+        model.calls = model.peak = 0
+        started = time.perf_counter()
+        with anyio.fail_after(CALL_TIMEOUT_S):
+            async with anyio.create_task_group() as tg:
+                for index in range(clients):
+                    tg.start_soon(client, index)
+        wall = time.perf_counter() - started
+    if failures:
+        raise RuntimeError(f"{len(failures)} failed calls, e.g. {failures[0]}")
+    return {
+        "instances": instances,
+        "max_concurrency_per_instance": limit,
+        "model_server_slots": slots,
+        "latency_ms": round(latency_s * 1000, 1),
+        "clients": clients,
+        "answers_judged": judged,
+        "model_calls": model.calls,
+        "wall_s": round(wall, 3),
+        "answers_per_s": round(judged / wall, 2),
+        "model_calls_per_s": round(model.calls / wall, 2),
+        "model_bound_calls_per_s": round(min(instances * limit, slots) / latency_s, 2),
+        "max_in_flight_at_model": model.peak,
+    }
+
+
+def tempfile_dir() -> Any:
+    import tempfile
+
+    return tempfile.TemporaryDirectory(prefix="gavel-bench-")
+
+
+def free_ports(count: int) -> list[int]:
+    import socket
+
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [int(sock.getsockname()[1]) for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+async def instances_rows(counts: list[int], **kwargs: Any) -> list[dict[str, Any]]:
+    quiet_logging("WARNING")
+    rows = [await instances_row(n, **kwargs) for n in counts]
+    base = rows[0]["answers_per_s"]
+    for row in rows:
+        row["speedup_vs_1"] = round(row["answers_per_s"] / base, 2)
+    return rows
+
+
+def say_instances(rows: list[dict[str, Any]]) -> None:
+    first = rows[0]
+    say(
+        f"\n## 4. Scale: judge_rag_answers over stateless instances, one scripted OpenAI-compatible server "
+        f"({first['latency_ms']:g} ms per call, {first['model_server_slots']} slots, "
+        f"GAVEL_MAX_CONCURRENCY {first['max_concurrency_per_instance']} per instance)\n"
+    )
+    say(
+        table(
+            ["instances", "clients", "answers", "model calls", "wall s", "answers / s", "speed-up vs 1",
+             "model calls / s", "bound calls / s", "max in flight"],
+            [
+                [r["instances"], r["clients"], r["answers_judged"], r["model_calls"], r["wall_s"], r["answers_per_s"],
+                 r["speedup_vs_1"], r["model_calls_per_s"], r["model_bound_calls_per_s"], r["max_in_flight_at_model"]]
+                for r in rows
+            ],
+        )
+    )  # fmt: skip
+
+
+INSTANCES_SMALL: dict[str, Any] = {"clients": 8, "calls": 2, "answers": 2, "latency_s": 0.1, "slots": 4, "limit": 2}
+INSTANCES_FULL: dict[str, Any] = {"clients": 16, "calls": 4, "answers": 4, "latency_s": 0.1, "slots": 4, "limit": 2}
+
+
 async def run_async(sizes: list[tuple[int, int]], stdio: tuple[int, int], batches: list[int], limits: list[int],
                     latency_s: float) -> dict[str, Any]:  # fmt: skip
     quiet_logging("WARNING")
@@ -179,14 +327,27 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     parser.add_argument("--latency-ms", type=float, default=50.0, help="scripted per-call latency (default 50)")
     parser.add_argument("--smoke", action="store_true", help="1k candidates, stdio at 1k, 1 and 4 answers")
     parser.add_argument("--out", type=Path, default=None, help="results directory")
+    parser.add_argument(
+        "--only", choices=["instances"], default=None, help="run only the 1/2/3-instance row (small sizes)"
+    )
     args = parser.parse_args(argv)
     latency_s = args.latency_ms / 1000
+    if args.only == "instances":
+        instances_run = Run(INSTANCES_NAME, args.out or out_dir, False)
+        rows = anyio.run(lambda: instances_rows([1, 2, 3], **INSTANCES_SMALL))
+        sizes_run = {**INSTANCES_SMALL, "calls_per_client": INSTANCES_SMALL["calls"]}
+        path = instances_run.write({"sizes": sizes_run, "judge_rag_answers_instances": rows})
+        say_instances(rows)
+        say(f"written to {path}")
+        return path
     if args.smoke:
         sizes, stdio, batches, limits, latency_s = [(1_000, 1)], (1_000, 1), [1, 4], [2], 0.01
     else:
         sizes, stdio, batches, limits = [(1_000, 5), (10_000, 3), (100_000, 1)], (10_000, 3), [1, 4, 16], [2, 4]
     run = Run(NAME, args.out or out_dir, args.smoke)
     result = anyio.run(run_async, sizes, stdio, batches, limits, latency_s)
+    if not args.smoke:
+        result["judge_rag_answers_instances"] = anyio.run(lambda: instances_rows([1, 2, 3], **INSTANCES_FULL))
     payload = {
         "criteria": len(CRITERIA),
         "diversity_targets": 3,
@@ -217,6 +378,8 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
             ],
         )
     )  # fmt: skip
+    if "judge_rag_answers_instances" in result:
+        say_instances(result["judge_rag_answers_instances"])
     say(f"written to {path}")
     return path
 

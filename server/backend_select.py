@@ -13,6 +13,7 @@ from gavel.tools.engine.select import BackendProvider
 async def _describe(settings: Settings) -> dict[str, Any]:
     provider = BackendProvider(settings.engine_config())
     try:
+        openai_ok, openai_why = await provider.probe_openai()
         ollama_ok, ollama_why = await provider.probe_ollama()
         embedded_ok, embedded_why = provider.embedded_usable()
         chosen, why = await provider.choose(client_can_sample=False)
@@ -22,6 +23,13 @@ async def _describe(settings: Settings) -> dict[str, Any]:
         "setting": settings.backend,
         "would_use": chosen if chosen != "none" else "sampling (if the client supports it), else nothing",
         "why_not_others": why or None,
+        "openai": {
+            "base_url": settings.openai_base_url,
+            "api_key": "****" if settings.openai_api_key else None,
+            "model": settings.judge_model or "(the first model the server lists)",
+            "answers": openai_ok,
+            "detail": openai_why or None,
+        },
         "ollama": {
             "host": settings.ollama_host,
             "model": settings.judge_model or settings.engine_config().default_ollama_model,

@@ -28,7 +28,7 @@ EXIT_OK = 0
 EXIT_USAGE = 2
 PROG = "gavel"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-BACKENDS = ("auto", "ollama", "embedded", "sampling")
+BACKENDS = ("auto", "openai", "ollama", "embedded", "sampling")
 HISTORY_LIMIT = 20
 # `gavel history` cuts headlines here so a row stays on one line of a wide terminal.
 HEADLINE_CHARS = 100
@@ -101,7 +101,8 @@ def _settings_parent() -> argparse.ArgumentParser:
     group.add_argument(
         "--ledger-path",
         metavar="FILE",
-        help="the evaluation ledger (SQLite), or 'off' (GAVEL_LEDGER_PATH; default: the user data directory)",
+        help="the evaluation ledger (SQLite), or 'off' (GAVEL_LEDGER_PATH; default: the user data directory; "
+        "GAVEL_LEDGER_URL=postgresql://... puts it in PostgreSQL instead)",
     )
     group.add_argument(
         "--timeout-s",

@@ -14,8 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.ledger import Ledger, LedgerStatus
+from gavel.tools.ledger_store import PostgresStore, redact_url
 
-BackendName = Literal["auto", "ollama", "embedded", "sampling"]
+BackendName = Literal["auto", "openai", "ollama", "embedded", "sampling"]
 
 DEFAULT_OLLAMA_MODEL = "qwen2.5:7b-instruct"
 
@@ -31,12 +32,18 @@ class Settings(BaseModel):
     judge_model: str | None = None
     generator_model: str | None = None
     ollama_host: str = "http://127.0.0.1:11434"
+    # An OpenAI-compatible server (vLLM, llama-server, LM Studio...): its API root, e.g. http://host:8000/v1.
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
     model_path: Path | None = None
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
     max_concurrency: int = Field(default=2, ge=1, le=256)
     rubrics_dir: Path | None = None
     # None: the user's data directory; "off": no ledger (no record, no cache).
     ledger_path: str | None = None
+    # postgresql://...: the ledger in PostgreSQL, shared by every instance given the same URL (wins over
+    # ledger_path unless that is "off").
+    ledger_url: SecretStr | None = None
     # How long a stored judgment serves identical requests; 0 never serves from the ledger (still records).
     ledger_ttl_s: float = Field(default=7 * 24 * 3600, ge=0)
     # False: the ledger keeps only a hash of each request, not its text (results are still stored in full).
@@ -67,12 +74,31 @@ class Settings(BaseModel):
             return raw or None
         return value
 
+    @field_validator("openai_base_url")
+    @classmethod
+    def _openai_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip().rstrip("/")
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL, the API root (usually ending in /v1)")
+        return value
+
+    @field_validator("ledger_url")
+    @classmethod
+    def _ledger_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be a PostgreSQL URL: postgresql://user:password@host:5432/dbname")
+        return value
+
     def engine_config(self) -> EngineConfig:
         return EngineConfig(
             backend=self.backend,
             judge_model=self.judge_model,
             generator_model=self.generator_model,
             ollama_host=self.ollama_host,
+            openai_base_url=self.openai_base_url,
+            openai_api_key=self.openai_api_key,
             model_path=self.model_path,
             timeout_s=self.timeout_s,
             max_concurrency=self.max_concurrency,
@@ -95,14 +121,22 @@ class Settings(BaseModel):
             max_iterations=self.max_iterations,
         )
 
+    def ledger_off(self) -> bool:
+        return self.ledger_path is not None and self.ledger_path.strip().lower() == LEDGER_OFF
+
     def ledger_file(self) -> Path | None:
-        """Where the evaluation ledger lives; None when GAVEL_LEDGER_PATH is 'off'."""
-        if self.ledger_path is not None and self.ledger_path.strip().lower() == LEDGER_OFF:
+        """Where the SQLite ledger lives; None when GAVEL_LEDGER_PATH is 'off' or the ledger is in PostgreSQL."""
+        if self.ledger_off() or self.ledger_url is not None:
             return None
         return Path(self.ledger_path or default_ledger_path()).expanduser()
 
     def make_ledger(self) -> Ledger | None:
         """The evaluation ledger these settings describe (not opened yet); None when it is off."""
+        if self.ledger_off():
+            return None
+        if self.ledger_url is not None:
+            store = PostgresStore(self.ledger_url.get_secret_value())
+            return Ledger(store=store, ttl_s=self.ledger_ttl_s, store_inputs=self.ledger_store_inputs)
         path = self.ledger_file()
         if path is None:
             return None
@@ -121,6 +155,8 @@ class Settings(BaseModel):
         """Every setting, with the secret masked: what `gavel config` prints."""
         view = self.model_dump(mode="json")
         view["auth_token"] = "****" if self.auth_token else None
+        view["openai_api_key"] = "****" if self.openai_api_key else None
+        view["ledger_url"] = redact_url(self.ledger_url.get_secret_value()) if self.ledger_url else None
         return view
 
 
@@ -134,6 +170,7 @@ ENV_VARS: dict[str, str] = {
     "max_concurrency": "GAVEL_MAX_CONCURRENCY",
     "rubrics_dir": "GAVEL_RUBRICS_DIR",
     "ledger_path": "GAVEL_LEDGER_PATH",
+    "ledger_url": "GAVEL_LEDGER_URL",
     "ledger_ttl_s": "GAVEL_LEDGER_TTL_S",
     "ledger_store_inputs": "GAVEL_LEDGER_STORE_INPUTS",
     "log_level": "GAVEL_LOG_LEVEL",
@@ -145,6 +182,8 @@ ENV_VARS: dict[str, str] = {
     "strategy": "GAVEL_STRATEGY",
     "readout": "GAVEL_READOUT",
     "ollama_host": "GAVEL_OLLAMA_HOST",
+    "openai_base_url": "GAVEL_OPENAI_BASE_URL",
+    "openai_api_key": "GAVEL_OPENAI_API_KEY",
     "max_text_chars": "GAVEL_MAX_TEXT_CHARS",
     "max_sources": "GAVEL_MAX_SOURCES",
     "max_candidates": "GAVEL_MAX_CANDIDATES",

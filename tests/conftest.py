@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.postgres import PostgresServer, PostgresUnavailable
+from tests.support.postgres import start as start_postgres
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The interpreter running the tests is the project's venv python; subprocesses use the same one.
@@ -40,3 +43,23 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def free_port() -> Callable[[], int]:
     return _free_port
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server for the session (started at the first test that needs it); the tests that
+    use it are skipped, with the reason, only when none can be started here."""
+    try:
+        server = start_postgres()
+    except PostgresUnavailable as exc:
+        pytest.skip(f"no PostgreSQL server can be started: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """The URL of a fresh, empty database on the session's server."""
+    return postgres_server.create_database()

@@ -1,4 +1,5 @@
-"""The evaluation ledger's store: every judgment kept in one SQLite file (stdlib `sqlite3`).
+"""The evaluation ledger: every judgment kept in one SQLite file (stdlib `sqlite3`), or in a PostgreSQL
+database that several Gavel instances share (`GAVEL_LEDGER_URL`; see tools/ledger_store.py for both stores).
 
 One row per judgment: the tool call (top level), and child rows for what it is made of (the answers of a
 batch, the iterations of a refinement loop). A row keeps the request (or only its hash), the full
@@ -13,15 +14,20 @@ would go on writing where nobody can read): the ledger is then unavailable for t
 
 In front of the file, a small in-memory map from cache key to the servable judgments this process has
 recorded or served: a judgment never changes once committed, so serving it again from memory (within the
-TTL) is exact, and a repeated request then costs no SQLite call at all.
+TTL) is exact, and a repeated request then costs no database call at all. (With PostgreSQL, what another
+instance recorded is found in the database, then remembered here too.)
 
-Durability and sharing: WAL journal, `synchronous=NORMAL` (a commit survives the process being killed; a
+Durability and sharing (SQLite): WAL journal, `synchronous=NORMAL` (a commit survives the process being killed; a
 power cut may lose the last commits), a busy timeout so two server processes sharing the file wait for
 each other instead of failing, and writes in `BEGIN IMMEDIATE` transactions so a writer never has to
 upgrade a read lock (which SQLite would refuse at once, without waiting). One connection per `Ledger`,
 used under a lock from worker threads: the async methods keep every call off the event loop.
 
-A ledger that cannot be used (corrupt file, unwritable path, a schema from a newer Gavel) never fails
+PostgreSQL: a connection pool, each write one transaction committed before `record` returns, so the same
+promise holds: a judgment is recorded before the client hears it.
+
+A ledger that cannot be used (corrupt file, unwritable path, a schema from a newer Gavel, a database server
+that does not answer: then it is left alone for `OUTAGE_S` before being tried again) never fails
 the caller: the operation returns nothing, the problem is logged as a warning once, and `failure` says
 what is wrong (shown by `gavel config`).
 """
@@ -29,11 +35,8 @@ what is wrong (shown by `gavel config`).
 from __future__ import annotations
 
 import atexit
-import contextlib
 import hashlib
 import json
-import os
-import sqlite3
 import threading
 import time
 from collections import OrderedDict
@@ -46,14 +49,38 @@ from typing import Any, Literal, TypeVar, cast
 import anyio
 import structlog
 
+from gavel.tools.ledger_store import (
+    BUSY_TIMEOUT_S,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    Conn,
+    LedgerError,
+    PostgresStore,
+    SqliteStore,
+    Store,
+    connect,
+    migrate,
+    schema_version,
+)
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "Entry",
+    "Ledger",
+    "LedgerError",
+    "LedgerStatus",
+    "PostgresStore",
+    "SqliteStore",
+    "connect",
+    "migrate",
+    "schema_version",
+]
+
 log = structlog.get_logger("gavel.ledger")
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 2
-# The first bytes of every SQLite database file.
-SQLITE_HEADER = b"SQLite format 3\x00"
-BUSY_TIMEOUT_S = 10.0
 DEFAULT_TTL_S = 7 * 24 * 3600.0
 RECENT_LIMIT = 50
 HEADLINE_MAX_CHARS = 300
@@ -66,43 +93,9 @@ BATCH_WINDOW_S = 0.25
 BATCH_MAX = 256
 # Servable judgments kept in memory by cache key (a few KB each).
 REMEMBERED_JUDGMENTS = 256
-
-# Forward migrations, applied in order inside one IMMEDIATE transaction; never edit a shipped step, add one.
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
-    (
-        1,
-        (
-            """CREATE TABLE evaluations (
-                id TEXT PRIMARY KEY,
-                tool TEXT NOT NULL,
-                created_at TEXT NOT NULL,
-                duration_ms REAL NOT NULL,
-                request_hash TEXT NOT NULL,
-                request_json TEXT,
-                result_json TEXT NOT NULL,
-                provenance_json TEXT,
-                usage_json TEXT,
-                cached INTEGER NOT NULL DEFAULT 0,
-                headline TEXT NOT NULL DEFAULT ''
-            )""",
-            "CREATE INDEX evaluations_created ON evaluations (created_at)",
-        ),
-    ),
-    (
-        # Child rows (batch items, refinement iterations) and the cache columns.
-        2,
-        (
-            "ALTER TABLE evaluations ADD COLUMN parent_id TEXT",
-            "ALTER TABLE evaluations ADD COLUMN cache_key TEXT",
-            "ALTER TABLE evaluations ADD COLUMN servable INTEGER NOT NULL DEFAULT 0",
-            "ALTER TABLE evaluations ADD COLUMN source_id TEXT",
-            "CREATE INDEX evaluations_cache ON evaluations (cache_key, created_at) "
-            "WHERE cache_key IS NOT NULL AND servable = 1 AND cached = 0",
-            "CREATE INDEX evaluations_parent ON evaluations (parent_id) WHERE parent_id IS NOT NULL",
-            "CREATE INDEX evaluations_tool ON evaluations (tool, created_at)",
-        ),
-    ),
-)
+# After a database server failed to answer (PostgreSQL down or restarting), the ledger is left alone this
+# long: judgments go on unrecorded instead of each waiting for the connection timeout.
+OUTAGE_S = 30.0
 
 _COLUMNS = (
     "id, tool, created_at, duration_ms, request_hash, request_json, result_json, provenance_json, usage_json, "
@@ -118,10 +111,6 @@ class _Remembered:
     created: float  # epoch seconds
     result_json: str
     served: Any = None  # what the first memory hit made of it, for the next ones
-
-
-class LedgerError(Exception):
-    """The ledger file cannot be used as a ledger (e.g. written by a newer Gavel). Never reaches a client."""
 
 
 # -- values ------------------------------------------------------------------------------------------------
@@ -226,108 +215,36 @@ class LedgerStatus:
         }
 
 
-# -- schema ------------------------------------------------------------------------------------------------
-
-
-def schema_version(conn: sqlite3.Connection) -> int:
-    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").fetchone()
-    if not exists:
-        return 0
-    (version,) = conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()
-    return int(version)
-
-
-def migrate(conn: sqlite3.Connection, *, target: int = SCHEMA_VERSION) -> int:
-    """Bring the schema forward to `target`; returns the version it found. Safe against a concurrent migrator."""
-    found = schema_version(conn)
-    if found > SCHEMA_VERSION:
-        raise LedgerError(
-            f"the ledger's schema is v{found}, written by a newer Gavel (this one knows up to v{SCHEMA_VERSION}); "
-            "upgrade Gavel or point GAVEL_LEDGER_PATH at another file"
-        )
-    if found >= target:
-        return found
-    with _write(conn):
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
-        )
-        current = schema_version(conn)  # another process may have migrated while this one waited for the lock
-        for version, statements in MIGRATIONS:
-            if current < version <= target:
-                for statement in statements:
-                    conn.execute(statement)
-                conn.execute(
-                    "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)", (version, timestamp(utc_now()))
-                )
-    return found
-
-
-@contextlib.contextmanager
-def _write(conn: sqlite3.Connection) -> Iterator[None]:
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
-def connect(path: Path, *, busy_timeout_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
-    """An autocommit connection in WAL mode with the busy timeout set; the schema brought up to date."""
-    conn = sqlite3.connect(str(path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False)
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
-        (mode,) = conn.execute("PRAGMA journal_mode = WAL").fetchone()
-        if str(mode).lower() != "wal":
-            raise LedgerError(f"the file system does not support SQLite's WAL journal (journal_mode is {mode})")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        migrate(conn)
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def _creatable(path: Path) -> str | None:
-    """Why the ledger file could not be created at `path`, or None when it looks possible."""
-    if path.exists():
-        return "is a directory" if path.is_dir() else None
-    ancestor = path.parent
-    while not ancestor.exists():
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        return f"{ancestor} is a file, not a directory"
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        return f"{ancestor} is not writable"
-    return None
-
-
 # -- the store ---------------------------------------------------------------------------------------------
 
 
 class Ledger:
-    """The ledger at `path`. Opened at first use; every method is safe to call when it cannot be used."""
+    """The ledger at `path` (a SQLite file) or in `store` (e.g. PostgreSQL). Opened at first use; every
+    method is safe to call when it cannot be used."""
 
     def __init__(
         self,
-        path: Path,
+        path: Path | str | None = None,
         *,
+        store: Store | None = None,
         ttl_s: float = DEFAULT_TTL_S,
         store_inputs: bool = True,
         busy_timeout_s: float = BUSY_TIMEOUT_S,
     ) -> None:
-        self.path = Path(path)
+        if store is None:
+            if path is None:
+                raise ValueError("a Ledger needs a path or a store")
+            store = SqliteStore(Path(path), busy_timeout_s=busy_timeout_s)
+        self.store: Store = store
+        # Where it is, for messages: the file, or the database URL with its password masked.
+        self.path: Path | str = store.path if isinstance(store, SqliteStore) else store.location
         self.ttl_s = ttl_s
         self.store_inputs = store_inputs
-        self.busy_timeout_s = busy_timeout_s
-        self._conn: sqlite3.Connection | None = None
-        # The file the connection opened (device, inode): one replaced or deleted under it is noticed.
-        self._identity: tuple[int, int] | None = None
-        self._lock = threading.Lock()
         self._failure: str | None = None
+        self._outage: str | None = None
+        self._outage_until = 0.0
         self._warned = False
+        self._report_lock = threading.Lock()
         # Background writes (cache-hit records): thunks building the rows, written in batches by one daemon
         # thread. `_changed` guards the list and the count, and wakes the writer and whoever flushes.
         self._pending: list[Callable[[], Sequence[Entry]]] = []
@@ -341,69 +258,39 @@ class Ledger:
 
     @property
     def failure(self) -> str | None:
-        """Why this ledger is unusable for the rest of the process, or None."""
-        return self._failure
+        """Why this ledger is unusable: for the rest of the process, or (a database server that does not
+        answer) for the next few seconds. None when it is usable."""
+        if self._failure is not None:
+            return self._failure
+        if self._outage is not None and time.monotonic() < self._outage_until:
+            return self._outage
+        return None
 
     # -- plumbing ----------------------------------------------------------------------------------
 
-    def _connection(self, *, create: bool) -> sqlite3.Connection | None:
-        if self._conn is None:
-            if not create and not self.path.exists():
-                return None
-            if create:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = connect(self.path, busy_timeout_s=self.busy_timeout_s)
-            stat = os.stat(self.path)
-            self._identity = (stat.st_dev, stat.st_ino)
-        else:
-            self._check_file()
-        return self._conn
-
-    def _check_file(self) -> None:
-        """Raise when the file at the path is no longer the database this connection writes.
-
-        SQLite keeps writing to a file deleted or replaced under an open connection, and to one overwritten in
-        place through its write-ahead log: every write succeeds, and the rows land where nobody can read them
-        (`gavel show` finds nothing). Checked at every use: a stat and a 16-byte read.
-        """
+    def _run(self, what: str, fn: Callable[[Conn], T], *, create: bool = True) -> T | None:
+        """Run `fn` on a connection of the store; any ledger problem is logged and gives None."""
+        if self.failure is not None:
+            return None
+        opening = not self.store.opened
         try:
-            stat = os.stat(self.path)
-            with self.path.open("rb") as file:
-                header = file.read(len(SQLITE_HEADER))
-        except FileNotFoundError:
-            raise LedgerError("the ledger file was deleted while the server was using it") from None
-        if (stat.st_dev, stat.st_ino) != self._identity:
-            raise LedgerError("the ledger file was replaced by another file while the server was using it")
-        if header != SQLITE_HEADER:
-            raise LedgerError("the ledger file was overwritten while the server was using it (not a database now)")
-
-    def _run(self, what: str, fn: Callable[[sqlite3.Connection], T], *, create: bool = True) -> T | None:
-        """Run `fn` on the connection under the lock; any ledger problem is logged and gives None."""
-        with self._lock:
-            if self._failure is not None:
-                return None
-            opening = self._conn is None
-            try:
-                conn = self._connection(create=create)
+            with self.store.session(create=create) as conn:
                 return None if conn is None else fn(conn)
-            except (sqlite3.Error, OSError, LedgerError) as exc:
-                # Opening failed, or the file turned out not to be a database (a plain DatabaseError: "file is
-                # not a database", "disk image is malformed"): nothing later would succeed either. A lock
-                # timeout, a full disk or a constraint failure concerns this write only.
-                permanent = opening or type(exc) is sqlite3.DatabaseError or isinstance(exc, LedgerError)
-                self._report(what, exc, permanent=permanent)
-                return None
+        except self.store.errors as exc:
+            self._report(what, exc, permanent=self.store.permanent(exc, opening=opening))
+            return None
 
     def _report(self, what: str, exc: BaseException, *, permanent: bool) -> None:
-        detail = f"{type(exc).__name__}: {exc}" if isinstance(exc, sqlite3.Error) else str(exc)
-        if permanent:
-            self._failure = detail
-            if self._conn is not None:
-                with contextlib.suppress(sqlite3.Error):
-                    self._conn.close()
-                self._conn = None
-        if not self._warned:
-            self._warned = True
+        detail = f"{type(exc).__name__}: {exc}" if not isinstance(exc, OSError | LedgerError) else str(exc)
+        detail = " ".join(detail.split())
+        with self._report_lock:
+            if permanent:
+                self._failure = detail
+                self.store.discard()
+            elif self.store.outage(exc):
+                self._outage, self._outage_until = detail, time.monotonic() + OUTAGE_S
+            first, self._warned = not self._warned, True
+        if first or self.store.outage(exc):
             log.warning(
                 "evaluation ledger unavailable; judging continues without recording or cache",
                 path=str(self.path),
@@ -416,18 +303,15 @@ class Ledger:
 
     def close(self) -> None:
         self.flush()
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        self.store.close()
 
     # -- writing -----------------------------------------------------------------------------------
 
     def record(self, entries: Sequence[Entry]) -> bool:
         """Write the rows in one transaction; True once they are committed."""
 
-        def write(conn: sqlite3.Connection) -> bool:
-            with _write(conn):
+        def write(conn: Conn) -> bool:
+            with conn.transaction():
                 conn.executemany(_INSERT, [entry.row() for entry in entries])
             return True
 
@@ -478,7 +362,7 @@ class Ledger:
             return None
         cutoff = self._cutoff()
 
-        def lookup(conn: sqlite3.Connection) -> T | None:
+        def lookup(conn: Conn) -> T | None:
             row = conn.execute(
                 "SELECT id, created_at, result_json FROM evaluations WHERE cache_key = ? AND servable = 1 "
                 "AND cached = 0 AND created_at >= ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
@@ -549,7 +433,7 @@ class Ledger:
         """The full record: request (or null), result, provenance, usage, and the ids of its items."""
         self.flush()
 
-        def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
+        def read(conn: Conn) -> dict[str, Any] | None:
             row = conn.execute(f"SELECT {_COLUMNS} FROM evaluations WHERE id = ?", (evaluation_id,)).fetchone()
             if row is None:
                 return None
@@ -563,7 +447,7 @@ class Ledger:
         """Ids starting with `prefix` (for a person typing a short id)."""
         pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
-        def read(conn: sqlite3.Connection) -> list[str]:
+        def read(conn: Conn) -> list[str]:
             rows = conn.execute(
                 "SELECT id FROM evaluations WHERE id LIKE ? ESCAPE '\\' ORDER BY rowid LIMIT ?", (pattern, limit)
             )
@@ -575,7 +459,7 @@ class Ledger:
         """The latest top-level evaluations, newest first: id, tool, time, cached, headline."""
         self.flush()
 
-        def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+        def read(conn: Conn) -> list[dict[str, Any]]:
             where, args = ("parent_id IS NULL AND tool = ?", (tool, limit)) if tool else ("parent_id IS NULL", (limit,))
             rows = conn.execute(
                 f"SELECT id, tool, created_at, cached, headline, duration_ms FROM evaluations WHERE {where} "
@@ -596,7 +480,7 @@ class Ledger:
         last_rowid = 0
         while True:
 
-            def read(conn: sqlite3.Connection, after: int = last_rowid) -> list[tuple[Any, ...]]:
+            def read(conn: Conn, after: int = last_rowid) -> list[tuple[Any, ...]]:
                 return conn.execute(
                     f"SELECT rowid, {_COLUMNS} FROM evaluations WHERE rowid > ? AND created_at >= ? "
                     "ORDER BY rowid LIMIT ?",
@@ -613,7 +497,7 @@ class Ledger:
     def count(self) -> int | None:
         self.flush()
 
-        def read(conn: sqlite3.Connection) -> int:
+        def read(conn: Conn) -> int:
             return int(conn.execute("SELECT COUNT(*) FROM evaluations").fetchone()[0])
 
         return self._run("count", read, create=False)
@@ -629,36 +513,21 @@ class Ledger:
     def status(self) -> LedgerStatus:
         """Whether the ledger can be used, checked without creating it."""
         path = str(self.path)
-        if self._failure is not None:
-            return LedgerStatus(path, "unavailable", self._failure)
-        if not self.path.exists():
-            why = _creatable(self.path)
-            return LedgerStatus(path, "unavailable", why) if why else LedgerStatus(path, "not_created")
-        if self.path.is_dir():
-            return LedgerStatus(path, "unavailable", "is a directory")
-        overwritten = _not_a_database(self.path)
-        if overwritten:
-            return LedgerStatus(path, "unavailable", overwritten)
+        if self.failure is not None:
+            return LedgerStatus(path, "unavailable", self.failure)
+        why = self.store.missing()
+        if why is not None:
+            return LedgerStatus(path, "unavailable", why)
+        if not self.store.exists():
+            return LedgerStatus(path, "not_created")
         count = self.count()
         if count is None:
-            return LedgerStatus(path, "unavailable", self._failure or "cannot be read")
-        if not os.access(self.path, os.W_OK):
+            if self.failure is not None:
+                return LedgerStatus(path, "unavailable", self.failure)
+            return LedgerStatus(path, "not_created")  # a database without Gavel's tables yet
+        if not self.store.writable():
             return LedgerStatus(path, "unavailable", "the file is read-only", count, SCHEMA_VERSION)
         return LedgerStatus(path, "ok", None, count, SCHEMA_VERSION)
-
-
-def _not_a_database(path: Path) -> str | None:
-    """Why the file at `path` is not a ledger one can read (overwritten, emptied), or None."""
-    try:
-        with path.open("rb") as file:
-            header = file.read(len(SQLITE_HEADER))
-    except OSError as exc:
-        return f"cannot be read: {exc}"
-    if header == SQLITE_HEADER:
-        return None
-    if not header:
-        return "the file is empty (was it overwritten?); move it away and Gavel creates a new ledger"
-    return "the file is not a database (was it overwritten?); move it away and Gavel creates a new ledger"
 
 
 def _record(row: Sequence[Any], items: list[str] | None) -> dict[str, Any]:

@@ -120,6 +120,28 @@ def test_config_reports_which_backend_would_be_used(capsys: pytest.CaptureFixtur
     assert "would_use" in report["backend"], report["backend"]
 
 
+def test_config_shows_the_openai_server_whether_it_answers_and_masks_its_key(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.openai_server import OpenAITestServer
+
+    with OpenAITestServer(models=["served-model"], api_key="sk-local-secret") as srv:
+        monkeypatch.setenv("GAVEL_OPENAI_BASE_URL", srv.url + "/")
+        monkeypatch.setenv("GAVEL_OPENAI_API_KEY", "sk-local-secret")
+        code, out, err = _run(["config", "--json"], capsys)
+        monkeypatch.setenv("GAVEL_OPENAI_API_KEY", "sk-wrong")
+        _, wrong_out, wrong_err = _run(["config", "--json"], capsys)
+    report, wrong = json.loads(out), json.loads(wrong_out)
+    assert code == 0
+    assert "sk-local-secret" not in out + err and "sk-wrong" not in wrong_out + wrong_err
+    assert report["settings"]["openai_api_key"] == "****" and report["settings"]["openai_base_url"] == srv.url
+    assert report["backend"]["openai"]["answers"] is True
+    assert report["backend"]["would_use"] == "openai"
+    assert wrong["backend"]["openai"]["answers"] is False
+    assert "GAVEL_OPENAI_API_KEY" in wrong["backend"]["openai"]["detail"]
+    assert wrong["backend"]["would_use"] != "openai"
+
+
 def test_flags_override_the_environment(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GAVEL_BACKEND", "ollama")
     monkeypatch.setenv("GAVEL_TIMEOUT_S", "30")

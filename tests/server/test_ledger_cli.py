@@ -267,3 +267,34 @@ def test_config_says_so_when_the_file_was_overwritten_while_a_server_had_it_open
     assert code == 0
     assert json.loads(out)["ledger"]["state"] == "unavailable"
     assert "overwritten" in json.loads(out)["ledger"]["detail"]
+
+
+# -- PostgreSQL -------------------------------------------------------------------------------------------------
+
+
+def test_history_show_and_export_read_a_postgres_ledger_without_showing_its_password(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gavel.tools.ledger import PostgresStore
+
+    monkeypatch.setenv("GAVEL_LEDGER_URL", postgres_url)
+    code, out, _ = run(["history"], capsys)
+    assert code == 0 and "no evaluations recorded yet" in out
+    store = Ledger(store=PostgresStore(postgres_url))
+    store.record([entry("aaaa000000000001", days_ago=3, tool="evaluate_assessment")])
+    store.record([entry("bbbb000000000002", days_ago=1), entry("bbbb0000000000i1", parent_id="bbbb000000000002")])
+    store.close()
+    password = postgres_url.split(":")[2].split("@")[0]
+
+    code, out, err = run(["history"], capsys)
+    assert code == 0, err
+    assert [line.split()[0] for line in out.splitlines()[1:]] == ["bbbb000000000002", "aaaa000000000001"]
+    code, out, _ = run(["show", "bbbb0000000000i"], capsys)  # a unique prefix, found with LIKE in PostgreSQL
+    assert code == 0 and json.loads(out)["parent_id"] == "bbbb000000000002"
+    code, out, _ = run(["show", "bbbb000000000002"], capsys)
+    assert code == 0 and json.loads(out)["items"] == ["bbbb0000000000i1"]
+    code, out, _ = run(["export", "--since", timestamp(utc_now() - timedelta(days=2))[:10]], capsys)
+    assert code == 0
+    assert [json.loads(line)["evaluation_id"] for line in out.splitlines()] == ["bbbb000000000002", "bbbb0000000000i1"]
+    code, out, err = run(["config", "--no-probe"], capsys)
+    assert code == 0 and "3 evaluation(s)" in out and password not in out + err

