@@ -199,13 +199,14 @@ def grounded_rule(item: Judged) -> Judged:
     )  # fmt: skip
 
 
-def load_peer_pairs(path: Path) -> dict[str, list[Pair]]:
-    """The peers' judged pairs from an earlier `--peers-only` run (their judgments do not depend on Gavel's code)."""
+def load_peer_pairs(path: Path, judges: Sequence[str] = PEER_METRICS) -> dict[str, list[Pair]]:
+    """Judged pairs from an earlier run's JSON: the peers' from a `--peers-only` run (their judgments do not
+    depend on Gavel's code), or any judge's for `--rebuild`."""
     import json
 
     rows = json.loads(path.read_text(encoding="utf-8"))["items"]
     out: dict[str, list[Pair]] = {}
-    for metric in PEER_METRICS:
+    for metric in judges:
         by_id = {
             r["id"]: Judged(
                 judge=metric,
@@ -274,6 +275,10 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     parser.add_argument(
         "--peers-from", type=Path, default=None, help="the peers' pairs from an earlier --peers-only run's JSON"
     )
+    parser.add_argument(
+        "--rebuild", type=Path, default=None,
+        help="judge nothing: rebuild the table from this earlier run's Gavel items (and --peers-from)",
+    )  # fmt: skip
     parser.add_argument("--smoke", action="store_true", help="2 pairs on a scripted endpoint (no model, no peers)")
     parser.add_argument(
         "--threads", type=int, default=None, help="llama.cpp threads (default: every core; 1 on an overloaded machine)"
@@ -288,6 +293,8 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     chosen = subset(all_pairs[skip:], count)
     run = Run(f"{NAME}-peers" if args.peers_only else NAME, args.out or out_dir, args.smoke)
 
+    if args.rebuild is not None:
+        return _rebuild(args.rebuild, args.peers_from, run)
     if args.smoke:
         from bench.scripted import schema_reply
 
@@ -315,13 +322,7 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     def build(judged: dict[str, list[Pair]], complete: bool) -> dict[str, Any]:
         if args.peers_from is not None:
             judged = {**judged, **load_peer_pairs(args.peers_from)}
-        summaries = [summarize(name, pairs) for name, pairs in judged.items() if pairs]
-        held_out = [pair for pair in judged.get("gavel", []) if _number(pair) >= TUNED_PAIRS]
-        if held_out and len(held_out) < len(judged.get("gavel", [])):
-            for name in ("gavel", GROUNDED):
-                extra = summarize(name, [p for p in judged[name] if _number(p) >= TUNED_PAIRS])
-                extra["judge"] = f"{name}, held out (question pairs {TUNED_PAIRS + 1}-100)"
-                summaries.append(extra)
+        summaries = [summarize(name, pairs) for name, pairs in judged.items() if pairs] + _held_out(judged)
         done = len(judged.get("gavel") or judged.get(PEER_METRICS[0]) or [])
         if peer_client is not None and done > peer_count and judged.get(PEER_METRICS[0]):
             extra = summarize("gavel", judged["gavel"][:peer_count])
@@ -363,22 +364,55 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     payload = build(judged, True)
     path = run.write(payload)
     say()
-    say(
-        table(
-            ["judge", "items", "balanced acc [95% CI]", "F1 halluc.", "AUROC", "pairwise acc", "undecided", "s/item"],
-            [
-                [
-                    s["judge"], s["items"], _with_ci(s, "balanced_accuracy"), _with_ci(s, "f1_hallucinated"),
-                    _with_ci(s, "auroc"), _with_ci(s, "pairwise_accuracy"), s["undecided_rate"], s["wall_s_per_item"],
-                ]
-                for s in payload["summaries"]
-            ],
-        )
-    )  # fmt: skip
+    say(_table(payload["summaries"]))
     if peers_note:
         say(f"\n{peers_note}")
     say(f"written to {path}")
     return path
+
+
+def _held_out(judged: dict[str, list[Pair]]) -> list[dict[str, Any]]:
+    """Gavel's rows again without the pairs its prompts were chosen on."""
+    rows = []
+    for name in ("gavel", GROUNDED):
+        held = [p for p in judged.get(name, []) if _number(p) >= TUNED_PAIRS]
+        if held and len(held) < len(judged[name]):
+            extra = summarize(name, held)
+            extra["judge"] = f"{name}, held out (question pairs {TUNED_PAIRS + 1}-100)"
+            rows.append(extra)
+    return rows
+
+
+def _rebuild(path: Path, peers_from: Path | None, run: Run) -> Path:
+    import json
+
+    earlier = json.loads(path.read_text(encoding="utf-8"))
+    judged = load_peer_pairs(path, ("gavel", GROUNDED))
+    if peers_from is not None:
+        judged.update(load_peer_pairs(peers_from))
+    summaries = [summarize(name, pairs) for name, pairs in judged.items() if pairs] + _held_out(judged)
+    earlier.update(
+        summaries=summaries,
+        items=_item_rows(judged),
+        peers_note=f"peers' judgments from {peers_from}" if peers_from else earlier.get("peers_note"),
+        rebuilt_from=str(path),
+    )
+    out = run.write(earlier)
+    say(_table(summaries))
+    return out
+
+
+def _table(summaries: list[dict[str, Any]]) -> str:
+    return table(
+        ["judge", "items", "balanced acc [95% CI]", "F1 halluc.", "AUROC", "pairwise acc", "undecided", "s/item"],
+        [
+            [
+                s["judge"], s["items"], _with_ci(s, "balanced_accuracy"), _with_ci(s, "f1_hallucinated"),
+                _with_ci(s, "auroc"), _with_ci(s, "pairwise_accuracy"), s["undecided_rate"], s["wall_s_per_item"],
+            ]
+            for s in summaries
+        ],
+    )  # fmt: skip
 
 
 _PAIR_INDEX: dict[int, int] = {}
