@@ -37,6 +37,7 @@ class Settings(BaseModel):
     openai_api_key: SecretStr | None = None
     model_path: Path | None = None
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    call_deadline_s: float = Field(default=600.0, gt=0, le=86400)
     max_concurrency: int = Field(default=2, ge=1, le=256)
     rubrics_dir: Path | None = None
     # None: the user's data directory; "off": no ledger (no record, no cache).
@@ -101,6 +102,7 @@ class Settings(BaseModel):
             openai_api_key=self.openai_api_key,
             model_path=self.model_path,
             timeout_s=self.timeout_s,
+            call_deadline_s=self.call_deadline_s,
             max_concurrency=self.max_concurrency,
             num_ctx=self.num_ctx,
             temperature=self.temperature,
@@ -119,6 +121,7 @@ class Settings(BaseModel):
             max_batch=self.max_batch,
             max_samples=self.max_samples,
             max_iterations=self.max_iterations,
+            call_deadline_s=self.call_deadline_s,
         )
 
     def ledger_off(self) -> bool:
@@ -167,6 +170,7 @@ ENV_VARS: dict[str, str] = {
     "generator_model": "GAVEL_GENERATOR_MODEL",
     "model_path": "GAVEL_MODEL_PATH",
     "timeout_s": "GAVEL_TIMEOUT_S",
+    "call_deadline_s": "GAVEL_CALL_DEADLINE_S",
     "max_concurrency": "GAVEL_MAX_CONCURRENCY",
     "rubrics_dir": "GAVEL_RUBRICS_DIR",
     "ledger_path": "GAVEL_LEDGER_PATH",

@@ -28,7 +28,9 @@ def _limits_note(limits: Limits) -> str:
     return (
         f"Limits: each text field at most {limits.max_text_chars:,} characters, at most {limits.max_sources} "
         f"sources, {limits.max_batch} answers per batch, {limits.max_candidates:,} candidates, samples 1-"
-        f"{limits.max_samples}, at most {limits.max_iterations} iterations of refine_until_pass."
+        f"{limits.max_samples}, at most {limits.max_iterations} iterations of refine_until_pass. All model work of "
+        f"one call ends after {limits.call_deadline_s:g} s (GAVEL_CALL_DEADLINE_S), and once a model call has timed "
+        "out the rest of the call is unscored with the reason instead of waiting again."
     )
 
 

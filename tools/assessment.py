@@ -17,6 +17,7 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
+from gavel.tools.narrative import Explain, narrate
 from gavel.tools.rubrics import Rubric
 
 DEFAULT_RUBRIC = "clinical-assessment"
@@ -57,6 +58,7 @@ class _RubricChoice(BaseModel):
 
 class EvaluateAssessmentRequest(_RubricChoice):
     assessment: Annotated[str, Field(min_length=1, description="The text under judgment.")]
+    explain: Explain = "template"
     no_cache: NoCache = False
 
 
@@ -76,6 +78,10 @@ class EvaluationResult(ToolResult):
     flags: list[str] = Field(default_factory=list, description="e.g. prompt_injection_suspected.")
     usage: Usage
     provenance: Provenance
+    narrative: str | None = Field(
+        default=None, description="explain='narrative': the judge model's prose explanation, written after the verdict."
+    )
+    narrative_error: str | None = Field(default=None, description="Why the asked-for narrative could not be written.")
     summary: str
 
     def render_text(self) -> str:
@@ -168,7 +174,11 @@ async def evaluate_assessment(request: EvaluateAssessmentRequest, deps: ToolDeps
     rubric, threshold = _prepare(request, deps)
     require_text(request.assessment, "assessment", deps.limits)
     judge = await deps.judge()
-    return await _evaluate(judge, rubric, threshold, request.assessment, request)
+    result = await _evaluate(judge, rubric, threshold, request.assessment, request)
+    if request.explain == "narrative":
+        text, why, used = await narrate(judge, result.render_text(), request.model)
+        result = result.model_copy(update={"narrative": text, "narrative_error": why, "usage": result.usage.add(used)})
+    return result
 
 
 # -- refine_until_pass ------------------------------------------------------------------------------

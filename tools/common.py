@@ -24,7 +24,8 @@ Samples = Annotated[
         ge=1,
         le=9,
         description="Independent judge samples per metric (1-9). With more than 1 the score is the median and "
-        "the spread shows how sure the judge is; costs one model call per sample.",
+        "the spread shows how sure the judge is; costs one model call per sample. Generated readout only: a "
+        "probability readout is the model's distribution already, so it is read once.",
     ),
 ]
 NoCache = Annotated[

@@ -42,6 +42,10 @@ class BackendError(GavelError):
     """A model backend failed in a way the user can fix (server down, model missing, timeout)."""
 
 
+class BackendTimeout(BackendError):
+    """The backend did not answer within its time bound; the rest of the tool call does not ask it again."""
+
+
 class BackendUnavailable(BackendError):
     """No backend could be used at all."""
 

@@ -27,6 +27,7 @@ from gavel.tools.engine.probability import prefix
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.errors import BackendError, GavelError, InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
+from gavel.tools.narrative import Explain, narrate
 from gavel.tools.rag_probability import (
     ProbabilityGrounding,
     SentenceSupport,
@@ -119,6 +120,7 @@ class JudgeRagAnswerRequest(BaseModel):
     custom_rubric: CustomRubric = None
     samples: Samples = 1
     model: ModelOverride = None
+    explain: Explain = "template"
     no_cache: NoCache = False
 
 
@@ -264,6 +266,10 @@ class RagJudgment(ToolResult):
     agent_confidence: float | None = Field(default=None, description="The agent's own confidence, as given.")
     flags: list[str] = Field(default_factory=list, description="e.g. prompt_injection_suspected.")
     error: str | None = Field(default=None, description="Why this answer could not be judged at all (batch only).")
+    narrative: str | None = Field(
+        default=None, description="explain='narrative': the judge model's prose explanation, written after the verdict."
+    )
+    narrative_error: str | None = Field(default=None, description="Why the asked-for narrative could not be written.")
     usage: Usage
     provenance: Provenance | None
     summary: str
@@ -297,6 +303,8 @@ class RagJudgment(ToolResult):
             lines.append(f"flags: {', '.join(self.flags)}")
         if self.error:
             lines.append(f"error: {self.error}")
+        if self.narrative:
+            lines.append(f"narrative (the judge's words): {self.narrative}")
         return "\n".join(lines)
 
 
@@ -1160,7 +1168,11 @@ async def judge_rag_answer(request: JudgeRagAnswerRequest, deps: ToolDeps) -> Ra
     _check_answer("", request.answer, request.sources_used, request.agent_reasoning, deps)
     item = _AnswerInput(request.answer, request.sources_used, request.agent_confidence, request.agent_reasoning)
     judge = await deps.judge()
-    return await _judge_one(judge, prepared, item)
+    result = await _judge_one(judge, prepared, item)
+    if request.explain == "narrative":
+        text, why, used = await narrate(judge, result.render_text(), prepared.model)
+        result = result.model_copy(update={"narrative": text, "narrative_error": why, "usage": result.usage.add(used)})
+    return result
 
 
 def _rank_key(result: RagJudgment) -> tuple[int, float]:

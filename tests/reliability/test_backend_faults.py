@@ -362,3 +362,29 @@ def test_a_score_line_cut_off_mid_number_is_never_read_as_a_score(fresh: Rig) ->
                                                      "metrics": ["originality"]})  # fmt: skip
     (score,) = result.structured_content["scores"]
     assert score["score"] in (None, 10.0), f"scored {score['score']} from a reply that said 10: {score}"
+
+
+# -- the whole call is bounded ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        pytest.param("evaluate_assessment", {**CALLS["evaluate_assessment"], "samples": 3}, id="assessment-3-samples"),
+        pytest.param("judge_rag_answers", CALLS["judge_rag_answers"], id="rag-batch"),
+    ],
+)
+def test_after_one_timeout_a_call_asks_the_silent_model_no_more(fresh: Rig, tool: str, arguments: dict) -> None:
+    # Before: every metric, sample, re-ask and answer waited out its own timeout (43 s and 88 s at GAVEL_TIMEOUT_S=5).
+    _skip_outside_ci_scope(fresh)
+    fresh.use(Model())
+    fresh.ollama.fault = "slow"
+    before = len(fresh.ollama.chat_requests)
+    result, elapsed = _call(fresh, tool, arguments)
+    asked = len(fresh.ollama.chat_requests) - before
+    assert result.is_error is False
+    # The log-probability probes (the cache key's judge and the tool's) and the calls already in flight (the
+    # limiter's size) time out; nothing after them. Asking every sample, re-ask and answer took 24 requests.
+    assert asked <= 2 + CONCURRENCY + 1, asked
+    assert elapsed < 12 * TIMEOUT_S, elapsed
+    assert "timed out" in json.dumps(result.structured_content)

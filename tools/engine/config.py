@@ -34,6 +34,8 @@ class EngineConfig:
     # probability: read verdicts from token probabilities where the backend returns them (else generated);
     # generated: always parse a written reply (the path before log-probabilities).
     readout: str = "probability"
+    # Bound on all the model work of one tool call (a Judge serves one call), queueing for the limiter included.
+    call_deadline_s: float = 600.0
 
 
 @dataclass(frozen=True)
@@ -46,3 +48,4 @@ class Limits:
     max_batch: int = 20
     max_samples: int = 9
     max_iterations: int = 20
+    call_deadline_s: float = 600.0  # stated in the tool descriptions; the engine enforces EngineConfig's

@@ -23,7 +23,7 @@ import platformdirs
 import structlog
 
 from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenLogprob
-from gavel.tools.errors import BackendError, ModelAssemblyError
+from gavel.tools.errors import BackendError, BackendTimeout, ModelAssemblyError
 
 log = structlog.get_logger("gavel.embedded")
 
@@ -206,7 +206,7 @@ class EmbeddedBackend:
             with anyio.fail_after(self.timeout_s):
                 result = await anyio.to_thread.run_sync(server.handle_chat_completions, body, abandon_on_cancel=True)
         except TimeoutError as exc:
-            raise BackendError(
+            raise BackendTimeout(
                 f"the embedded model ({self.model_name}) did not answer within {self.timeout_s:g}s; "
                 "raise GAVEL_TIMEOUT_S or lower GAVEL_MAX_CONCURRENCY"
             ) from exc

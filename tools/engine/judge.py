@@ -31,7 +31,7 @@ from gavel.tools.engine.parse import (
 )
 from gavel.tools.engine.readout import Readout
 from gavel.tools.engine.verdict import MetricScore, Provenance, ReadoutKind, SampleRecord, Usage
-from gavel.tools.errors import BackendError
+from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
 from gavel.tools.rubrics import Metric, Rubric
 
@@ -213,6 +213,10 @@ class Judge:
         # Set when a call failed at the backend, so the provider re-probes before the next call.
         self.saw_backend_failure = False
         self._readouts: dict[str | None, ReadoutKind] = {}
+        # One Judge serves one tool call: its deadline bounds all of the call's model work.
+        self._deadline = time.monotonic() + config.call_deadline_s
+        # Set once a model call of this tool call timed out: the backend is not asked again in this call.
+        self._stopped: str | None = None
 
     @property
     def backend_name(self) -> str:
@@ -244,15 +248,34 @@ class Judge:
     # -- calls -------------------------------------------------------------------------------------
 
     async def _call(self, request: ChatRequest, tally: _Tally, backend: Backend | None = None) -> ChatReply:
-        async with self.limiter:
-            try:
-                # The backend enforces its own timeout; this outer bound guards against one that does not.
-                with anyio.fail_after(self.config.timeout_s * 1.5):
-                    reply = await (backend or self.backend).chat(request)
-            except (BackendError, TimeoutError):
-                # Tells the provider to re-probe before the next call (Ollama may have come back).
-                self.saw_backend_failure = True
-                raise
+        if self._stopped is not None:
+            raise BackendTimeout(self._stopped)
+        remaining = self._deadline - time.monotonic()
+        try:
+            if remaining <= 0:
+                raise TimeoutError
+            # The whole call's deadline bounds the wait for the limiter too.
+            with anyio.fail_after(remaining):
+                async with self.limiter:
+                    if self._stopped is not None:  # another call timed out while this one queued
+                        raise BackendTimeout(self._stopped)
+                    # The backend enforces its own timeout; this outer bound guards against one that does not.
+                    with anyio.fail_after(self.config.timeout_s * 1.5):
+                        reply = await (backend or self.backend).chat(request)
+        except (BackendTimeout, TimeoutError) as exc:
+            self.saw_backend_failure = True
+            if self._stopped is not None:
+                raise BackendTimeout(self._stopped) from exc
+            if time.monotonic() >= self._deadline:
+                why = f"the tool call's deadline of {self.config.call_deadline_s:g}s (GAVEL_CALL_DEADLINE_S) passed"
+            else:
+                why = str(exc) or f"the model did not answer within {self.config.timeout_s * 1.5:g}s"
+            self._stopped = f"not asked: an earlier model call of this tool call timed out ({why})"
+            raise BackendTimeout(why) from exc
+        except BackendError:
+            # Tells the provider to re-probe before the next call (Ollama may have come back).
+            self.saw_backend_failure = True
+            raise
         tally.add(reply)
         return reply
 

@@ -28,7 +28,7 @@ import ollama
 import structlog
 
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest, ModelInfo, TokenLogprob
-from gavel.tools.errors import BackendError
+from gavel.tools.errors import BackendError, BackendTimeout
 
 log = structlog.get_logger("gavel.ollama")
 
@@ -148,7 +148,7 @@ class OllamaBackend:
     # errors
 
     def _timeout_error(self, model: str) -> BackendError:
-        return BackendError(
+        return BackendTimeout(
             f"Ollama at {self.host} timed out after {self.timeout_s:g}s running model {model}; "
             "raise GAVEL_TIMEOUT_S or use a smaller model (GAVEL_JUDGE_MODEL)"
         )

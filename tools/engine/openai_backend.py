@@ -29,7 +29,7 @@ from pydantic import SecretStr
 from pydantic import ValidationError as PydanticValidationError
 
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest, ModelInfo, TokenLogprob
-from gavel.tools.errors import BackendError
+from gavel.tools.errors import BackendError, BackendTimeout
 
 log = structlog.get_logger("gavel.openai")
 
@@ -194,7 +194,7 @@ class OpenAIBackend:
     # errors
 
     def _timeout_error(self, model: str) -> BackendError:
-        return BackendError(
+        return BackendTimeout(
             f"the OpenAI-compatible server at {self.base_url} timed out after {self.timeout_s:g}s running model "
             f"{model}; raise GAVEL_TIMEOUT_S, lower GAVEL_MAX_CONCURRENCY, or use a smaller model"
         )

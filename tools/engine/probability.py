@@ -22,7 +22,7 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.readout import TOP_LOGPROBS, Readout, scale_expectation, single_token_values, yes_probability
 from gavel.tools.engine.verdict import MetricScore, SampleRecord, Usage
-from gavel.tools.errors import BackendError
+from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.rubrics import Metric, Rubric
 
 if TYPE_CHECKING:
@@ -75,6 +75,8 @@ async def ask(
     )
     try:
         reply = await judge._call(request, tally)
+    except BackendTimeout as exc:
+        return Readout.failed("timeout", f"the model call timed out: {exc}")
     except BackendError as exc:
         return Readout.failed("backend_error", f"the model call failed: {exc}")
     except TimeoutError:

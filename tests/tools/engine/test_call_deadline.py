@@ -1,0 +1,51 @@
+"""One tool call's model work is bounded as a whole: once a model call times out, the rest of the call does not
+ask the backend again, and GAVEL_CALL_DEADLINE_S bounds everything, queueing included."""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+
+from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
+from gavel.tools.deps import ToolDeps
+from gavel.tools.engine.config import EngineConfig, Limits
+from gavel.tools.engine.judge import Judge
+from tests.support.deps import REGISTRY
+from tests.support.scripted import ScriptedBackend
+
+TEXT = "Low mood for three weeks; sleeps four hours a night."
+
+
+def deps(backend: ScriptedBackend, **config: float) -> ToolDeps:
+    engine = EngineConfig(max_concurrency=1, **config)  # type: ignore[arg-type]
+    limiter = anyio.CapacityLimiter(1)
+
+    async def judge() -> Judge:
+        return Judge(backend, engine, limiter)
+
+    return ToolDeps(registry=REGISTRY, limits=Limits(), judge_factory=judge)
+
+
+async def test_after_a_timeout_the_call_asks_the_backend_no_more():
+    never = ScriptedBackend(default="{}", latency_s=60)
+    started = time.monotonic()
+    result = await evaluate_assessment(
+        EvaluateAssessmentRequest(assessment=TEXT, samples=3), deps(never, timeout_s=0.2)
+    )
+    assert time.monotonic() - started < 3  # 12 samples, each timing out and re-asked, would take 4.8 s
+    assert len(never.requests) == 1
+    assert {s.status for s in result.scores} == {"unscored"}
+    assert all("timed out" in (s.reason or "") for s in result.scores)
+    assert result.passed is None
+
+
+async def test_the_whole_call_deadline_bounds_a_slow_backend():
+    slow = ScriptedBackend(default='{"explanation": "fine", "score": 4}', latency_s=0.3)
+    started = time.monotonic()
+    result = await evaluate_assessment(
+        EvaluateAssessmentRequest(assessment=TEXT), deps(slow, timeout_s=5, call_deadline_s=0.5)
+    )
+    assert time.monotonic() - started < 3
+    assert [s.status for s in result.scores].count("scored") >= 1  # what was judged stays
+    assert any("GAVEL_CALL_DEADLINE_S" in (s.reason or "") for s in result.scores)

@@ -1,0 +1,39 @@
+"""`explain: "narrative"`: a short prose explanation written by the model after the verdict.
+
+The default explanations are Gavel's own, written from what was measured. A narrative is opt-in, asked for
+only once the verdict is final, and given the verdict card as its only material: it can word the verdict,
+never change it (nothing reads it back).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from gavel.tools.engine import prompts
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.verdict import Usage
+
+NARRATIVE_MAX_TOKENS = 200
+
+Explain = Annotated[
+    Literal["template", "narrative"],
+    Field(
+        default="template",
+        description="'template' (default): explanations written by Gavel from the measured numbers. 'narrative': "
+        "also a short prose explanation by the judge model, written after the verdict (one more model call); it "
+        "never changes the verdict.",
+    ),
+]
+
+
+async def narrate(judge: Judge, card: str, model: str | None) -> tuple[str | None, str | None, Usage]:
+    """(narrative, why there is none, usage) for a finished verdict card."""
+    generated = await judge.generate(
+        data={"verdict": card},
+        instruction=prompts.prompt_set().fill("narrative", facts="The verdict is in the block above."),
+        model=model,
+        max_tokens=NARRATIVE_MAX_TOKENS,
+    )
+    return generated.text, generated.error, generated.usage
