@@ -129,7 +129,10 @@ def candidates(count: int) -> list[dict[str, Any]]:
 
 async def run_strategy(inner: Backend, strategy: str, count: int, concurrency: int) -> dict[str, Any]:
     timed = TimedBackend(inner)
-    judge = Judge(timed, EngineConfig(max_concurrency=concurrency, timeout_s=1800), strategy=strategy)  # type: ignore[arg-type]
+    # "probability": every criterion read as one Yes/No probability; "per_metric"/"joint": generated replies.
+    readout = "probability" if strategy == "probability" else "generated"
+    config = EngineConfig(max_concurrency=concurrency, timeout_s=1800, readout=readout)
+    judge = Judge(timed, config, strategy="per_metric" if strategy == "probability" else strategy)
 
     async def factory() -> Judge:
         return judge
@@ -206,7 +209,10 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--smoke", action="store_true", help=f"{SMOKE_IDEAS} ideas on the scripted model")
     parser.add_argument("--ideas", type=int, default=len(IDEAS), help=f"how many ideas (default {len(IDEAS)})")
     parser.add_argument("--concurrency", type=int, default=2, help="the limiter and llama.cpp slots (default 2)")
-    parser.add_argument("--strategies", default="per_metric,joint", help="comma-separated (default per_metric,joint)")
+    parser.add_argument(
+        "--strategies", default="probability,per_metric,joint",
+        help="comma-separated: probability (the default readout), per_metric, joint (generated readouts)",
+    )  # fmt: skip
     parser.add_argument("--model-path", default=None, help="a GGUF file (default: the embedded default model)")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="results directory")
     args = parser.parse_args(argv)
