@@ -131,7 +131,7 @@ async def run_strategy(inner: Backend, strategy: str, count: int, concurrency: i
     timed = TimedBackend(inner)
     # "probability": every criterion read as one Yes/No probability; "per_metric"/"joint": generated replies.
     readout = "probability" if strategy == "probability" else "generated"
-    config = EngineConfig(max_concurrency=concurrency, timeout_s=1800, readout=readout)
+    config = EngineConfig(max_concurrency=concurrency, timeout_s=1800, readout=readout, candidate_readout=readout)
     judge = Judge(timed, config, strategy="per_metric" if strategy == "probability" else strategy)
 
     async def factory() -> Judge:

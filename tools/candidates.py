@@ -665,8 +665,9 @@ async def _judge_criteria(
 
     async def one(index: int, text: str, metrics: list[Metric]) -> None:
         results[index] = await judge.score_metrics(
-            rubric=rubric, metrics=metrics, subject=text, samples=samples, model=model
-        )
+            rubric=rubric, metrics=metrics, subject=text, samples=samples, model=model,
+            readout=judge.config.candidate_readout,
+        )  # fmt: skip
         done = len(results)
         if done % step == 0 or done == total:
             await deps.progress(done, total, f"judged {done} of {total} candidates")
@@ -962,7 +963,7 @@ async def score_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> S
         judge = judge or await deps.judge()
         usage = await _add_narratives(judge, selected, candidates, plan, request.model, warnings, usage)
         if provenance is None:
-            provenance = await judge.provenance(rubric=plan.rubric, samples=1, model=request.model)
+            provenance = await judge.provenance(rubric=plan.rubric, samples=1, model=request.model, readout="generated")
     if judge is not None and plan.rubric is not None:
         usage = await _add_key_points(judge, plan.rubric, selected, candidates, scored, request.model, warnings, usage)
 

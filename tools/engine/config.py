@@ -34,6 +34,9 @@ class EngineConfig:
     # probability: read verdicts from token probabilities where the backend returns them (else generated);
     # generated: always parse a written reply (the path before log-probabilities).
     readout: str = "probability"
+    # score_candidates' judged criteria stay generated: read as Yes/No probabilities, the embedded default ranked
+    # bench/ideas.py's weak ideas above the concrete ones (0.16 of pairs against 0.66 generated).
+    candidate_readout: str = "generated"
     # Bound on all the model work of one tool call (a Judge serves one call), queueing for the limiter included.
     call_deadline_s: float = 600.0
 

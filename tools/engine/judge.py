@@ -320,9 +320,10 @@ class Judge:
         samples: int = 1,
         model: str | None = None,
         strategy: str | None = None,
+        readout: str | None = None,
     ) -> Judgment:
         started = time.perf_counter()
-        if await self.readout(model) == "probability":
+        if readout != "generated" and await self.readout(model) == "probability":
             return await self._score_by_probability(
                 rubric=rubric, metrics=metrics, subject=subject, source=source, data=data,
                 context_instructions=context_instructions, model=model, started=started,
@@ -382,7 +383,9 @@ class Judge:
         flags = [PROMPT_INJECTION_FLAG] if any(detect_injection(text) for text in blocks.values()) else []
         for score in scores:
             score.readout = "generated"
-        provenance = await self.provenance(rubric=rubric, samples=samples, model=model, strategy=strategy)
+        provenance = await self.provenance(
+            rubric=rubric, samples=samples, model=model, strategy=strategy, readout="generated"
+        )
         return Judgment(scores=scores, usage=usage, provenance=provenance, flags=flags)
 
     async def _score_by_probability(
@@ -628,7 +631,13 @@ class Judge:
         return Generated(text, None, tally.usage)
 
     async def provenance(
-        self, *, rubric: Rubric | None, samples: int, model: str | None = None, strategy: str | None = None
+        self,
+        *,
+        rubric: Rubric | None,
+        samples: int,
+        model: str | None = None,
+        strategy: str | None = None,
+        readout: ReadoutKind | None = None,
     ) -> Provenance:
         info = await self.backend.model_info(model)
         return Provenance(
@@ -642,7 +651,7 @@ class Judge:
             seed=self.config.seed,
             samples=samples,
             strategy=strategy or self.strategy,
-            readout=await self.readout(model),
+            readout=readout or await self.readout(model),
         )
 
 
