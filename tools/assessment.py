@@ -87,7 +87,7 @@ class EvaluationResult(ToolResult):
     def render_text(self) -> str:
         lines = [self.summary, "", "| metric | score | reason |", "|---|---|---|"]
         for s in self.scores:
-            shown = f"{s.score:g}/{self.scale.max:g}" if s.score is not None else f"unscored ({s.reason or ''})"[:80]
+            shown = f"{s.score:.3g}/{self.scale.max:g}" if s.score is not None else f"unscored ({s.reason or ''})"[:80]
             reason = (s.explanation or s.reason or "").replace("\n", " ").replace("|", "/")
             lines.append(f"| {s.metric} | {shown} | {reason[:140]} |")
         if self.flags:
@@ -257,7 +257,7 @@ def feedback_for(evaluation: EvaluationResult) -> dict[str, str]:
     """Feedback for each low metric, as the source design gives it: 'Scored s/max. <explanation>'."""
     by_id = {s.metric: s for s in evaluation.scores}
     return {
-        metric: f"Scored {by_id[metric].score:g}/{evaluation.scale.max:g}. {by_id[metric].explanation}".strip()
+        metric: f"Scored {by_id[metric].score:.3g}/{evaluation.scale.max:g}. {by_id[metric].explanation}".strip()
         for metric in evaluation.low_metrics
     }
 

@@ -281,7 +281,9 @@ class RagJudgment(ToolResult):
         who = f"{self.agent_name}: " if self.agent_name else ""
         conf = ""
         if self.confidence is not None:
-            label = "sample spread" if self.confidence_source == "sample_spread" else "judge-stated"
+            label = {"sample_spread": "sample spread", "probability_margin": "probability margin"}.get(
+                self.confidence_source or "", "judge-stated"
+            )
             conf = f" · confidence {self.confidence:.2f} ({label})"
         lines = [
             f"{who}{self.verdict.upper().replace('_', ' ')} · overall {_fmt(self.overall_score)} · "
@@ -349,7 +351,8 @@ def _score_cell(score: MetricScore) -> str:
         return "n/a"
     if score.score is None:
         return "unscored"
-    return f"{score.score:g}"
+    # Probability readouts are real numbers: three significant digits say all the model's distribution does.
+    return f"{score.score:.3g}"
 
 
 def _score_note(score: MetricScore) -> str:
@@ -897,7 +900,7 @@ def _issues(
         s for s in scores.values() if s.status == "scored" and s.score is not None and s.score < rubric.pass_threshold
     ]
     for score in sorted(low, key=lambda s: s.score if s.score is not None else 0):
-        issues.append(f"{score.metric} {score.score:g}: {first_sentence(score.explanation)}".rstrip(": "))
+        issues.append(f"{score.metric} {score.score:.3g}: {first_sentence(score.explanation)}".rstrip(": "))
     if rules.sources_expected and not prepared.sources:
         issues.append(
             "no passages were given: send the retrieved passages, or use DIAGNOSTIC for answers without retrieval"
