@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import statistics
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Annotated, Literal
@@ -1073,13 +1073,7 @@ async def _judge_one(judge: Judge, prepared: _Prepared, item: _AnswerInput) -> R
         grounded = await _grounding(judge, prepared, item)
 
     # The dimensions and the grounding check are independent; the engine's limiter bounds the real concurrency.
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(dimensions)
-            tg.start_soon(grounding)
-    except BaseExceptionGroup as group:
-        # The task group wraps errors; callers (the batch, the MCP boundary) need the engine's own error type.
-        raise _unwrap(group) from None
+    await _concurrently(dimensions, grounding)
     if judgment is None:  # unreachable: the task group either ran dimensions() to completion or raised
         raise RuntimeError("the dimension scoring task did not complete")
     usage = judgment.usage.add(grounded.usage) if grounded is not None else judgment.usage
@@ -1112,12 +1106,7 @@ async def _judge_by_probability(
         nonlocal support, support_usage
         support, support_usage = await check_sentences(judge, shared, rubric, item.answer, prepared.model)
 
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(dimensions)
-            tg.start_soon(sentences)
-    except BaseExceptionGroup as group:
-        raise _unwrap(group) from None
+    await _concurrently(dimensions, sentences)
     if judgment is None:  # unreachable: the task group either ran dimensions() to completion or raised
         raise RuntimeError("the dimension scoring task did not complete")
     usage = judgment.usage.add(support_usage)
@@ -1129,6 +1118,17 @@ async def _judge_by_probability(
     scores = [*judgment.scores, *([accuracy_score(accuracy, support)] if accuracy is not None else [])]
     usage = usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
     return _assemble(prepared, item, scores, grounding, None, judgment.flags, usage, judgment.provenance)
+
+
+async def _concurrently(*jobs: Callable[[], Awaitable[None]]) -> None:
+    """Run the jobs in one task group; a failure comes out as the engine's own error, not a group (the batch and
+    the MCP boundary need its type)."""
+    try:
+        async with anyio.create_task_group() as tg:
+            for job in jobs:
+                tg.start_soon(job)
+    except BaseExceptionGroup as group:
+        raise _unwrap(group) from None
 
 
 def _unwrap(group: BaseExceptionGroup[BaseException]) -> BaseException:
