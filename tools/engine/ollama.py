@@ -66,6 +66,8 @@ class OllamaBackend:
         self._client = client if client is not None else ollama.AsyncClient(host=host, timeout=timeout_s)
         self._digests: dict[str, str] = {}
         self._reads_probabilities: dict[str, bool] = {}
+        # Concurrent first calls wait for one probe instead of each sending their own.
+        self._probe_lock = anyio.Lock()
 
     # chat
 
@@ -233,6 +235,10 @@ class OllamaBackend:
         ignores the request and answers without them: then this backend's verdicts are generated. A probe
         that fails (Ollama down) decides nothing and is asked again next time."""
         name = model or self.model
+        async with self._probe_lock:
+            return await self._probe_probabilities(name)
+
+    async def _probe_probabilities(self, name: str) -> bool:
         known = self._reads_probabilities.get(canonical_model(name))
         if known is not None:
             return known

@@ -60,15 +60,22 @@ async def test_the_ollama_path_against_the_embedded_model_scores_clear_cases_on_
     assert (score >= 0.5) is good, f"{metric}={score} for {answer!r}"
 
 
-@pytest.mark.parametrize("backend_fixture", ["embedded_backend", "embedded_ollama_backend"])
-async def test_probability_readouts_rank_the_clear_cases_the_right_way_round(backend_fixture, request):
+async def _ranks_the_clear_cases(backend) -> None:
     # Read as P(yes), the 1.5B model's metric checks lean Yes (an off-topic answer gets about 0.6 for relevance),
-    # so what they are trusted for is the order; the per-sentence check below holds the 0.5 cut as well.
-    judge = Judge(request.getfixturevalue(backend_fixture), EngineConfig(timeout_s=600))
+    # so what they are trusted for is the order; the per-sentence check holds the 0.5 cut as well.
+    judge = Judge(backend, EngineConfig(timeout_s=600))
     assert await judge.readout() == "probability"
     scores = {case.id: await judge_one(judge, *case.values[:2]) for case in CASES}
     assert scores["relevant-answer-scores-high"] > scores["irrelevant-answer-scores-low"], scores
     assert scores["faithful-answer-high"] > scores["unfaithful-answer-low"], scores
+
+
+async def test_probability_readouts_rank_the_clear_cases_the_right_way_round(embedded_backend):
+    await _ranks_the_clear_cases(embedded_backend)
+
+
+async def test_probability_readouts_through_ollama_rank_the_clear_cases_the_right_way_round(embedded_ollama_backend):
+    await _ranks_the_clear_cases(embedded_ollama_backend)
 
 
 @pytest.fixture(scope="session")
