@@ -59,6 +59,12 @@ def require_text(value: str | None, field: str, limits: Limits, *, required: boo
     return value
 
 
+def one_line(text: str, limit: int) -> str:
+    """`text` on one line, cut to `limit` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 def check_samples(samples: int, limits: Limits) -> None:
     if not 1 <= samples <= limits.max_samples:
         raise InvalidInput(f"must be between 1 and {limits.max_samples}", field="samples")

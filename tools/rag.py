@@ -20,7 +20,16 @@ from typing import Annotated, Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from gavel.tools.common import ModelOverride, NoCache, RubricId, Samples, ToolResult, check_samples, require_text
+from gavel.tools.common import (
+    ModelOverride,
+    NoCache,
+    RubricId,
+    Samples,
+    ToolResult,
+    check_samples,
+    one_line,
+    require_text,
+)
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge, Judgment, Structured
 from gavel.tools.engine.probability import prefix
@@ -291,7 +300,7 @@ class RagJudgment(ToolResult):
             f"why: {self.verdict_reason}",
         ]
         for score in [*self.dimensions(), *self.other_metrics]:
-            lines.append(f"  {score.metric:<18} {_score_cell(score):<9} {_one_line(_score_note(score), 120)}")
+            lines.append(f"  {score.metric:<18} {_score_cell(score):<9} {one_line(_score_note(score), 120)}")
         cited = f" (cited: {', '.join(self.cited_source_ids)})" if self.cited_source_ids else ""
         grounded = {True: "yes", False: "no", None: "undecided"}[self.is_grounded]
         facts = f"has_sources: {'yes' if self.has_sources else 'no'}{cited} · is_grounded: {grounded}"
@@ -300,7 +309,7 @@ class RagJudgment(ToolResult):
         lines += [facts, f"diagnosis: {self.diagnosis} — {self.diagnosis_reason}"]
         if self.issues:
             lines.append("issues:")
-            lines += [f"- {_one_line(issue, 200)}" for issue in self.issues]
+            lines += [f"- {one_line(issue, 200)}" for issue in self.issues]
         if self.flags:
             lines.append(f"flags: {', '.join(self.flags)}")
         if self.error:
@@ -327,7 +336,7 @@ class RagBatchResult(ToolResult):
             "|---|---|---|---|---|---|",
         ]
         for rank, item in enumerate(self.results, 1):
-            first = _one_line(item.issues[0], 100).replace("|", "/") if item.issues else "-"
+            first = one_line(item.issues[0], 100).replace("|", "/") if item.issues else "-"
             lines.append(
                 f"| {rank} | {item.agent_name} | {item.verdict} | {_fmt(item.overall_score)} | {item.diagnosis} "
                 f"| {first} |"
@@ -339,11 +348,6 @@ class RagBatchResult(ToolResult):
 
 def _fmt(value: float | None) -> str:
     return f"{value:.3g}" if value is not None else "n/a"
-
-
-def _one_line(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _score_cell(score: MetricScore) -> str:
@@ -895,7 +899,7 @@ def _issues(
     weights = {m.id: m.weight for m in rubric.metrics}
     for metric_id, score in scores.items():
         if score.status == "unscored" and weights.get(metric_id, 0) > 0 and not error:
-            issues.append(f"{metric_id} unscored: {_one_line(score.reason or 'no valid score', 160)}")
+            issues.append(f"{metric_id} unscored: {one_line(score.reason or 'no valid score', 160)}")
     low = [
         s for s in scores.values() if s.status == "scored" and s.score is not None and s.score < rubric.pass_threshold
     ]
@@ -919,7 +923,7 @@ def _issues(
         else:
             issues += [_claim_issue(claim, answer) for claim in grounding.unsupported_claims[:_MAX_ISSUES_PER_KIND]]
     elif grounding_error and needs_grounding(rules) and prepared.sources and not error:
-        issues.append(f"grounding could not be checked: {_one_line(grounding_error, 160)}")
+        issues.append(f"grounding could not be checked: {one_line(grounding_error, 160)}")
     if rules.sources_expected and prepared.sources and not has_sources:
         issues.append("cites none of the passages: credit them, e.g. [1] or (Source: <title>)")
     if unknown:
@@ -1114,7 +1118,7 @@ async def _judge_by_probability(
     if needs_follow_up(support, judgment.scores, rubric.pass_threshold):
         contradicts, relevant, used = await follow_up(judge, shared, rubric, prepared.model)
         usage = usage.add(used)
-    grounding = probability_grounding(support, contradicts, relevant, usage)
+    grounding = probability_grounding(support, contradicts, relevant)
     scores = [*judgment.scores, *([accuracy_score(accuracy, support)] if accuracy is not None else [])]
     usage = usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
     return _assemble(prepared, item, scores, grounding, None, judgment.flags, usage, judgment.provenance)

@@ -17,11 +17,12 @@ question, answer), so the prompt cache evaluates the passages once. Rules, fixed
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
+from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probability import Prefix, metric_score
@@ -32,6 +33,7 @@ from gavel.tools.sentences import split_sentences
 
 SUPPORT_CUT = 0.5
 SENTENCE_LABEL = "claim"
+CLAIM_CHARS = 160  # a sentence quoted in an explanation
 
 
 class SentenceSupport(BaseModel):
@@ -58,7 +60,6 @@ class ProbabilityGrounding:
     unsupported_claims: list[str]
     reasoning: str
     confidence: float | None
-    usage: Usage = field(default_factory=Usage)
 
 
 def _support(sentence: str, readout: Readout) -> SentenceSupport:
@@ -133,13 +134,13 @@ def accuracy_score(metric: Metric, support: Sequence[SentenceSupport]) -> Metric
     held = sum(1 for s in support if s.supported)
     explanation = (
         f"{held} of {len(support)} sentences supported by the passages (P(supported) >= {SUPPORT_CUT}); the weakest "
-        f"decides: P {p:.2f} for “{_clip(weakest.sentence)}”"
+        f"decides: P {p:.2f} for “{one_line(weakest.sentence, CLAIM_CHARS)}”"
     )
     return metric_score(metric.id, metric.name, Readout(value=p, distribution={"yes": p, "no": 1 - p}), explanation)
 
 
 def grounding(
-    support: Sequence[SentenceSupport], contradicts: Readout | None, relevant: Readout | None, usage: Usage
+    support: Sequence[SentenceSupport], contradicts: Readout | None, relevant: Readout | None
 ) -> ProbabilityGrounding:
     scored = [s for s in support if s.p_supported is not None]
     if any(s.supported is False for s in scored):
@@ -152,7 +153,7 @@ def grounding(
     weakest = min((s.p_supported for s in scored if s.p_supported is not None), default=None)
     parts = [f"{len(scored) - len(unsupported)} of {len(support)} sentences supported (cut {SUPPORT_CUT})"]
     if unsupported:
-        parts.append(f"unsupported: {'; '.join(f'“{_clip(s)}”' for s in unsupported[:3])}")
+        parts.append(f"unsupported: {'; '.join(f'“{one_line(s, CLAIM_CHARS)}”' for s in unsupported[:3])}")
     for name, readout in (("contradicts the passages", contradicts), ("passages address the question", relevant)):
         if readout is not None and readout.value is not None:
             parts.append(f"P({name}) {readout.value:.2f}")
@@ -167,7 +168,6 @@ def grounding(
         confidence=abs(weakest - SUPPORT_CUT) / SUPPORT_CUT
         if weakest is not None and is_grounded is not None
         else None,
-        usage=usage,
     )
 
 
@@ -175,8 +175,3 @@ def _decided(readout: Readout | None) -> bool | None:
     if readout is None or readout.value is None:
         return None
     return readout.value >= SUPPORT_CUT
-
-
-def _clip(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

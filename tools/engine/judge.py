@@ -248,6 +248,7 @@ class Judge:
     # -- calls -------------------------------------------------------------------------------------
 
     async def _call(self, request: ChatRequest, tally: _Tally, backend: Backend | None = None) -> ChatReply:
+        """One model call under the limiter and the call's deadline. Every timeout comes out as BackendTimeout."""
         if self._stopped is not None:
             raise BackendTimeout(self._stopped)
         remaining = self._deadline - time.monotonic()
@@ -447,8 +448,6 @@ class Judge:
             reply = await self._call(request, tally)
         except BackendError as exc:
             return SampleRecord(score=None, seed=seed, error=f"the model call failed: {exc}")
-        except TimeoutError:
-            return SampleRecord(score=None, seed=seed, error="the model call exceeded its time bound")
         record = self._record(verdict, reply, seed)
         if record.score is not None or record.error == "placeholder echo":
             return record
@@ -465,9 +464,9 @@ class Judge:
         )
         try:
             second = await self._call(retry, tally)
-        except (BackendError, TimeoutError) as exc:
+        except BackendError as exc:
             second = None
-            retry_error = f"the re-ask failed: {exc or 'timeout'}"
+            retry_error = f"the re-ask failed: {exc}"
         if second is not None:
             record = self._record(verdict, second, seed, repaired="re-asked with the validation error")
             if record.score is not None or record.error == "placeholder echo":
@@ -555,8 +554,6 @@ class Judge:
             reply = await self._call(request, tally)
         except BackendError as exc:
             return Structured(None, f"the model call failed: {exc}", None, tally.usage)
-        except TimeoutError:
-            return Structured(None, "the model call exceeded its time bound", None, tally.usage)
         parsed = parse_reply(reply.text, output)
         if parsed.value is not None:
             return Structured(parsed.value, None, reply.text, tally.usage)
@@ -572,7 +569,7 @@ class Judge:
         )
         try:
             second = await self._call(retry, tally)
-        except (BackendError, TimeoutError) as exc:
+        except BackendError as exc:
             return Structured(None, f"{parsed.error}; the re-ask failed: {exc}", reply.text, tally.usage)
         reparsed = parse_reply(second.text, output)
         if reparsed.value is not None:
@@ -621,8 +618,6 @@ class Judge:
             reply = await self._call(request, tally, backend or self.generator)
         except BackendError as exc:
             return Generated(None, str(exc), tally.usage)
-        except TimeoutError:
-            return Generated(None, "the generator exceeded its time bound", tally.usage)
         text = prompts.strip_echo(strip_reasoning(reply.text), data, nonce)
         if not text:
             return Generated(None, "the generator returned an empty text", tally.usage)

@@ -1,8 +1,8 @@
 """Metric scores read from token probabilities: one call per check, one reply token, nothing generated.
 
-Every check of one judgment shares one prompt prefix (the system text, then the source, the context and
-the judged text in delimited blocks with one nonce); only the check's own block and question come after it,
-so llama.cpp's and Ollama's prompt caches evaluate the long material once per judgment.
+Every check of one judgment shares one prompt prefix (the system text, then the source and the context in
+fenced blocks); only the judged text (or the sentence checked) and the question come after it, so
+llama.cpp's and Ollama's prompt caches evaluate the long material once per judgment.
 
 A metric whose scale values are single digits (1-5) is read as the probability-weighted mean of the digits
 (G-Eval); any other scale (0-1, 0-10) as one Yes/No question whose P(yes) is placed on the scale. The
@@ -79,8 +79,6 @@ async def ask(
         return Readout.failed("timeout", f"the model call timed out: {exc}")
     except BackendError as exc:
         return Readout.failed("backend_error", f"the model call failed: {exc}")
-    except TimeoutError:
-        return Readout.failed("timeout", "the model call exceeded its time bound")
     return scale_expectation(reply.top_logprobs, values) if values else yes_probability(reply.top_logprobs)
 
 
@@ -108,13 +106,6 @@ def _anchor(metric: Metric) -> str:
         return ""
     best = max(metric.levels.items(), key=lambda item: float(item[0]))
     return f" Yes means: {best[1]}."
-
-
-def _levels(metric: Metric) -> str:
-    if not metric.levels:
-        return ""
-    ordered = sorted(metric.levels.items(), key=lambda item: float(item[0]), reverse=True)
-    return "Anchors:\n" + "\n".join(f"- {score}: {text}" for score, text in ordered)
 
 
 def _fmt(value: float) -> str:
@@ -149,7 +140,7 @@ def _instruction(rubric: Rubric, metric: Metric, context_instructions: str | Non
     }
     if values:
         return prompts.prompt_set().fill(
-            "probability_scale", levels=_levels(metric), scale_min=values[0], scale_max=values[-1], **common
+            "probability_scale", levels=prompts.anchors(metric), scale_min=values[0], scale_max=values[-1], **common
         )
     return prompts.prompt_set().fill("probability_yes_no", anchor=_anchor(metric), **common)
 

@@ -113,7 +113,7 @@ def data_section(blocks: Mapping[str, str], nonce: str) -> str:
     return "\n\n".join(parts)
 
 
-def _levels(metric: Metric) -> str:
+def anchors(metric: Metric) -> str:
     if not metric.levels:
         return ""
     ordered = sorted(metric.levels.items(), key=lambda item: float(item[0]), reverse=True)
@@ -153,7 +153,7 @@ def metric_instruction(
         subject=rubric.prompt.subject,
         metric_name=metric.name,
         metric_description=metric.description,
-        levels=_levels(metric),
+        levels=anchors(metric),
         **_scale_values(rubric),
     )
 
@@ -162,7 +162,7 @@ def joint_instruction(
     rubric: Rubric, metrics: Sequence[Metric], context_instructions: str | None, evidence: Evidence = None
 ) -> str:
     metric_blocks = "\n".join(
-        f"* {m.id} ({m.name}): {m.description}" + (f" {_levels(m)}".replace("\n", " ") if m.levels else "")
+        f"* {m.id} ({m.name}): {m.description}" + (f" {anchors(m)}".replace("\n", " ") if m.levels else "")
         for m in metrics
     )
     return prompt_set().fill(
