@@ -48,7 +48,7 @@ TUNED_PAIRS = 20
 RULES = {
     "gavel": "hallucinated when verdict != approved OR accuracy < 0.5 (midpoint); undecided counts as wrong",
     GROUNDED: "hallucinated when is_grounded is false (a sentence's P(supported) < 0.5, the cut fixed in "
-    "tools/rag_probability.py); undecided (null) counts as wrong",
+    "tools/rag/probability.py); undecided (null) counts as wrong",
     "ragas_faithfulness": "hallucinated when faithfulness < 0.5 (midpoint); undecided counts as wrong",
     "deepeval_faithfulness": "hallucinated when faithfulness < 0.5 (midpoint); undecided counts as wrong",
 }

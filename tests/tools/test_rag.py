@@ -16,19 +16,16 @@ from gavel.tools.errors import BackendError, InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.rag import (
     AgentAnswer,
-    GroundingCheck,
     JudgeRagAnswerRequest,
     JudgeRagAnswersRequest,
     Source,
-    confidence_of,
-    decide_verdict,
-    detect_citations,
-    diagnose,
     judge_rag_answer,
     judge_rag_answers,
-    overall_score,
-    question_terms_in_passages,
 )
+from gavel.tools.rag.citations import detect_citations
+from gavel.tools.rag.diagnosis import diagnose, question_terms_in_passages
+from gavel.tools.rag.grounding import GroundingCheck
+from gavel.tools.rag.rules import confidence_of, decide_verdict, overall_score
 from gavel.tools.rubrics import ContextRules, Rubric, RubricRegistry
 from tests.support.deps import ProgressLog, make_deps
 from tests.support.scripted import ScriptedBackend

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gavel.tools.sentences import group, split_sentences
+from gavel.tools.rag.sentences import group, split_sentences
 
 
 @pytest.mark.parametrize(

@@ -28,8 +28,8 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probability import Prefix, metric_score
 from gavel.tools.engine.readout import Readout
 from gavel.tools.engine.verdict import MetricScore, Usage
+from gavel.tools.rag.sentences import split_sentences
 from gavel.tools.rubrics import Metric, Rubric
-from gavel.tools.sentences import split_sentences
 
 SUPPORT_CUT = 0.5
 SENTENCE_LABEL = "claim"

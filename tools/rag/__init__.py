@@ -1,0 +1,34 @@
+"""`judge_rag_answer` and `judge_rag_answers`: verdicts on answers of retrieval-augmented agents.
+
+The model scores the rubric's dimensions and makes the grounding check; everything else is decided by Gavel,
+deterministically: which sources the answer cites, the overall score (the rubric-weighted mean, in exact
+decimal arithmetic), the verdict (the rubric's per-context rules), the diagnosis, the issues, and the
+prompt-injection check. A decision the model did not make is never filled in: it is `unscored`, with the
+reason, unless the verdict provably does not depend on it.
+
+One request, in order: requests (what is accepted) → prepare (checks, shared material) → readouts (the model's
+part: generated via grounding, or per sentence via probability and sentences) → assemble (citations, rules,
+diagnosis, issues) → results and render (what is returned and how it reads). orchestration runs the two tools.
+"""
+
+from gavel.tools.rag.orchestration import judge_rag_answer, judge_rag_answers
+from gavel.tools.rag.requests import (
+    DEFAULT_RUBRIC,
+    AgentAnswer,
+    JudgeRagAnswerRequest,
+    JudgeRagAnswersRequest,
+    Source,
+)
+from gavel.tools.rag.results import RagBatchResult, RagJudgment
+
+__all__ = [
+    "DEFAULT_RUBRIC",
+    "AgentAnswer",
+    "JudgeRagAnswerRequest",
+    "JudgeRagAnswersRequest",
+    "RagBatchResult",
+    "RagJudgment",
+    "Source",
+    "judge_rag_answer",
+    "judge_rag_answers",
+]

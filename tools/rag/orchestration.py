@@ -1,0 +1,80 @@
+"""`judge_rag_answer` and `judge_rag_answers`: prepare the request, let the model judge each answer
+(`readouts.py`), assemble each judgment deterministically (`assemble.py`), and for a batch rank them.
+"""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+
+from gavel.tools.deps import ToolDeps
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.verdict import Usage
+from gavel.tools.errors import BackendError
+from gavel.tools.narrative import narrate
+from gavel.tools.rag import render
+from gavel.tools.rag.assemble import assemble, failed
+from gavel.tools.rag.prepare import AnswerInput, Prepared, answer_of, answers_of, prepare
+from gavel.tools.rag.readouts import judge_answer
+from gavel.tools.rag.requests import JudgeRagAnswerRequest, JudgeRagAnswersRequest
+from gavel.tools.rag.results import RagBatchResult, RagJudgment
+
+
+async def judge_rag_answer(request: JudgeRagAnswerRequest, deps: ToolDeps) -> RagJudgment:
+    prepared = prepare(request, deps)
+    item = answer_of(request, deps)
+    judge = await deps.judge()
+    result = assemble(prepared, item, await judge_answer(judge, prepared, item))
+    if request.explain == "narrative":
+        text, why, used = await narrate(judge, result.render_text(), prepared.model)
+        result = result.model_copy(update={"narrative": text, "narrative_error": why, "usage": result.usage.add(used)})
+    return result
+
+
+async def judge_rag_answers(request: JudgeRagAnswersRequest, deps: ToolDeps) -> RagBatchResult:
+    started = time.perf_counter()
+    prepared = prepare(request, deps)
+    items = answers_of(request, deps)
+    judge = await deps.judge()
+    judged = sorted(await _judge_all(judge, prepared, items, deps), key=_rank_key)
+    best = next((r.agent_name for r in judged if r.verdict == "approved"), None)
+    usage = Usage()
+    for result in judged:
+        usage = usage.add(result.usage)
+    return RagBatchResult(
+        evaluation_context=prepared.context,
+        results=judged,
+        best=best,
+        flags=list(dict.fromkeys(flag for r in judged for flag in r.flags)),
+        usage=usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000}),
+        provenance=next((r.provenance for r in judged if r.provenance is not None), None),
+        summary=render.batch_summary(judged, prepared.context, prepared.rubric, best),
+    )
+
+
+async def _judge_all(judge: Judge, prepared: Prepared, items: list[AnswerInput], deps: ToolDeps) -> list[RagJudgment]:
+    """Every answer's judgment, in the order given, judged concurrently; progress after each one."""
+    results: list[RagJudgment | None] = [None] * len(items)
+    done = 0
+
+    async def run(index: int, item: AnswerInput) -> None:
+        nonlocal done
+        try:
+            result = assemble(prepared, item, await judge_answer(judge, prepared, item))
+        except BackendError as exc:
+            # One answer's failure must not cost the others their judgments.
+            result = failed(prepared, item, str(exc))
+        results[index] = result
+        done += 1
+        await deps.progress(done, len(items), f"judged {item.agent_name}: {result.verdict}")
+
+    async with anyio.create_task_group() as tg:
+        for index, item in enumerate(items):
+            tg.start_soon(run, index, item)
+    return [r for r in results if r is not None]
+
+
+def _rank_key(result: RagJudgment) -> tuple[int, float]:
+    unscored = result.verdict == "unscored" or result.overall_score is None
+    return (1 if unscored else 0, -(result.overall_score or 0.0))

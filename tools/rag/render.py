@@ -1,0 +1,115 @@
+"""The RAG results as people read them: the verdict card, the batch table and the one-line summaries."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gavel.tools.common import one_line
+from gavel.tools.engine.verdict import MetricScore
+from gavel.tools.rubrics import Rubric
+
+if TYPE_CHECKING:
+    from gavel.tools.rag.results import RagBatchResult, RagJudgment
+
+_CONFIDENCE_LABELS = {"sample_spread": "sample spread", "probability_margin": "probability margin"}
+
+
+def card(result: RagJudgment) -> str:
+    who = f"{result.agent_name}: " if result.agent_name else ""
+    conf = ""
+    if result.confidence is not None:
+        label = _CONFIDENCE_LABELS.get(result.confidence_source or "", "judge-stated")
+        conf = f" · confidence {result.confidence:.2f} ({label})"
+    lines = [
+        f"{who}{result.verdict.upper().replace('_', ' ')} · overall {fmt(result.overall_score)} · "
+        f"context {result.evaluation_context}{conf}",
+        f"why: {result.verdict_reason}",
+    ]
+    for score in [*result.dimensions(), *result.other_metrics]:
+        lines.append(f"  {score.metric:<18} {_score_cell(score):<9} {one_line(_score_note(score), 120)}")
+    cited = f" (cited: {', '.join(result.cited_source_ids)})" if result.cited_source_ids else ""
+    grounded = {True: "yes", False: "no", None: "undecided"}[result.is_grounded]
+    facts = f"has_sources: {'yes' if result.has_sources else 'no'}{cited} · is_grounded: {grounded}"
+    if result.unknown_citations:
+        facts += f" · unknown citations: {', '.join(result.unknown_citations)}"
+    lines += [facts, f"diagnosis: {result.diagnosis} — {result.diagnosis_reason}"]
+    if result.issues:
+        lines.append("issues:")
+        lines += [f"- {one_line(issue, 200)}" for issue in result.issues]
+    if result.flags:
+        lines.append(f"flags: {', '.join(result.flags)}")
+    if result.error:
+        lines.append(f"error: {result.error}")
+    if result.narrative:
+        lines.append(f"narrative (the judge's words): {result.narrative}")
+    return "\n".join(lines)
+
+
+def table(batch: RagBatchResult) -> str:
+    lines = [
+        batch.summary,
+        "",
+        "| # | agent | verdict | overall | diagnosis | first issue |",
+        "|---|---|---|---|---|---|",
+    ]
+    for rank, item in enumerate(batch.results, 1):
+        first = one_line(item.issues[0], 100).replace("|", "/") if item.issues else "-"
+        lines.append(
+            f"| {rank} | {item.agent_name} | {item.verdict} | {fmt(item.overall_score)} | {item.diagnosis} | {first} |"
+        )
+    if batch.flags:
+        lines.append(f"flags: {', '.join(batch.flags)}")
+    return "\n".join(lines)
+
+
+def summary(
+    agent_name: str | None,
+    verdict: str,
+    context: str,
+    rubric: Rubric,
+    overall: float | None,
+    reason: str,
+    diagnosis: str,
+) -> str:
+    who = f"{agent_name}: " if agent_name else ""
+    return (
+        f"{who}{verdict} ({context}, {rubric.id} v{rubric.version}): overall {fmt(overall)}; {reason}; "
+        f"diagnosis {diagnosis}"
+    )
+
+
+def batch_summary(results: list[RagJudgment], context: str, rubric: Rubric, best: str | None) -> str:
+    counts = {
+        v: sum(1 for r in results if r.verdict == v) for v in ("approved", "needs_improvement", "rejected", "unscored")
+    }
+    tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    return (
+        f"{len(results)} answers judged ({context}, {rubric.id} v{rubric.version}): {tally}; "
+        f"best: {best or 'none approved'}"
+    )
+
+
+def fmt(value: float | None) -> str:
+    return f"{value:.3g}" if value is not None else "n/a"
+
+
+def _score_cell(score: MetricScore) -> str:
+    if score.status == "not_applicable":
+        return "n/a"
+    if score.score is None:
+        return "unscored"
+    # Probability readouts are real numbers: three significant digits say all the model's distribution does.
+    return f"{score.score:.3g}"
+
+
+def _score_note(score: MetricScore) -> str:
+    if score.status == "scored":
+        return first_sentence(score.explanation)
+    return score.reason or ""
+
+
+def first_sentence(text: str) -> str:
+    text = " ".join(text.split())
+    match = re.match(r"(.+?[.!?])(?:\s|$)", text)
+    return match.group(1) if match else text
