@@ -619,6 +619,12 @@ async def test_the_verdict_card_shows_verdict_dimensions_facts_diagnosis_and_iss
     assert lines[-2:] == ["issues:", "- completeness 0.3: Completeness evidence is thin."]
 
 
+async def test_the_summary_states_the_overall_score_once():
+    result, _ = await judge(Script(uniform(0.3)))
+    assert result.summary == "rejected (RAG, rag-answer v1.0.0): overall 0.3 < 0.5; diagnosis answer_miss"
+    assert result.summary.count("overall") == 1
+
+
 async def test_a_backend_failure_for_a_single_answer_leaves_it_unscored_with_the_cause():
     result, _ = await judge(Script(uniform(0.9), fail=True))
     assert result.verdict == "unscored"

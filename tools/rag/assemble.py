@@ -68,7 +68,7 @@ def assemble(prepared: Prepared, item: AnswerInput, judged: Judged, error: str |
         error=error,
         usage=judged.usage,
         provenance=judged.provenance,
-        summary=render.summary(item.agent_name, verdict, prepared.context, rubric, overall, reason, diagnosis),
+        summary=render.summary(item.agent_name, verdict, prepared.context, rubric, reason, diagnosis),
     )
 
 

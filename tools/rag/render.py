@@ -63,20 +63,11 @@ def table(batch: RagBatchResult) -> str:
     return "\n".join(lines)
 
 
-def summary(
-    agent_name: str | None,
-    verdict: str,
-    context: str,
-    rubric: Rubric,
-    overall: float | None,
-    reason: str,
-    diagnosis: str,
-) -> str:
+def summary(agent_name: str | None, verdict: str, context: str, rubric: Rubric, reason: str, diagnosis: str) -> str:
+    """One answer's headline. The verdict's reason states the overall score whenever there is one (every verdict
+    rule compares it), so the headline does not say it again."""
     who = f"{agent_name}: " if agent_name else ""
-    return (
-        f"{who}{verdict} ({context}, {rubric.id} v{rubric.version}): overall {fmt(overall)}; {reason}; "
-        f"diagnosis {diagnosis}"
-    )
+    return f"{who}{verdict} ({context}, {rubric.id} v{rubric.version}): {reason}; diagnosis {diagnosis}"
 
 
 def batch_summary(results: list[RagJudgment], context: str, rubric: Rubric, best: str | None) -> str:
