@@ -37,12 +37,8 @@ def card(result: RagJudgment) -> str:
     if result.issues:
         lines.append("issues:")
         lines += [f"- {one_line(issue, 200)}" for issue in result.issues]
-    if result.flags:
-        lines.append(f"flags: {', '.join(result.flags)}")
-    if result.error:
-        lines.append(f"error: {result.error}")
-    if result.narrative:
-        lines.append(f"narrative (the judge's words): {result.narrative}")
+    tail = {"flags": ", ".join(result.flags), "error": result.error, "narrative (the judge's words)": result.narrative}
+    lines += [f"{label}: {text}" for label, text in tail.items() if text]
     return "\n".join(lines)
 
 
