@@ -10,7 +10,7 @@ from gavel.tools.engine.verdict import MetricScore
 from gavel.tools.rubrics import Rubric
 
 if TYPE_CHECKING:
-    from gavel.tools.rag.results import RagBatchResult, RagJudgment
+    from gavel.tools.rag.results import Diagnosis, RagBatchResult, RagJudgment, Verdict
 
 _CONFIDENCE_LABELS = {"sample_spread": "sample spread", "probability_margin": "probability margin"}
 
@@ -59,7 +59,9 @@ def table(batch: RagBatchResult) -> str:
     return "\n".join(lines)
 
 
-def summary(agent_name: str | None, verdict: str, context: str, rubric: Rubric, reason: str, diagnosis: str) -> str:
+def summary(
+    agent_name: str | None, verdict: Verdict, context: str, rubric: Rubric, reason: str, diagnosis: Diagnosis
+) -> str:
     """One answer's headline. The verdict's reason states the overall score whenever there is one (every verdict
     rule compares it), so the headline does not say it again."""
     who = f"{agent_name}: " if agent_name else ""
