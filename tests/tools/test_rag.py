@@ -24,7 +24,7 @@ from gavel.tools.rag import (
 )
 from gavel.tools.rag.citations import detect_citations
 from gavel.tools.rag.diagnosis import diagnose, question_terms_in_passages
-from gavel.tools.rag.grounding import GroundingCheck
+from gavel.tools.rag.grounding import GroundingCheck, grounding_instruction
 from gavel.tools.rag.rules import confidence_of, decide_verdict, overall_score
 from gavel.tools.rubrics import ContextRules, Rubric, RubricRegistry
 from tests.support.deps import ProgressLog, make_deps
@@ -617,6 +617,18 @@ async def test_the_verdict_card_shows_verdict_dimensions_facts_diagnosis_and_iss
     assert "has_sources: yes (cited: S1) · is_grounded: yes" in lines
     assert "diagnosis: ok — approved" in lines
     assert lines[-2:] == ["issues:", "- completeness 0.3: Completeness evidence is thin."]
+
+
+def test_the_grounding_prompt_keeps_the_context_instructions_verbatim():
+    rubric = REGISTRY.resolve(None, None, default="rag-answer")
+    rules = rubric.contexts["RAG"].model_copy(update={"instructions": "First line.\n\nAfter a blank line: $subject"})
+    text = grounding_instruction(rubric, rules)
+    assert text.startswith(
+        "First line.\n\nAfter a blank line: $subject\nCheck the answer against the retrieved passages and the question"
+    )
+    assert text.endswith(
+        'Reply as JSON: first "reasoning" (at most two short sentences citing the evidence), then the other fields.'
+    )
 
 
 async def test_the_summary_states_the_overall_score_once():
