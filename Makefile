@@ -15,7 +15,10 @@ $(VENV)/.created:
 	$(PIP) install -U pip
 	touch $@
 
+# The distribution was called `gavel` before it became `gavel-mcp`: drop that install so one editable finder
+# serves the gavel.* packages.
 $(VENV)/.installed: $(VENV)/.created pyproject.toml
+	$(PIP) uninstall -y gavel 2>/dev/null || true
 	$(PIP) install -e '.[embedded,test]'
 	touch $@
 

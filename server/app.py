@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import re
 import tomllib
@@ -25,6 +24,7 @@ from mcp_types import INVALID_PARAMS, InputRequiredResult
 
 from gavel.server.boundary import BoundaryServer, DepsFactory, attach_ledger, ledger_for
 from gavel.server.settings import Settings
+from gavel.tools.distribution import version
 from gavel.tools.engine.config import Limits
 from gavel.tools.errors import UnknownRubric
 from gavel.tools.ledger import RECENT_LIMIT, Ledger
@@ -40,13 +40,6 @@ RECENT_URI = "evaluation://recent"
 EVALUATION_TEMPLATE = "evaluation://{id}"
 # Evaluation ids are hex (16 digits today); anything else cannot name a record.
 _EVALUATION_ID_RE = re.compile(r"^[0-9a-f]{8,64}$")
-
-
-def _version() -> str:
-    try:
-        return importlib.metadata.version("gavel")
-    except importlib.metadata.PackageNotFoundError:
-        return "0+unknown"
 
 
 @dataclass(frozen=True)
@@ -283,7 +276,7 @@ def build_server(
         title="Gavel",
         description="A judge for agents: rubric scoring, self-refinement, RAG verdicts and candidate selection.",
         instructions=text.instructions,
-        version=_version(),
+        version=version(),
         log_level=settings.log_level,
         lifespan=lifespan,
     )

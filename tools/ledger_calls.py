@@ -22,7 +22,6 @@ A call that never asked for a judge judged nothing and is not recorded (its eval
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
 import random
 import time
 import weakref
@@ -38,6 +37,7 @@ from pydantic_core import PydanticSerializationError
 
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import ToolDeps
+from gavel.tools.distribution import version
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge
 from gavel.tools.errors import GavelError
@@ -171,14 +171,6 @@ def _rubric_part(registry: RubricRegistry, rubric: Rubric, *, from_registry: boo
 
 
 @cache
-def _gavel_version() -> str:
-    try:
-        return importlib.metadata.version("gavel")
-    except importlib.metadata.PackageNotFoundError:
-        return "0+unknown"
-
-
-@cache
 def _schema_hash(result_model: type[BaseModel]) -> str:
     # A changed result model must not be served a result stored in its old shape.
     return canonical_hash(result_model.model_json_schema())[:16]
@@ -300,7 +292,7 @@ class LedgerCall:
                     "generator_model": config.generator_model,
                 },
                 "result_schema": _schema_hash(self.result_model),
-                "gavel": _gavel_version(),
+                "gavel": version(),
             }
         )
 

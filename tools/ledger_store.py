@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
+from gavel.tools.distribution import install_hint
+
 SCHEMA_VERSION = 2
 BUSY_TIMEOUT_S = 10.0
 # PostgreSQL: waiting for a pooled connection, and for a new one to connect.
@@ -397,7 +399,7 @@ class SqliteStore:
 
 
 class PostgresStore:
-    """A PostgreSQL ledger through a psycopg 3 connection pool (`pip install 'gavel[postgres]'`)."""
+    """A PostgreSQL ledger through a psycopg 3 connection pool (the `postgres` extra)."""
 
     dialect: Dialect = "postgres"
 
@@ -412,8 +414,9 @@ class PostgresStore:
             import psycopg_pool
         except ImportError as exc:
             # Reported as a ledger failure at first use, like any other: the server still judges.
-            self._missing_driver = f"GAVEL_LEDGER_URL needs psycopg 3 and psycopg_pool ({exc}); pip install " + (
-                "'gavel[postgres]'"
+            self._missing_driver = (
+                f"GAVEL_LEDGER_URL needs psycopg 3 and psycopg_pool ({exc}); "
+                f"install them with {install_hint('postgres')}"
             )
             self.errors: tuple[type[BaseException], ...] = (LedgerError,)
             return

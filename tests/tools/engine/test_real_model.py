@@ -1,7 +1,7 @@
 """The default embedded model on a handful of unambiguous cases: scores land on the right side of the scale.
 
 Few and marked `real_model`: each costs seconds on 2 cores. They run in CI (the default model is part
-of `gavel[embedded]`, which the test command installs).
+of the `embedded` extra, which the test command installs).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from gavel.tools.rubrics import RubricRegistry
 
 pytestmark = [
     pytest.mark.real_model,
-    pytest.mark.skipif(not embedded_available(), reason="gavel[embedded] is not installed"),
+    pytest.mark.skipif(not embedded_available(), reason="the embedded extra is not installed"),
 ]
 
 RAG = RubricRegistry.load().get("rag-answer")

@@ -1,0 +1,28 @@
+"""Gavel's name on the package index, and the install hints that errors print.
+
+The distribution is `gavel-mcp` because `gavel` on the package index is an unrelated project (asking pip for
+`gavel[embedded]` installs it and warns that it has no such extra). The command and the import package stay
+`gavel`. Until a release is published, the hints also name the command that works from a clone.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from functools import cache
+
+DISTRIBUTION = "gavel-mcp"
+
+
+def install_hint(extra: str, *, reinstall: bool = False) -> str:
+    """The pip command that installs `extra`, from the package index and from a clone of the repository."""
+    flags = "--force-reinstall " if reinstall else ""
+    return f"pip install {flags}'{DISTRIBUTION}[{extra}]' (from a clone of Gavel: pip install {flags}-e '.[{extra}]')"
+
+
+@cache
+def version() -> str:
+    """The installed distribution's version; `0+unknown` when running from a source tree that is not installed."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
