@@ -7,6 +7,7 @@ from typing import Any
 import anyio
 
 from gavel.server.settings import Settings
+from gavel.tools.engine.embedded import DEFAULT_MODEL, default_model_path
 from gavel.tools.engine.select import BackendProvider
 
 
@@ -38,11 +39,20 @@ async def _describe(settings: Settings) -> dict[str, Any]:
         },
         "embedded": {
             "usable": embedded_ok,
-            "model_path": str(settings.model_path or "default"),
+            **_embedded_model(settings),
             "detail": embedded_why or None,
         },
         "sampling": "used when the calling client declares the MCP sampling capability",
     }
+
+
+def _embedded_model(settings: Settings) -> dict[str, str]:
+    """The GGUF file the embedded backend loads, and where it comes from."""
+    if settings.model_path is not None:
+        return {"model_path": str(settings.model_path), "model": "GAVEL_MODEL_PATH"}
+    path = default_model_path()
+    state = "assembled" if path.is_file() else "assembled from the installed parts at first use"
+    return {"model_path": str(path), "model": f"the default, {DEFAULT_MODEL.name} ({state})"}
 
 
 def describe_backend(settings: Settings) -> dict[str, Any]:

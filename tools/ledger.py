@@ -194,6 +194,8 @@ class LedgerStatus:
     detail: str | None = None
     evaluations: int | None = None
     schema_version: int | None = None
+    # Top-level calls (what `gavel history` lists); the rest of `evaluations` are rows inside them.
+    calls: int | None = None
 
     def line(self) -> str:
         if self.state == "off":
@@ -202,7 +204,14 @@ class LedgerStatus:
             return f"not created yet; the first judgment creates {self.path}"
         if self.state == "unavailable":
             return f"UNAVAILABLE at {self.path}: {self.detail}; the server judges without recording or cache"
-        return f"ok, {self.evaluations} evaluation(s) at {self.path} (schema v{self.schema_version})"
+        counted = f"{self.evaluations} evaluation(s)"
+        if self.calls is not None and self.evaluations is not None and self.calls != self.evaluations:
+            # Otherwise `gavel history` seems to miss rows: it lists calls, not the items inside them.
+            counted += (
+                f" ({self.calls} call(s), as `gavel history` lists them, and {self.evaluations - self.calls} "
+                "batch item(s) and refinement iteration(s) recorded inside them)"
+            )
+        return f"ok, {counted} at {self.path} (schema v{self.schema_version})"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -211,6 +220,7 @@ class LedgerStatus:
             "detail": self.detail,
             "evaluations": self.evaluations,
             "schema_version": self.schema_version,
+            "calls": self.calls,
             "summary": self.line(),
         }
 
@@ -494,11 +504,13 @@ class Ledger:
                 return
             last_rowid = rows[-1][0]
 
-    def count(self) -> int | None:
+    def count(self, *, calls_only: bool = False) -> int | None:
+        """Every row, or with `calls_only` the top-level calls (no batch items or refinement iterations)."""
         self.flush()
+        where = " WHERE parent_id IS NULL" if calls_only else ""
 
         def read(conn: Conn) -> int:
-            return int(conn.execute("SELECT COUNT(*) FROM evaluations").fetchone()[0])
+            return int(conn.execute(f"SELECT COUNT(*) FROM evaluations{where}").fetchone()[0])
 
         return self._run("count", read, create=False)
 
@@ -527,7 +539,7 @@ class Ledger:
             return LedgerStatus(path, "not_created")  # a database without Gavel's tables yet
         if not self.store.writable():
             return LedgerStatus(path, "unavailable", "the file is read-only", count, SCHEMA_VERSION)
-        return LedgerStatus(path, "ok", None, count, SCHEMA_VERSION)
+        return LedgerStatus(path, "ok", None, count, SCHEMA_VERSION, self.count(calls_only=True))
 
 
 def _record(row: Sequence[Any], items: list[str] | None) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gavel.server.cli import main
+from gavel.tools.engine.embedded import default_model_path
 from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.conftest import REPO_ROOT
 from tests.server.processes import run_gavel
@@ -118,6 +119,20 @@ def test_config_reports_which_backend_would_be_used(capsys: pytest.CaptureFixtur
     assert code == 0
     assert report["settings"]["backend"] == "auto"
     assert "would_use" in report["backend"], report["backend"]
+
+
+def test_config_names_the_gguf_file_the_embedded_backend_loads(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    code, out, _ = _run(["config", "--json"], capsys)
+    embedded = json.loads(out)["backend"]["embedded"]
+    assert code == 0
+    assert embedded["model_path"] == str(default_model_path()) and embedded["model_path"].endswith(".gguf")
+    assert embedded["model"].startswith("the default, qwen2.5-coder-1.5b-instruct-q4_k_m (assembled")
+    monkeypatch.setenv("GAVEL_MODEL_PATH", str(tmp_path / "mine.gguf"))
+    _, out, _ = _run(["config"], capsys)
+    assert re.search(rf"^\s+model_path\s+{re.escape(str(tmp_path / 'mine.gguf'))}$", out, re.MULTILINE)
+    assert re.search(r"^\s+model\s+GAVEL_MODEL_PATH$", out, re.MULTILINE)
 
 
 def test_config_shows_the_openai_server_whether_it_answers_and_masks_its_key(

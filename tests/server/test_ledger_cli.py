@@ -97,6 +97,32 @@ def test_history_filters_by_tool_and_limits_the_rows(
     assert [line.split()[0] for line in out.splitlines()[1:]] == ids
 
 
+def test_history_of_an_unknown_tool_is_an_error_naming_the_tools(
+    filled: Ledger, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(["history", "--tool", "nope"], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("gavel: error: there is no tool 'nope'; the tools are evaluate_assessment, ")
+    assert "refine_until_pass" in err and "score_candidates" in err and len(err.splitlines()) == 1
+    # A real tool with nothing recorded is no error.
+    code, out, _ = run(["history", "--tool", "score_candidates"], capsys)
+    assert code == 0 and out.startswith("no evaluations recorded yet for tool 'score_candidates'")
+
+
+def test_config_counts_calls_and_the_items_inside_them_as_history_does(
+    filled: Ledger, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(["config", "--no-probe"], capsys)
+    (line,) = [line for line in out.splitlines() if line.startswith("ledger:")]
+    assert code == 0
+    # 4 rows: 3 calls (`gavel history` lists these) and 1 batch item recorded inside one of them.
+    assert "4 evaluation(s) (3 call(s), as `gavel history` lists them, and 1 batch item(s)" in line
+    _, out, _ = run(["history"], capsys)
+    assert len(out.splitlines()) - 1 == 3
+    _, out, _ = run(["config", "--no-probe", "--json"], capsys)
+    assert {k: json.loads(out)["ledger"][k] for k in ("evaluations", "calls")} == {"evaluations": 4, "calls": 3}
+
+
 def test_history_of_a_ledger_not_yet_created_says_so_and_creates_nothing(
     ledger_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
