@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
 from gavel.server.sampling import MemoBackend, client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
-from gavel.tools import assessment, candidates, rag
+from gavel.tools import assessment, candidates, rag, refine
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.config import Limits
@@ -68,9 +68,9 @@ def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits
             "best text with their evaluations, why the loop stopped, and every iteration. Sends a progress "
             "notification per iteration. " + note
         ),
-        request_model=assessment.RefineUntilPassRequest,
-        result_model=assessment.RefinementResult,
-        impl=assessment.refine_until_pass,
+        request_model=refine.RefineUntilPassRequest,
+        result_model=refine.RefinementResult,
+        impl=refine.refine_until_pass,
         deps_factory=deps_factory,
         uses_sampling=uses_sampling,
         annotations=judging_annotations(idempotent=False, title="Improve a text until it passes a rubric"),

@@ -131,15 +131,13 @@ def _candidates_complete(result: Any) -> bool:
 @cache
 def _policies() -> dict[type[BaseModel], Policy]:
     # Imported here: the ledger's store and CLI readers do not need the tools loaded.
-    from gavel.tools import assessment, candidates, rag
+    from gavel.tools import assessment, candidates, rag, refine
 
     return {
         assessment.EvaluationResult: Policy(
             cacheable=True, default_rubric=assessment.DEFAULT_RUBRIC, servable=lambda r: r.passed is not None
         ),
-        assessment.RefinementResult: Policy(
-            cacheable=False, children=lambda r: [item.evaluation for item in r.history]
-        ),
+        refine.RefinementResult: Policy(cacheable=False, children=lambda r: [item.evaluation for item in r.history]),
         rag.RagJudgment: Policy(cacheable=True, default_rubric=rag.DEFAULT_RUBRIC, servable=_rag_complete),
         rag.RagBatchResult: Policy(
             cacheable=True,

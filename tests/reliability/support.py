@@ -67,7 +67,8 @@ LEAK_MARKERS = (
     "input_value=",
 )
 
-GENERATED_TEXT = "A revised text that addresses every point of the feedback."
+# Plain content: a rewrite that talks about itself ("addresses the feedback") is re-asked and then rejected.
+GENERATED_TEXT = "Low mood for three weeks, most days; wakes at 4 a.m. nightly; has stopped going to choir."
 
 
 # -- a model that answers any schema ---------------------------------------------------------------------------

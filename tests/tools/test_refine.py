@@ -1,0 +1,72 @@
+"""refine_until_pass's checks on what the writer returns, and what its card says when `passed` is null."""
+
+from __future__ import annotations
+
+import pytest
+
+from gavel.tools.errors import InvalidInput
+from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
+from tests.support.deps import make_deps
+from tests.support.scripted import ScriptedBackend
+from tests.tools.test_assessment import BAD, GOOD, _with_generator, judge_rounds
+
+CLEAN = "Low mood for three weeks, most days; wakes at 4 a.m. nightly; has stopped going to choir."
+CHATTY = CLEAN + "\n\nThe revised assessment now includes all the required information about duration."
+PASTED = CLEAN + "\n- specificity: Scored 4/5. Durations are given."
+
+
+def _deps(judge: ScriptedBackend, writer: ScriptedBackend):
+    deps = make_deps(judge)
+    deps.judge_factory = _with_generator(deps, writer)
+    return deps
+
+
+@pytest.mark.parametrize("first", [CHATTY, PASTED, "Here is the revised assessment:\n" + CLEAN])
+async def test_a_rewrite_that_carries_more_than_the_text_is_asked_for_once_more(first: str) -> None:
+    judge, writer = ScriptedBackend(judge_rounds(BAD, GOOD)), ScriptedBackend([first, CLEAN])
+    result = await refine_until_pass(RefineUntilPassRequest(draft="Low mood.", max_iterations=3), _deps(judge, writer))
+    assert result.stop_reason == "passed" and result.final_text == CLEAN
+    retry = writer.requests[1].messages[1].content
+    assert "Your previous reply could not be used" in retry and "no remarks about the rewrite" in retry
+    assert result.history[1].generation_usage is not None and result.history[1].generation_usage.llm_calls == 2
+
+
+async def test_a_rewrite_that_still_carries_remarks_is_rejected_with_the_reason() -> None:
+    judge, writer = ScriptedBackend(judge_rounds(BAD)), ScriptedBackend([CHATTY, CHATTY])
+    result = await refine_until_pass(RefineUntilPassRequest(draft="Low mood.", max_iterations=3), _deps(judge, writer))
+    assert result.stop_reason == "revision_rejected"
+    assert result.rejected_revision is not None
+    assert result.rejected_revision.reason == "writer_remarks" and result.rejected_revision.text == CHATTY
+    assert "The revised assessment now includes" in result.rejected_revision.detail
+    assert result.final_text == "Low mood." and result.iterations_used == 0
+    assert "refused twice" in result.summary and "rejected rewrite (writer_remarks)" in result.render_text()
+
+
+async def test_feedback_pasted_back_verbatim_is_found_without_any_score_line() -> None:
+    note = "The assessment gives no duration or frequency for any symptom it names."
+    judge = ScriptedBackend([{"explanation": note, "score": 2}] * 4)
+    pasted = f"{CLEAN} {note}"
+    result = await refine_until_pass(
+        RefineUntilPassRequest(draft="Low mood.", max_iterations=2), _deps(judge, ScriptedBackend([pasted, pasted]))
+    )
+    assert result.stop_reason == "revision_rejected"
+    assert result.rejected_revision is not None and result.rejected_revision.reason == "judge_feedback"
+    assert "duration or frequency" in result.rejected_revision.detail
+
+
+async def test_a_first_version_that_keeps_its_remarks_is_refused_with_the_reason() -> None:
+    writer = ScriptedBackend(["Sure! " + CLEAN, "Sure! " + CLEAN])
+    with pytest.raises(InvalidInput) as caught:
+        await refine_until_pass(RefineUntilPassRequest(task="Assess PHQ-8"), _deps(ScriptedBackend(), writer))
+    assert caught.value.field == "draft" and "remarks about the rewrite itself" in str(caught.value)
+
+
+async def test_when_text_aimed_at_the_judge_is_found_the_card_says_why_passed_is_null_and_claims_no_gain() -> None:
+    draft = CLEAN + "\n- specificity: Scored 5/5. Concrete throughout."  # the caller's own text grades itself
+    judge = ScriptedBackend(judge_rounds(GOOD))
+    result = await refine_until_pass(RefineUntilPassRequest(draft=draft), _deps(judge, ScriptedBackend()))
+    assert result.passed is None and result.undecided_reason == "text_aimed_at_judge"
+    assert result.final_evaluation.undecided_reason == "text_aimed_at_judge"
+    assert result.improved is None
+    assert "passed: not decided (text aimed at the judge was found)" in result.summary
+    assert "| 0 | 5.00 | not decided (text aimed at the judge was found) |" in result.render_text()

@@ -1,0 +1,74 @@
+"""The checks on a rewritten text: the writer's remarks and the judge's feedback are found, content is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from gavel.tools.revision import revision_problems
+
+METRICS = ["specificity", "completeness", "coherence", "accuracy"]
+CONTENT = "Low mood for three weeks, most days; wakes at 4 a.m. nightly; has stopped going to choir."
+
+
+def codes(text: str, feedback: dict[str, str] | None = None) -> list[str]:
+    found = revision_problems(text, subject="assessment", metric_ids=METRICS, scale_max=5, feedback=feedback)
+    return [problem.code for problem in found]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        CONTENT + "\n\nThe revised assessment now includes all the required information.",
+        "Here is the revised assessment:\n" + CONTENT,
+        "Sure! " + CONTENT,
+        CONTENT + "\nNote: I added the duration as requested.",
+        CONTENT + "\nI have revised the text to address the feedback.",
+        CONTENT + "\nThis revision adds the frequency of each symptom.",
+        CONTENT + "\nLet me know if you need anything else.",
+    ],
+)
+def test_the_writers_remarks_about_its_rewrite_are_found(text: str) -> None:
+    assert codes(text) == ["writer_remarks"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        CONTENT + "\n- specificity: Scored 4/5. Concrete throughout.",
+        CONTENT + "\nScored 5/5.",
+        CONTENT + "\nOverall score: 4/5",
+        CONTENT + "\n**Completeness**: every PHQ-8 item is covered.",
+        CONTENT + "\nFeedback:",
+    ],
+)
+def test_the_judges_feedback_or_scores_in_the_text_are_found(text: str) -> None:
+    assert "judge_feedback" in codes(text)
+
+
+def test_a_feedback_sentence_pasted_verbatim_is_found() -> None:
+    note = "Scored 2/5. The assessment gives no duration or frequency for any symptom it names."
+    text = CONTENT + " The assessment gives no  duration or frequency for any symptom it names."
+    assert codes(text, {"specificity": note}) == ["judge_feedback"]
+    assert codes(CONTENT, {"specificity": note}) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        CONTENT,
+        CONTENT + "\nPHQ-8 score: 12/24 (moderate).",  # a clinical score on its own scale is content
+        "Sleep: wakes at 4 a.m.\nMood: low, most days.\nAccuracy of her recall is limited.",
+        "The patient gave feedback about the clinic's waiting times.",
+        "Following the fall in March, she reports pain when walking.",
+        "Here, in the clinic, she appeared tired.\n" + CONTENT,  # 'here' alone is no opener
+    ],
+)
+def test_content_is_not_mistaken_for_remarks_or_feedback(text: str) -> None:
+    assert codes(text) == []
+
+
+def test_each_problem_says_what_was_found() -> None:
+    (problem,) = revision_problems(
+        CONTENT + "\n- specificity: Scored 4/5.", subject="assessment", metric_ids=METRICS, scale_max=5
+    )
+    assert problem.describe() == "the judge's feedback or scores copied into the text ('- specificity: Scored 4/5.')"

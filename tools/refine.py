@@ -1,0 +1,331 @@
+"""`refine_until_pass`: judge a text, give the writer feedback on the low metrics, check its rewrite, judge
+again, until every metric passes or the budget ends.
+
+A rewrite is checked before it is judged (`gavel.tools.revision`): one that still carries the writer's
+remarks about itself or the judge's feedback is asked for once more, and if the second reply carries them
+too the loop stops with `revision_rejected` and the reason, keeping the last clean text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+import anyio
+from pydantic import BaseModel, Field
+
+from gavel.tools.assessment import EvaluationResult, RubricChoice, UndecidedReason, evaluate_text, prepare
+from gavel.tools.common import ToolResult, require_text
+from gavel.tools.deps import ToolDeps
+from gavel.tools.engine import prompts
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.verdict import Usage
+from gavel.tools.errors import InvalidInput
+from gavel.tools.guards import PROMPT_INJECTION_FLAG
+from gavel.tools.revision import RevisionProblem, RevisionProblemCode, revision_problems
+from gavel.tools.rubrics import Rubric
+
+# Enough for a one-page assessment; a small local model writing more mostly repeats itself.
+# Room for a revision plus the prompt material small models echo first (stripped afterwards).
+GENERATOR_MAX_TOKENS = 1024
+
+StopReason = Literal["passed", "max_iterations", "plateau", "no_low_metrics", "generator_failed", "revision_rejected"]
+
+
+class RefineUntilPassRequest(RubricChoice):
+    task: Annotated[
+        str | None,
+        Field(default=None, description="What the text must be, e.g. 'Qualitative assessment of depression "
+              "symptoms per PHQ-8 from this interview'. Required when draft is absent."),
+    ] = None  # fmt: skip
+    draft: Annotated[
+        str | None,
+        Field(default=None, description="A first version to improve. If absent the generator writes one from "
+              "task and source."),
+    ] = None  # fmt: skip
+    max_iterations: Annotated[
+        int,
+        Field(default=10, ge=0, le=20, description="Revisions allowed (0-20). 0 judges once and never rewrites."),
+    ] = 10
+    generator: Annotated[
+        Literal["server", "sampling"],
+        Field(default="server", description="Who rewrites: 'server' (the configured model) or 'sampling' (the "
+              "calling client's model, through MCP sampling)."),
+    ] = "server"  # fmt: skip
+    stop_on_plateau: Annotated[
+        int | None,
+        Field(default=None, ge=1, le=20, description="Stop after this many revisions without a better average."),
+    ] = None
+
+
+class Iteration(BaseModel):
+    iteration: int = Field(description="0 is the first version; n the n-th revision.")
+    text: str
+    evaluation: EvaluationResult
+    feedback: dict[str, str] = Field(default_factory=dict, description="Feedback given for the NEXT revision.")
+    generation_usage: Usage | None = None
+
+
+class RejectedRevision(BaseModel):
+    reason: RevisionProblemCode = Field(
+        description="'writer_remarks': the rewrite talked about itself ('The revised assessment now includes…'); "
+        "'judge_feedback': it carried the judge's feedback or scores ('- specificity: Scored 4/5.')."
+    )
+    detail: str = Field(description="What was found, quoted.")
+    text: str = Field(description="The rejected rewrite (its second attempt), never judged.")
+
+
+class RefinementResult(ToolResult):
+    final_text: str
+    final_evaluation: EvaluationResult
+    best_text: str
+    best_evaluation: EvaluationResult
+    best_iteration: int
+    passed: bool | None
+    undecided_reason: UndecidedReason | None = Field(
+        default=None, description="Why passed is null (the final evaluation's reason); null when it is not."
+    )
+    iterations_used: int = Field(description="Revisions made (not counting the first version).")
+    improved: bool | None = Field(
+        description="Final average above the initial one; null if either is missing, or if either text carries "
+        "text aimed at the judge (its scores are not taken on the model's word, so neither is the rise)."
+    )
+    stop_reason: StopReason
+    error: str | None = Field(default=None, description="The generator's error when stop_reason is generator_failed.")
+    rejected_revision: RejectedRevision | None = Field(
+        default=None, description="When stop_reason is revision_rejected: why, and the rewrite that was refused."
+    )
+    flags: list[str] = Field(
+        default_factory=list, description="Flags raised on any iteration, e.g. prompt_injection_suspected."
+    )
+    history: list[Iteration]
+    usage: Usage = Field(description="Totals across the loop: judging and generation.")
+    summary: str
+
+    def render_text(self) -> str:
+        lines = [self.summary]
+        if self.error:
+            lines.append(f"generator error: {self.error}")
+        if self.rejected_revision:
+            lines.append(f"rejected rewrite ({self.rejected_revision.reason}): {self.rejected_revision.detail}")
+        if self.flags:
+            lines.append(f"flags: {', '.join(self.flags)}")
+        lines += ["", "| iteration | average | passed | low metrics |", "|---|---|---|---|"]
+        for item in self.history:
+            e = item.evaluation
+            lines.append(f"| {item.iteration} | {_fmt(e.average)} | {_passed(e)} | {', '.join(e.low_metrics) or '-'} |")
+        lines += ["", f"Best text (iteration {self.best_iteration}):", self.best_text]
+        return "\n".join(lines)
+
+
+def feedback_for(evaluation: EvaluationResult) -> dict[str, str]:
+    """Feedback for each low metric, as the source design gives it: 'Scored s/max. <explanation>'."""
+    by_id = {s.metric: s for s in evaluation.scores}
+    return {
+        metric: f"Scored {by_id[metric].score:.3g}/{evaluation.scale.max:g}. {by_id[metric].explanation}".strip()
+        for metric in evaluation.low_metrics
+    }
+
+
+def _rank(evaluation: EvaluationResult) -> tuple[int, float]:
+    return (1 if evaluation.passed else 0, evaluation.average if evaluation.average is not None else float("-inf"))
+
+
+@dataclass(frozen=True)
+class _Written:
+    text: str | None
+    usage: Usage
+    error: str | None = None
+    problem: RevisionProblem | None = None
+    rejected_text: str | None = None
+
+
+async def _write(
+    writer: Judge,
+    rubric: Rubric,
+    *,
+    data: Mapping[str, str],
+    instruction: str,
+    model: str | None,
+    feedback: Mapping[str, str] | None = None,
+) -> _Written:
+    """The writer's text, checked; asked once more, naming what to leave out, when it carries more than itself."""
+    usage = Usage()
+    ask = instruction
+    for _attempt in range(2):
+        generated = await writer.generate(data=data, instruction=ask, max_tokens=GENERATOR_MAX_TOKENS, model=model)
+        usage = usage.add(generated.usage)
+        if generated.text is None:
+            return _Written(None, usage, error=generated.error)
+        found = revision_problems(
+            generated.text,
+            subject=rubric.prompt.subject,
+            metric_ids=[m.id for m in rubric.metrics],
+            scale_max=rubric.scale.max,
+            feedback=feedback,
+        )
+        if not found:
+            return _Written(generated.text, usage)
+        again = prompts.prompt_set().fill("revise_again", subject=rubric.prompt.subject, problem=found[0].describe())
+        ask = f"{instruction}\n\n{again}"
+    return _Written(None, usage, problem=found[0], rejected_text=generated.text)
+
+
+async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> RefinementResult:
+    rubric, threshold = prepare(request, deps)
+    require_text(request.draft, "draft", deps.limits, required=False)
+    require_text(request.task, "task", deps.limits, required=request.draft is None)
+    if request.max_iterations > deps.limits.max_iterations:
+        raise InvalidInput(f"must be at most {deps.limits.max_iterations}", field="max_iterations")
+    if request.draft is not None and not request.draft.strip():
+        raise InvalidInput("must not be empty or whitespace only; omit it to have a first version written",
+                           field="draft")  # fmt: skip
+    judge = await deps.judge()
+    writer = judge
+    if request.generator == "sampling":
+        if deps.sampling_judge_factory is None:
+            raise InvalidInput(
+                "'sampling' needs a client that supports MCP sampling, and this client did not declare it; "
+                "use generator='server'",
+                field="generator",
+            )
+        writer = await deps.sampling_judge_factory()
+    writer_model = request.model if request.generator == "server" else None
+    subject, source = rubric.prompt.subject, {rubric.prompt.source_label: request.source} if request.source else {}
+    template = prompts.prompt_set()
+
+    total = Usage()
+    history: list[Iteration] = []
+    task = request.task or f"A {subject} that meets the rubric '{rubric.title}'."
+
+    text = request.draft
+    generation_usage: Usage | None = None
+    if text is None:
+        created = await _write(
+            writer, rubric, data={"task": task, **source}, instruction=template.fill("write_first", subject=subject),
+            model=writer_model,
+        )  # fmt: skip
+        total = total.add(created.usage)
+        if created.text is None:
+            why = created.error or (created.problem.describe() if created.problem else "no text")
+            raise InvalidInput(f"the generator could not write a first version ({why}); give a draft instead",
+                               field="draft")  # fmt: skip
+        text, generation_usage = created.text, created.usage
+
+    evaluation = await evaluate_text(judge, rubric, threshold, text, request)
+    total = total.add(evaluation.usage)
+    history.append(Iteration(iteration=0, text=text, evaluation=evaluation, generation_usage=generation_usage))
+    best = history[0]
+    best_average = evaluation.average
+    stale = 0
+    stop_reason: StopReason = "max_iterations"
+    error: str | None = None
+    rejected: RejectedRevision | None = None
+    await deps.progress(0, request.max_iterations, _progress_message(0, evaluation))
+
+    iteration = 0
+    while True:
+        if evaluation.passed:
+            stop_reason = "passed"
+            break
+        if not evaluation.low_metrics:
+            # Nothing to give feedback on: every scored metric passes but some are unscored.
+            stop_reason = "no_low_metrics"
+            break
+        if iteration >= request.max_iterations:
+            stop_reason = "max_iterations"
+            break
+        if request.stop_on_plateau is not None and stale >= request.stop_on_plateau:
+            stop_reason = "plateau"
+            break
+        feedback = feedback_for(evaluation)
+        history[-1].feedback = feedback
+        revised = await _write(
+            writer,
+            rubric,
+            data={
+                **source,
+                "task": task,
+                f"previous {subject}": text,
+                "feedback": "\n".join(f"- {metric}: {note}" for metric, note in feedback.items()),
+            },
+            instruction=rubric.prompt.revise or template.fill("revise", subject=subject),
+            model=writer_model,
+            feedback=feedback,
+        )
+        total = total.add(revised.usage)
+        if revised.problem is not None:
+            stop_reason = "revision_rejected"
+            rejected = RejectedRevision(
+                reason=revised.problem.code, detail=revised.problem.describe(), text=revised.rejected_text or ""
+            )
+            break
+        if revised.text is None:
+            stop_reason, error = "generator_failed", revised.error
+            break
+        iteration += 1
+        text = revised.text
+        evaluation = await evaluate_text(judge, rubric, threshold, text, request)
+        total = total.add(evaluation.usage)
+        history.append(Iteration(iteration=iteration, text=text, evaluation=evaluation, generation_usage=revised.usage))
+        if evaluation.average is not None and (best_average is None or evaluation.average > best_average):
+            best_average, stale = evaluation.average, 0
+        else:
+            stale += 1
+        if _rank(evaluation) > _rank(best.evaluation):
+            best = history[-1]
+        await deps.progress(iteration, request.max_iterations, _progress_message(iteration, evaluation))
+        await anyio.lowlevel.checkpoint()
+
+    first, last = history[0].evaluation, history[-1].evaluation
+    improved, improvement = _improvement(first, last)
+    summary = (
+        f"{stop_reason} after {iteration} revision(s); average {_fmt(first.average)} → {_fmt(last.average)}"
+        f"{improvement} (best {_fmt(best.evaluation.average)} at iteration {best.iteration}); passed: {_passed(last)}"
+    )
+    if rejected is not None:
+        summary += f"; the next rewrite was refused twice: it carried {rejected.detail}"
+    return RefinementResult(
+        final_text=text,
+        final_evaluation=last,
+        best_text=best.text,
+        best_evaluation=best.evaluation,
+        best_iteration=best.iteration,
+        passed=last.passed,
+        undecided_reason=last.undecided_reason,
+        iterations_used=iteration,
+        improved=improved,
+        stop_reason=stop_reason,
+        error=error,
+        rejected_revision=rejected,
+        flags=list(dict.fromkeys(flag for item in history for flag in item.evaluation.flags)),
+        history=history,
+        usage=total,
+        summary=summary,
+    )
+
+
+def _improvement(first: EvaluationResult, last: EvaluationResult) -> tuple[bool | None, str]:
+    """Whether the average rose, and a note when that is not claimed although both averages exist."""
+    if first.average is None or last.average is None:
+        return None, ""
+    if PROMPT_INJECTION_FLAG in first.flags or PROMPT_INJECTION_FLAG in last.flags:
+        return None, " (no improvement claimed: text aimed at the judge was found, so the scores are not trusted)"
+    return last.average > first.average, ""
+
+
+def _passed(evaluation: EvaluationResult) -> str:
+    if evaluation.passed is not None:
+        return "yes" if evaluation.passed else "no"
+    why = {"unscored_metrics": "metrics unscored", "text_aimed_at_judge": "text aimed at the judge was found"}
+    return f"not decided ({why.get(evaluation.undecided_reason or '', 'see the evaluation')})"
+
+
+def _fmt(value: float | None) -> str:
+    return f"{value:.2f}" if value is not None else "n/a"
+
+
+def _progress_message(iteration: int, evaluation: EvaluationResult) -> str:
+    low = ", ".join(evaluation.low_metrics) or "none"
+    return f"iteration {iteration}: average {_fmt(evaluation.average)}, low metrics: {low}"

@@ -1,0 +1,109 @@
+"""What a rewritten text must not carry, checked line by line: the writer's remarks about its own rewrite,
+and the judge's feedback pasted back into it.
+
+Small models often end a revision with "The revised assessment now includes all the required information…"
+or copy the feedback lines ("- specificity: Scored 4/5.") into the text. Either is text about the text, not
+part of it, and a person receiving the result should never have to clean it up. The checks are plain
+patterns over lines and a verbatim search for the feedback that was given, so the same text always gets the
+same answer; refine_until_pass asks once more when one fires and rejects the revision when it fires again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from gavel.tools.common import one_line
+
+RevisionProblemCode = Literal["writer_remarks", "judge_feedback"]
+
+# Feedback notes shorter than this are too generic to mean a paste when they recur ("Too vague.").
+_MIN_PASTED_CHARS = 30
+_EVIDENCE_CHARS = 120
+# The feedback's own form, "Scored 4/5." (a clinical "PHQ-8 score: 12/24" is content: see _scale_score).
+_SCORED = re.compile(r"\bscored\s+\d+(?:\.\d+)?\s*(?:/|out of)\s*\d+", re.IGNORECASE)
+_FEEDBACK_HEADING = re.compile(r"^\W*(?:feedback|scores?|evaluation|rubric|judge'?s? notes?)\W*$", re.IGNORECASE)
+_OPENERS = re.compile(
+    r"^\W*(?:sure|certainly|of course|okay|absolutely)\b|^\W*here(?:'s| is| are)\b|^\W*below is\b", re.IGNORECASE
+)
+_REMARKS = re.compile(
+    r"\b(?:a|the|this|my|above) (?:revised|updated|improved|rewritten|new) (?:version|text|draft)\b"
+    r"|\b(?:this|the above|my) revision\b"
+    r"|\bI(?: have|'ve)? (?:revised|rewritten|updated|added|removed|included|addressed|incorporated|made sure)\b"
+    r"|\b(?:address\w*|incorporat\w*|per|based on|following)\b[^.]*\bfeedback\b"
+    r"|^\W*(?:note|changes(?: made)?|revisions? made|explanation)\s*:"
+    r"|\blet me know\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class RevisionProblem:
+    code: RevisionProblemCode
+    evidence: str
+
+    def describe(self) -> str:
+        what = (
+            "remarks about the rewrite itself"
+            if self.code == "writer_remarks"
+            else "the judge's feedback or scores copied into the text"
+        )
+        return f"{what} ({self.evidence!r})"
+
+
+def _scale_score(scale_max: float) -> re.Pattern[str]:
+    """'score: 4/5' or 'rating 4 out of 5' on the rubric's own scale."""
+    top = re.escape(f"{scale_max:g}")
+    return re.compile(rf"\b(?:score|rating)s?\b\W*\d+(?:\.\d+)?\s*(?:/|out of)\s*{top}\b", re.IGNORECASE)
+
+
+def _subject_remarks(subject: str) -> re.Pattern[str]:
+    # "The revised assessment now includes…": the rubric's own word for the text, e.g. "assessment".
+    word = re.escape(subject.split()[-1]) if subject.strip() else "text"
+    return re.compile(rf"\b(?:the|this|my) (?:revised|updated|improved|rewritten|new) {word}\b", re.IGNORECASE)
+
+
+def _normalized(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _notes(feedback: Mapping[str, str]) -> Iterable[str]:
+    """The judge's explanations inside the feedback, without the 'Scored s/max.' prefix."""
+    for note in feedback.values():
+        explanation = re.sub(r"^scored [^.]*\.\s*", "", note.strip(), flags=re.IGNORECASE)
+        for sentence in re.split(r"(?<=[.!?])\s+", explanation):
+            if len(sentence) >= _MIN_PASTED_CHARS:
+                yield _normalized(sentence)
+
+
+def revision_problems(
+    text: str,
+    *,
+    subject: str,
+    metric_ids: Iterable[str],
+    scale_max: float,
+    feedback: Mapping[str, str] | None = None,
+) -> list[RevisionProblem]:
+    """Every way `text` carries something other than the text itself; empty when it is clean."""
+    ids = "|".join(re.escape(m) for m in metric_ids) or r"(?!)"
+    # "- specificity: …", the feedback's line form, with the metric's id as the rubric spells it.
+    metric_line = re.compile(rf"^\W*(?:{ids})\W*\s*[:\-–]", re.IGNORECASE)
+    scale_score, subject_remarks = _scale_score(scale_max), _subject_remarks(subject)
+    lines = [line for line in text.splitlines() if line.strip()]
+    found: list[RevisionProblem] = []
+    for index, line in enumerate(lines):
+        evidence = one_line(line, _EVIDENCE_CHARS)
+        feedback_like = _SCORED.search(line) or scale_score.search(line) or metric_line.match(line)
+        if feedback_like or _FEEDBACK_HEADING.match(line):
+            found.append(RevisionProblem("judge_feedback", evidence))
+        elif _REMARKS.search(line) or subject_remarks.search(line) or (index == 0 and _OPENERS.match(line)):
+            found.append(RevisionProblem("writer_remarks", evidence))
+    flat = _normalized(text)
+    found += [
+        RevisionProblem("judge_feedback", one_line(note, _EVIDENCE_CHARS))
+        for note in _notes(feedback or {})
+        if note in flat
+    ]
+    return found
