@@ -39,6 +39,12 @@ def _server_params(settings: Settings) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-m", "gavel.server", "serve"], env=env)
 
 
+def rubrics_line(uris: list[str]) -> str:
+    """The rubrics among the listed resources (not the index, nor the evaluation ledger's resources)."""
+    ids = [uri.removeprefix("rubric://") for uri in uris if uri.startswith("rubric://") and uri != "rubric://index"]
+    return f"Rubrics: {', '.join(ids)} (each readable as rubric://ID)"
+
+
 async def _call(client: mcp.Client, title: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
     _out(f"\n=== {title}  ({tool}) ===")
     started = time.perf_counter()
@@ -69,7 +75,7 @@ async def run_demo(settings: Settings) -> int:
             tools = await client.list_tools()
             _out("Tools: " + ", ".join(t.name for t in tools.tools))
             resources = await client.list_resources()
-            _out("Rubrics: " + ", ".join(str(r.uri) for r in resources.resources))
+            _out(rubrics_line([str(r.uri) for r in resources.resources]))
 
             ev = data["evaluate"]
             results = [

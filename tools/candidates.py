@@ -783,9 +783,10 @@ def template_explanation(
 ) -> str:
     """What it scored and why, each contribution with its weight, and the variety it adds."""
     sentences = [f"{name} scored {_num(score)} (rank {rank})."]
+    # Any value above 0 adds to the score; only one in the upper half of its 0-1 range is called a strength.
     positive = [
-        f"strength in '{c.criterion}'{_judged_note(c)} contributes {_num(c.contribution)} of {_num(score)} "
-        f"(weight {_pct(c.weight)})"
+        f"{'strength in ' if c.value >= 0.5 else 'weak '}'{c.criterion}'{_judged_note(c)} contributes "
+        f"{_num(c.contribution)} of {_num(score)} (weight {_pct(c.weight)})"
         for c in contributions
         if c.contribution > 0
     ]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
 from gavel.tools.engine.config import Limits
 from gavel.tools.errors import InvalidInput
@@ -17,6 +17,11 @@ RubricId = Annotated[
         description="Id of a rubric (see the rubric://index resource). Give this or custom_rubric, not both.",
     ),
 ]
+# Structured output gives numbers only as far as their scales mean anything: probabilities and 0-1 scores to
+# 0.001, rubric scores and averages to 0.01 at the finest. Four decimals never change what a reader or a
+# threshold sees, and drop binary noise such as 0.6200000000000001 (0.1 + 0.2 + 0.32).
+OUTPUT_DECIMALS = 4
+
 Samples = Annotated[
     int,
     Field(
@@ -65,6 +70,17 @@ def one_line(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def rounded(value: Any) -> Any:
+    """`value` with every float in it, however deeply nested, rounded to OUTPUT_DECIMALS."""
+    if isinstance(value, float):
+        return round(value, OUTPUT_DECIMALS)
+    if isinstance(value, dict):
+        return {key: rounded(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(item) for item in value]
+    return value
+
+
 def check_samples(samples: int, limits: Limits) -> None:
     if not 1 <= samples <= limits.max_samples:
         raise InvalidInput(f"must be between 1 and {limits.max_samples}", field="samples")
@@ -84,3 +100,12 @@ class ToolResult(BaseModel):
         "version, prompt templates, model and digest, options and samples), returned with no model call now. "
         "Send no_cache=true to judge afresh.",
     )
+
+    # The one place structured output is rounded: every tool's result derives from this class, and the JSON
+    # dump (structuredContent, the ledger's record) is where a reader meets the numbers. Python-mode dumps and
+    # the models' own values keep full precision for computation. No return annotation on purpose: pydantic
+    # would take it as the serialization schema and replace the tool's outputSchema with it.
+    @model_serializer(mode="wrap")
+    def _rounded_output(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo):
+        data = handler(self)
+        return rounded(data) if info.mode_is_json() else data
