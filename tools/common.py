@@ -64,10 +64,14 @@ def require_text(value: str | None, field: str, limits: Limits, *, required: boo
     return value
 
 
+def clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, the last an ellipsis when anything was cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def one_line(text: str, limit: int) -> str:
     """`text` on one line, cut to `limit` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return clip(" ".join(text.split()), limit)
 
 
 def rounded(value: Any) -> Any:

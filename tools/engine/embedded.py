@@ -33,6 +33,7 @@ import anyio.to_thread
 import platformdirs
 import structlog
 
+from gavel.tools.common import one_line
 from gavel.tools.distribution import install_hint
 from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.errors import BackendError, BackendTimeout, ModelAssemblyError
@@ -251,7 +252,7 @@ class EmbeddedBackend:
     def _reply(self, result: Any, duration_ms: float) -> ChatReply:
         if not isinstance(result, dict) or "choices" not in result:
             detail = result.get("error") if isinstance(result, dict) else result
-            raise BackendError(f"the embedded model returned an error: {str(detail)[:300]}")
+            raise BackendError(f"the embedded model returned an error: {one_line(str(detail), 300)}")
         choice = result["choices"][0]
         timings = result.get("timings") or {}
         usage = result.get("usage") or {}

@@ -13,6 +13,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from gavel.tools.common import clip
+
 T = TypeVar("T", bound=BaseModel)
 
 _THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
@@ -132,4 +134,4 @@ def explanation_before_score(text: str) -> str:
     """The text of an 'Explanation: …' section in a free-text reply, for the regex fallback."""
     cleaned, _ = clean_reply(text)
     match = re.search(r"(?is)explanation\s*[:=]\s*(.*?)(?:^\s*\**\s*score\s*\**\s*[:=]|\Z)", cleaned, re.MULTILINE)
-    return (match.group(1) if match else cleaned).strip()[:1000]
+    return clip((match.group(1) if match else cleaned).strip(), 1000)
