@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from gavel.server.settings import Settings
 from gavel.tools.ledger import parse_since
@@ -14,6 +14,7 @@ from gavel.tools.rubrics import RubricRegistry
 EXIT_OK = 0
 EXIT_USAGE = 2
 PROG = "gavel"
+N = TypeVar("N", int, float)
 
 # A command's implementation: the settings (environment and flags) and the parsed arguments -> exit code.
 Handler = Callable[[Settings, argparse.Namespace], int]
@@ -52,34 +53,27 @@ def load_registry(settings: Settings) -> RubricRegistry:
     return RubricRegistry.load([settings.rubrics_dir] if settings.rubrics_dir else None)
 
 
-def port(text: str) -> int:
+def _number(text: str, kind: Callable[[str], N], what: str, ok: Callable[[N], bool], rule: str) -> N:
+    """`text` as a number of `kind`; argparse shows the message when it is not one or breaks the rule."""
     try:
-        value = int(text)
+        value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 < value < 65536:
-        raise argparse.ArgumentTypeError(f"{value} is not a port number (1-65535)")
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"{text} {rule}")
     return value
+
+
+def port(text: str) -> int:
+    return _number(text, int, "a port number", lambda v: 0 < v < 65536, "is not a port number (1-65535)")
 
 
 def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text} must be above 0")
-    return value
+    return _number(text, float, "a number", lambda v: v > 0, "must be above 0")
 
 
 def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
+    return _number(text, int, "a whole number", lambda v: v >= 1, "must be at least 1")
 
 
 def since(text: str) -> str:
