@@ -84,9 +84,10 @@ async def test_the_passages_come_first_so_every_check_shares_the_prompt_prefix()
     backend = model({}, default=0.95)
     await judge(backend, MIXED)
     users = [r.messages[-1].content for r in backend.requests]
-    shared = users[0].split("\n\nClaim:")[0].split("\n\nAnswer:")[0]
-    assert shared.startswith("Retrieved passages:\n<<<\n[1]\n" + PASSAGE)
-    assert all(u.startswith(shared) for u in users)
+    # The probe's layout: the passages fenced as the document, then the question on one line.
+    shared = f"Document:\n<<<\n[1]\n{PASSAGE}\n>>>\n\nQuestion: {QUESTION}\n\n"
+    assert all(u.startswith(shared) for u in users), users[0]
+    assert len({r.messages[0].content for r in backend.requests}) == 1  # one system text: one cached prefix
     assert all(r.max_tokens == 1 and r.top_logprobs for r in backend.requests)
 
 

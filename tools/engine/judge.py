@@ -322,12 +322,15 @@ class Judge:
         model: str | None = None,
         strategy: str | None = None,
         readout: str | None = None,
+        shared: probability.Prefix | None = None,
     ) -> Judgment:
+        """`shared`: the probability readout's prompt prefix when the caller asks other checks after the same one
+        (the prompt cache then evaluates it once); built from `source` and `data` otherwise."""
         started = time.perf_counter()
         if readout != "generated" and await self.readout(model) == "probability":
             return await self._score_by_probability(
                 rubric=rubric, metrics=metrics, subject=subject, source=source, data=data,
-                context_instructions=context_instructions, model=model, started=started,
+                context_instructions=context_instructions, model=model, started=started, shared=shared,
             )  # fmt: skip
         strategy = strategy or self.strategy
         # The judged text comes first, then the source: measured on the embedded default, with the source
@@ -400,9 +403,10 @@ class Judge:
         context_instructions: str | None,
         model: str | None,
         started: float,
+        shared: probability.Prefix | None = None,
     ) -> Judgment:
         # One readout per metric: it is the model's distribution already, so `samples` has nothing to sample.
-        shared = probability.prefix(rubric, source, data or {})
+        shared = shared or probability.prefix(rubric, source, data or {})
         tally = _Tally()
         scores = await probability.score_metrics(
             self, rubric=rubric, metrics=metrics, shared=shared, subject=subject,

@@ -47,6 +47,19 @@ def prefix(rubric: Rubric, source: str | None, context: Mapping[str, str]) -> Pr
     return Prefix(blocks, "\n\n".join(prompts.fenced(label, text) for label, text in blocks.items()))
 
 
+def document_prefix(document: str | None, question: str | None) -> Prefix:
+    """The probe's layout (../shared/probes/yes_probability.py): the document fenced, then the question on one line.
+
+    Measured on the embedded default (first 20 HaluEval dev pairs, sentence checks): AUROC 0.84 and pairwise 0.85
+    in this layout against 0.78 and 0.85 with the passages and the question both fenced under their rubric labels.
+    """
+    blocks = {k: v for k, v in {"document": document, "question": question}.items() if v}
+    parts = [prompts.fenced("Document", document)] if document else []
+    if question:
+        parts.append(prompts.inline("Question", question))
+    return Prefix(blocks, "\n\n".join(parts))
+
+
 def user_prompt(shared: Prefix, instruction: str, extra: Mapping[str, str] | None = None) -> str:
     parts = [shared.section] if shared.section else []
     parts += [prompts.fenced(label, text) for label, text in (extra or {}).items()]

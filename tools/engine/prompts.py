@@ -85,6 +85,15 @@ def fenced(label: str, content: str) -> str:
     return f"{name[:1].upper()}{name[1:]}:\n<<<\n{neutralize(content)}\n>>>"
 
 
+def inline(label: str, content: str) -> str:
+    """A short one-line field, `Label: text`, for the probability readout: the question in the probe's layout.
+
+    Neutralized like a fenced block and folded onto one line, so it can neither open a fence nor start a line of
+    its own that reads as an instruction.
+    """
+    return f"{label}: {' '.join(neutralize(content).split())}"
+
+
 def strip_echo(text: str, blocks: Mapping[str, str], nonce: str) -> str:
     """A generated text without the material it echoed back from its own prompt.
 

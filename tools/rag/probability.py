@@ -71,9 +71,8 @@ def _support(sentence: str, readout: Readout) -> SentenceSupport:
 
 
 def _instruction(name: str, rubric: Rubric) -> str:
-    return prompts.prompt_set().fill(
-        name, subject=rubric.prompt.subject, source_label=rubric.prompt.source_label, sentence_label=SENTENCE_LABEL
-    )
+    # The passages are shown as the "Document" (engine.probability.document_prefix), so the checks name it so.
+    return prompts.prompt_set().fill(name, subject=rubric.prompt.subject, sentence_label=SENTENCE_LABEL)
 
 
 async def check_sentences(

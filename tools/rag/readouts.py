@@ -17,7 +17,7 @@ from typing import TypeVar
 import anyio
 
 from gavel.tools.engine.judge import Judge, Judgment
-from gavel.tools.engine.probability import prefix
+from gavel.tools.engine.probability import document_prefix
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.errors import GavelError
 from gavel.tools.rag import probability
@@ -79,12 +79,12 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
     rubric, rules = prepared.rubric, prepared.rules
     accuracy = next((m for m in rubric.metrics if m.id == "accuracy" and m.id not in rules.not_applicable), None)
     others = [m for m in rubric.metrics if m.id not in rules.not_applicable and m is not accuracy]
-    shared = prefix(rubric, prepared.passages, data)
+    shared = document_prefix(prepared.passages, data.get("question"))
 
     async def dimensions() -> Judgment:
         return await judge.score_metrics(
             rubric=rubric, metrics=others, subject=item.answer, source=prepared.passages, data=data,
-            context_instructions=rules.instructions, model=prepared.model,
+            context_instructions=rules.instructions, model=prepared.model, shared=shared,
         )  # fmt: skip
 
     async def sentences() -> tuple[list[probability.SentenceSupport], Usage]:
