@@ -242,7 +242,8 @@ class Judge:
     ) -> tuple[Readout, Usage]:
         """One Yes/No check after the judgment's shared prefix, read as P(yes)."""
         tally = _Tally()
-        readout = await probability.ask(self, probability.user_prompt(shared, instruction, extra), tally, model=model)
+        user = probability.user_prompt(shared, instruction, extra)
+        readout = await probability.ask(self, user, tally, model=model, system=shared.system)
         return readout, tally.usage
 
     # -- calls -------------------------------------------------------------------------------------
