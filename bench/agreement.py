@@ -35,6 +35,7 @@ from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
 from bench.data import data_path, load_pairs, subset
 from bench.judges import GavelJudge, Judged, PeerClient, PeerUnavailable, peer_log_path, peers_installed
 from bench.meter import Endpoint, start_embedded_endpoint, start_scripted_endpoint
+from gavel.tools import agreement_stats as stats
 
 NAME = "agreement"
 DEFAULT_PAIRS = 6
@@ -59,55 +60,30 @@ Pair = tuple[Judged, Judged]  # (right, hallucinated) as judged by one judge
 # -- statistics over pairs -----------------------------------------------------------------------------------
 
 
-def _confusion(pairs: Sequence[Pair]) -> tuple[int, int, int, int]:
-    """TP, FN, TN, FP with "hallucinated" positive; an undecided item is always a wrong prediction."""
-    tp = fn = tn = fp = 0
-    for right, hallucinated in pairs:
-        if hallucinated.decided and hallucinated.predicted_hallucinated:
-            tp += 1
-        else:
-            fn += 1
-        if right.decided and right.predicted_hallucinated is False:
-            tn += 1
-        else:
-            fp += 1
-    return tp, fn, tn, fp
+def _outcomes(pairs: Sequence[Pair]) -> list[stats.Outcome]:
+    """(hallucinated, predicted hallucinated) per item; an undecided item is always a wrong prediction."""
+    return [
+        (label, judged.predicted_hallucinated if judged.decided else None)
+        for right, hallucinated in pairs
+        for label, judged in ((False, right), (True, hallucinated))
+    ]
 
 
 def balanced_accuracy(pairs: Sequence[Pair]) -> float | None:
-    tp, fn, tn, fp = _confusion(pairs)
-    if not pairs:
-        return None
-    return (tp / (tp + fn) + tn / (tn + fp)) / 2
+    return stats.balanced_accuracy(_outcomes(pairs)) if pairs else None
 
 
 def f1_hallucinated(pairs: Sequence[Pair]) -> float | None:
-    tp, fn, _, fp = _confusion(pairs)
-    if tp == 0:
-        return 0.0 if pairs else None
-    precision, recall = tp / (tp + fp), tp / (tp + fn)
-    return 2 * precision * recall / (precision + recall)
+    return stats.f1_positive(_outcomes(pairs))
 
 
 def auroc(pairs: Sequence[Pair]) -> float | None:
     """P(a right answer's score > a hallucinated answer's score), ties half, over every scored combination."""
-    rights = [r.score for r, _ in pairs if r.score is not None]
-    wrongs = [h.score for _, h in pairs if h.score is not None]
-    if not rights or not wrongs:
-        return None
-    wins = sum(1.0 if r > h else 0.5 if r == h else 0.0 for r in rights for h in wrongs)
-    return wins / (len(rights) * len(wrongs))
+    return stats.auroc([r.score for r, _ in pairs], [h.score for _, h in pairs])
 
 
 def pairwise_accuracy(pairs: Sequence[Pair]) -> float | None:
-    if not pairs:
-        return None
-    total = 0.0
-    for right, hallucinated in pairs:
-        if right.score is None or hallucinated.score is None:
-            continue
-        total += 1.0 if right.score > hallucinated.score else 0.5 if right.score == hallucinated.score else 0.0
-    return total / len(pairs)
+    return stats.pairwise_accuracy([(r.score, h.score) for r, h in pairs])
 
 
 def undecided_rate(pairs: Sequence[Pair]) -> float | None:
@@ -125,12 +101,10 @@ STATISTICS = {
 
 
 def summarize(judge: str, pairs: Sequence[Pair]) -> dict[str, Any]:
-    from bench.common import bootstrap_ci
-
     out: dict[str, Any] = {"judge": judge, "pairs": len(pairs), "items": 2 * len(pairs), "rule": RULES.get(judge)}
     for name, fn in STATISTICS.items():
         value = fn(pairs)
-        low, high = bootstrap_ci(list(pairs), fn)
+        low, high = stats.bootstrap_ci(list(pairs), fn)
         out[name] = round(value, 4) if value is not None else None
         out[f"{name}_ci95"] = [low, high]
     items = [j for pair in pairs for j in pair]

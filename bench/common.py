@@ -8,18 +8,20 @@ machine (2 cores) is shared and a loaded machine inflates every timing.
 from __future__ import annotations
 
 import json
-import math
 import os
-import random
 import statistics
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from bench.machine import describe
+
+# Moved to gavel.tools.agreement_stats (gavel calibrate computes the same figures); importable from here as before.
+from gavel.tools.agreement_stats import bootstrap_ci as bootstrap_ci
+from gavel.tools.agreement_stats import percentile
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
@@ -83,16 +85,6 @@ def say(text: str = "") -> None:
     sys.stdout.flush()
 
 
-def percentile(values: Sequence[float], q: float) -> float:
-    """The q-th percentile (0-100) by linear interpolation between closest ranks."""
-    if not values:
-        raise ValueError("percentile of no values")
-    ordered = sorted(values)
-    rank = (len(ordered) - 1) * q / 100
-    low, high = math.floor(rank), math.ceil(rank)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
-
-
 def summary_ms(seconds: Sequence[float]) -> dict[str, float]:
     ms = [s * 1000 for s in seconds]
     return {
@@ -117,31 +109,3 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
-
-
-def bootstrap_ci(
-    units: Sequence[Any],
-    statistic: Callable[[Sequence[Any]], float | None],
-    *,
-    resamples: int = 2000,
-    seed: int = 7,
-    level: float = 0.95,
-) -> tuple[float | None, float | None]:
-    """Percentile bootstrap CI of `statistic` over resamples (with replacement) of `units`.
-
-    Resamples where the statistic is undefined (e.g. AUROC with one class) are skipped; None when too few
-    are left to say anything.
-    """
-    if not units:
-        return None, None
-    rng = random.Random(seed)
-    values = []
-    for _ in range(resamples):
-        sample = [units[rng.randrange(len(units))] for _ in units]
-        value = statistic(sample)
-        if value is not None and not math.isnan(value):
-            values.append(value)
-    if len(values) < resamples // 10:
-        return None, None
-    tail = (1 - level) / 2 * 100
-    return round(percentile(values, tail), 4), round(percentile(values, 100 - tail), 4)

@@ -35,20 +35,19 @@ what is wrong (shown by `gavel config`).
 from __future__ import annotations
 
 import atexit
-import hashlib
-import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import anyio
 import structlog
 
+from gavel.tools.ledger_reads import RECENT_LIMIT, LedgerReads
 from gavel.tools.ledger_store import (
     BUSY_TIMEOUT_S,
     MIGRATIONS,
@@ -62,9 +61,22 @@ from gavel.tools.ledger_store import (
     migrate,
     schema_version,
 )
+from gavel.tools.ledger_values import (
+    COLUMNS,
+    Entry,
+    LedgerStatus,
+    canonical_hash,
+    headline_of,
+    parse_since,
+    timestamp,
+    to_json,
+    utc_now,
+)
 
+# The ledger's names, importable from here as before the module was split.
 __all__ = [
     "MIGRATIONS",
+    "RECENT_LIMIT",
     "SCHEMA_VERSION",
     "Entry",
     "Ledger",
@@ -72,9 +84,15 @@ __all__ = [
     "LedgerStatus",
     "PostgresStore",
     "SqliteStore",
+    "canonical_hash",
     "connect",
+    "headline_of",
     "migrate",
+    "parse_since",
     "schema_version",
+    "timestamp",
+    "to_json",
+    "utc_now",
 ]
 
 log = structlog.get_logger("gavel.ledger")
@@ -82,10 +100,6 @@ log = structlog.get_logger("gavel.ledger")
 T = TypeVar("T")
 
 DEFAULT_TTL_S = 7 * 24 * 3600.0
-RECENT_LIMIT = 50
-HEADLINE_MAX_CHARS = 300
-# How many rows `export` fetches per round trip: bounded memory on a large ledger.
-EXPORT_BATCH = 500
 # How long a read, `close` or process exit waits for background writes still queued.
 FLUSH_TIMEOUT_S = 10.0
 # Background rows (cache-hit records) are gathered this long, or up to this many, per transaction.
@@ -97,12 +111,7 @@ REMEMBERED_JUDGMENTS = 256
 # long: judgments go on unrecorded instead of each waiting for the connection timeout.
 OUTAGE_S = 30.0
 
-_COLUMNS = (
-    "id, tool, created_at, duration_ms, request_hash, request_json, result_json, provenance_json, usage_json, "
-    "cached, headline, parent_id, cache_key, servable, source_id"
-)
-
-_INSERT = f"INSERT INTO evaluations ({_COLUMNS}) VALUES ({', '.join('?' * len(_COLUMNS.split(',')))})"
+_INSERT = f"INSERT INTO evaluations ({COLUMNS}) VALUES ({', '.join('?' * len(COLUMNS.split(',')))})"
 
 
 @dataclass
@@ -113,122 +122,10 @@ class _Remembered:
     served: Any = None  # what the first memory hit made of it, for the next ones
 
 
-# -- values ------------------------------------------------------------------------------------------------
-
-
-def to_json(value: Any) -> str:
-    """Compact JSON text that SQLite can store: lone surrogates (which UTF-8 cannot encode) are escaped."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
-    return text
-
-
-def canonical_hash(value: Any) -> str:
-    """sha256 of the canonical JSON of `value`: sorted keys, no whitespace, ASCII only."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-def timestamp(moment: datetime) -> str:
-    """The one stored time format: UTC, ISO 8601, microseconds, so text order is time order."""
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
-
-
-def parse_since(text: str) -> str:
-    """A date ('2025-06-01', midnight UTC) or an ISO time (naive means UTC) as a stored timestamp."""
-    try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise ValueError(f"{text!r} is not a date (YYYY-MM-DD) or an ISO 8601 time") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return timestamp(moment)
-
-
-def headline_of(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= HEADLINE_MAX_CHARS else line[: HEADLINE_MAX_CHARS - 3] + "..."
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One row to write."""
-
-    id: str
-    tool: str
-    created_at: str
-    duration_ms: float
-    request_hash: str
-    request_json: str | None
-    result_json: str
-    provenance_json: str | None
-    usage_json: str | None
-    headline: str
-    cached: bool = False
-    parent_id: str | None = None
-    cache_key: str | None = None
-    servable: bool = False
-    source_id: str | None = None
-
-    def row(self) -> tuple[Any, ...]:
-        return (
-            self.id, self.tool, self.created_at, round(self.duration_ms, 3), self.request_hash, self.request_json,
-            self.result_json, self.provenance_json, self.usage_json, int(self.cached), self.headline,
-            self.parent_id, self.cache_key, int(self.servable), self.source_id,
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class LedgerStatus:
-    """What `gavel config` says about the ledger."""
-
-    path: str | None
-    state: Literal["off", "ok", "not_created", "unavailable"]
-    detail: str | None = None
-    evaluations: int | None = None
-    schema_version: int | None = None
-    # Top-level calls (what `gavel history` lists); the rest of `evaluations` are rows inside them.
-    calls: int | None = None
-
-    def line(self) -> str:
-        if self.state == "off":
-            return "off (GAVEL_LEDGER_PATH=off): judgments are not recorded and never served from a cache"
-        if self.state == "not_created":
-            return f"not created yet; the first judgment creates {self.path}"
-        if self.state == "unavailable":
-            return f"UNAVAILABLE at {self.path}: {self.detail}; the server judges without recording or cache"
-        counted = f"{self.evaluations} evaluation(s)"
-        if self.calls is not None and self.evaluations is not None and self.calls != self.evaluations:
-            # Otherwise `gavel history` seems to miss rows: it lists calls, not the items inside them.
-            counted += (
-                f" ({self.calls} call(s), as `gavel history` lists them, and {self.evaluations - self.calls} "
-                "batch item(s) and refinement iteration(s) recorded inside them)"
-            )
-        return f"ok, {counted} at {self.path} (schema v{self.schema_version})"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "state": self.state,
-            "detail": self.detail,
-            "evaluations": self.evaluations,
-            "schema_version": self.schema_version,
-            "calls": self.calls,
-            "summary": self.line(),
-        }
-
-
 # -- the store ---------------------------------------------------------------------------------------------
 
 
-class Ledger:
+class Ledger(LedgerReads):
     """The ledger at `path` (a SQLite file) or in `store` (e.g. PostgreSQL). Opened at first use; every
     method is safe to call when it cannot be used."""
 
@@ -437,88 +334,10 @@ class Ledger:
     async def aserve_cached(self, cache_key: str, serve: Callable[[str, str], T | None]) -> T | None:
         return await anyio.to_thread.run_sync(self.serve_cached, cache_key, serve)
 
-    # -- reading -----------------------------------------------------------------------------------
-
-    def get(self, evaluation_id: str) -> dict[str, Any] | None:
-        """The full record: request (or null), result, provenance, usage, and the ids of its items."""
-        self.flush()
-
-        def read(conn: Conn) -> dict[str, Any] | None:
-            row = conn.execute(f"SELECT {_COLUMNS} FROM evaluations WHERE id = ?", (evaluation_id,)).fetchone()
-            if row is None:
-                return None
-            items = [r[0] for r in conn.execute(
-                "SELECT id FROM evaluations WHERE parent_id = ? ORDER BY rowid", (evaluation_id,))]  # fmt: skip
-            return _record(row, items)
-
-        return self._run("get", read, create=False)
-
-    def find(self, prefix: str, limit: int = 2) -> list[str]:
-        """Ids starting with `prefix` (for a person typing a short id)."""
-        pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-        def read(conn: Conn) -> list[str]:
-            rows = conn.execute(
-                "SELECT id FROM evaluations WHERE id LIKE ? ESCAPE '\\' ORDER BY rowid LIMIT ?", (pattern, limit)
-            )
-            return [r[0] for r in rows]
-
-        return self._run("find", read, create=False) or []
-
-    def recent(self, limit: int = RECENT_LIMIT, tool: str | None = None) -> list[dict[str, Any]]:
-        """The latest top-level evaluations, newest first: id, tool, time, cached, headline."""
-        self.flush()
-
-        def read(conn: Conn) -> list[dict[str, Any]]:
-            where, args = ("parent_id IS NULL AND tool = ?", (tool, limit)) if tool else ("parent_id IS NULL", (limit,))
-            rows = conn.execute(
-                f"SELECT id, tool, created_at, cached, headline, duration_ms FROM evaluations WHERE {where} "
-                "ORDER BY created_at DESC, rowid DESC LIMIT ?",
-                args,
-            )
-            return [
-                {"evaluation_id": r[0], "tool": r[1], "created_at": r[2], "cached": bool(r[3]), "headline": r[4],
-                 "duration_ms": r[5]}
-                for r in rows
-            ]  # fmt: skip
-
-        return self._run("recent", read, create=False) or []
-
-    def export(self, since: str | None = None) -> Iterator[dict[str, Any]]:
-        """Every record (items included), oldest first, from `since` (a stored timestamp) on."""
-        self.flush()
-        last_rowid = 0
-        while True:
-
-            def read(conn: Conn, after: int = last_rowid) -> list[tuple[Any, ...]]:
-                return conn.execute(
-                    f"SELECT rowid, {_COLUMNS} FROM evaluations WHERE rowid > ? AND created_at >= ? "
-                    "ORDER BY rowid LIMIT ?",
-                    (after, since or "", EXPORT_BATCH),
-                ).fetchall()
-
-            rows = self._run("export", read, create=False) or []
-            for row in rows:
-                yield _record(row[1:], None)
-            if len(rows) < EXPORT_BATCH:
-                return
-            last_rowid = rows[-1][0]
-
-    def count(self, *, calls_only: bool = False) -> int | None:
-        """Every row, or with `calls_only` the top-level calls (no batch items or refinement iterations)."""
-        self.flush()
-        where = " WHERE parent_id IS NULL" if calls_only else ""
-
-        def read(conn: Conn) -> int:
-            return int(conn.execute(f"SELECT COUNT(*) FROM evaluations{where}").fetchone()[0])
-
-        return self._run("count", read, create=False)
-
-    async def aget(self, evaluation_id: str) -> dict[str, Any] | None:
-        return await anyio.to_thread.run_sync(self.get, evaluation_id)
-
-    async def arecent(self, limit: int = RECENT_LIMIT, tool: str | None = None) -> list[dict[str, Any]]:
-        return await anyio.to_thread.run_sync(self.recent, limit, tool)
+    def run(self, what: str, fn: Callable[[Conn], T], *, create: bool = True) -> T | None:
+        """`fn` on a connection of the store, for the ledger's other tables (tools/calibration_store.py); None
+        when the ledger cannot be used (the problem is logged and `failure` says it)."""
+        return self._run(what, fn, create=create)
 
     # -- status ------------------------------------------------------------------------------------
 
@@ -540,26 +359,3 @@ class Ledger:
         if not self.store.writable():
             return LedgerStatus(path, "unavailable", "the file is read-only", count, SCHEMA_VERSION)
         return LedgerStatus(path, "ok", None, count, SCHEMA_VERSION, self.count(calls_only=True))
-
-
-def _record(row: Sequence[Any], items: list[str] | None) -> dict[str, Any]:
-    (eid, tool, created_at, duration_ms, request_hash, request_json, result_json, provenance_json, usage_json,
-     cached, headline, parent_id, _cache_key, _servable, source_id) = row  # fmt: skip
-    record: dict[str, Any] = {
-        "evaluation_id": eid,
-        "tool": tool,
-        "created_at": created_at,
-        "duration_ms": duration_ms,
-        "cached": bool(cached),
-        "source_id": source_id,
-        "parent_id": parent_id,
-        "headline": headline,
-        "request_hash": request_hash,
-        "request": json.loads(request_json) if request_json is not None else None,
-        "result": json.loads(result_json),
-        "provenance": json.loads(provenance_json) if provenance_json is not None else None,
-        "usage": json.loads(usage_json) if usage_json is not None else None,
-    }
-    if items is not None:
-        record["items"] = items
-    return record
