@@ -57,6 +57,7 @@ class Settings(BaseModel):
     seed: int = 42
     strategy: Literal["per_metric", "joint"] = "per_metric"
     readout: Literal["probability", "generated"] = "probability"
+    use_calibrated_cut: bool = False
     max_text_chars: int = Field(default=200_000, ge=1)
     max_sources: int = Field(default=50, ge=1)
     max_candidates: int = Field(default=10_000, ge=1)
@@ -111,6 +112,7 @@ class Settings(BaseModel):
             default_ollama_model=DEFAULT_OLLAMA_MODEL,
             strategy=self.strategy,
             readout=self.readout,
+            use_calibrated_cut=self.use_calibrated_cut,
         )
 
     def limits(self) -> Limits:
@@ -185,6 +187,7 @@ ENV_VARS: dict[str, str] = {
     "seed": "GAVEL_SEED",
     "strategy": "GAVEL_STRATEGY",
     "readout": "GAVEL_READOUT",
+    "use_calibrated_cut": "GAVEL_USE_CALIBRATED_CUT",
     "ollama_host": "GAVEL_OLLAMA_HOST",
     "openai_base_url": "GAVEL_OPENAI_BASE_URL",
     "openai_api_key": "GAVEL_OPENAI_API_KEY",

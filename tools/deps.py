@@ -16,6 +16,7 @@ from gavel.tools.rubrics import RubricRegistry
 
 if TYPE_CHECKING:
     from gavel.tools.engine.judge import Judge
+    from gavel.tools.ledger import Ledger
 
 # progress(progress, total, message): reported to the client when it sent a progress token.
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -36,6 +37,9 @@ class ToolDeps:
     # Who rewrites in refine_until_pass when generator="sampling": the client's model. None when the
     # client cannot sample.
     sampling_judge_factory: JudgeFactory | None = None
+    # The evaluation ledger, for a tool that reads or writes it itself (calibrate_judge); None when it is off.
+    # Judging tools never see it: the server records and serves their judgments around them.
+    ledger: Ledger | None = None
 
     async def judge(self) -> Judge:
         return await self.judge_factory()

@@ -35,6 +35,7 @@ import structlog
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
+from gavel.tools.calibration_store import fitness_source
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import ToolDeps
 from gavel.tools.distribution import version
@@ -188,12 +189,15 @@ class LedgerCall:
         request: BaseModel,
         result_model: type[ToolResult],
         evaluation_id: str,
+        fitness: bool = True,
     ) -> None:
         self.ledger = ledger
         self.tool = tool
         self.request = request
         self.result_model = result_model
         self.evaluation_id = evaluation_id
+        # False while calibrating: the judgment is the measurement, so no earlier calibration may shape it.
+        self.fitness = fitness
         self.policy = policy_for(result_model)
         self.started = time.perf_counter()
         self.judged = False
@@ -231,6 +235,8 @@ class LedgerCall:
 
         async def judge() -> Judge:
             judge = await resolve()
+            if self.fitness:
+                judge.fitness = fitness_source(self.ledger)
             self.judged = True
             if not self._looked_up:
                 self._looked_up = True
@@ -261,7 +267,7 @@ class LedgerCall:
             return None
         rubric_id = getattr(self.request, "rubric", None)
         custom = getattr(self.request, "custom_rubric", None)
-        rubric_part = None
+        rubric_part, rubric = None, None
         if rubric_id is not None or custom is not None or self.policy.default_rubric is not None:
             try:
                 rubric = deps.registry.resolve(rubric_id, custom, default=self.policy.default_rubric or "")
@@ -270,6 +276,9 @@ class LedgerCall:
             rubric_part = _rubric_part(deps.registry, rubric, from_registry=custom is None)
         config = judge.config
         readout = await judge.readout(getattr(self.request, "model", None))
+        # The result carries the judge's fitness, and may be decided at its calibrated cut: a new calibration
+        # makes a new judgment.
+        calibrated = await judge.calibration(rubric, getattr(self.request, "model", None))
         return canonical_hash(
             {
                 "tool": self.tool,
@@ -288,6 +297,8 @@ class LedgerCall:
                     "top_p": config.top_p,
                     "num_ctx": config.num_ctx,
                     "generator_model": config.generator_model,
+                    "calibration": calibrated.calibration_id if calibrated is not None else None,
+                    "use_calibrated_cut": config.use_calibrated_cut,
                 },
                 "result_schema": _schema_hash(self.result_model),
                 "gavel": version(),

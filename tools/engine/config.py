@@ -37,6 +37,9 @@ class EngineConfig:
     # score_candidates' judged criteria stay generated: read as Yes/No probabilities, the embedded default ranked
     # bench/ideas.py's weak ideas above the concrete ones (0.16 of pairs against 0.66 generated).
     candidate_readout: str = "generated"
+    # GAVEL_USE_CALIBRATED_CUT: decide probability readouts at the cut the judge's calibration found best (where
+    # one exists for its key) instead of Gavel's fixed default; the result says which cut decided.
+    use_calibrated_cut: bool = False
     # Bound on all the model work of one tool call (a Judge serves one call), queueing for the limiter included.
     call_deadline_s: float = 600.0
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from gavel.tools.engine import probability, prompts
 from gavel.tools.engine.backend import Backend, ChatMessage, ChatReply, ChatRequest
 from gavel.tools.engine.config import EngineConfig
+from gavel.tools.engine.fitness import DecisionCut, FitnessSource, JudgeFitness, fitness_flags, fitness_key
 from gavel.tools.engine.parse import (
     explanation_before_score,
     is_placeholder,
@@ -217,6 +218,9 @@ class Judge:
         self._deadline = time.monotonic() + config.call_deadline_s
         # Set once a model call of this tool call timed out: the backend is not asked again in this call.
         self._stopped: str | None = None
+        # Where this judge's calibration is found (the ledger); None: no calibration can exist (ledger off),
+        # or this judge is being calibrated, and its verdicts must not depend on an earlier calibration.
+        self.fitness: FitnessSource | None = None
 
     @property
     def backend_name(self) -> str:
@@ -391,6 +395,7 @@ class Judge:
         provenance = await self.provenance(
             rubric=rubric, samples=samples, model=model, strategy=strategy, readout="generated"
         )
+        flags += fitness_flags(provenance.judge_fitness)
         return Judgment(scores=scores, usage=usage, provenance=provenance, flags=flags)
 
     async def _score_by_probability(
@@ -416,6 +421,7 @@ class Judge:
         judged = [subject, *shared.blocks.values()]
         flags = [PROMPT_INJECTION_FLAG] if any(detect_injection(text) for text in judged) else []
         provenance = await self.provenance(rubric=rubric, samples=1, model=model, strategy="per_metric")
+        flags += fitness_flags(provenance.judge_fitness)
         return Judgment(
             scores=scores, usage=probability.usage_since(tally, started), provenance=provenance, flags=flags
         )
@@ -640,19 +646,43 @@ class Judge:
         readout: ReadoutKind | None = None,
     ) -> Provenance:
         info = await self.backend.model_info(model)
+        readout = readout or await self.readout(model)
+        template = prompts.template_hash(rubric)
+        key = fitness_key(info.backend, info.model, info.digest, readout, template)
         return Provenance(
             backend=info.backend,
             model=info.model,
             model_digest=info.digest,
             rubric_id=rubric.id if rubric else None,
             rubric_version=rubric.version if rubric else None,
-            prompt_template_hash=prompts.template_hash(rubric),
+            prompt_template_hash=template,
             temperature=self.config.temperature if samples == 1 else self.config.sample_temperature,
             seed=self.config.seed,
             samples=samples,
             strategy=strategy or self.strategy,
-            readout=readout or await self.readout(model),
+            readout=readout,
+            fitness_key=key,
+            judge_fitness=await self.fitness.fitness_for(key) if self.fitness is not None else None,
         )
+
+    async def calibration(self, rubric: Rubric | None, model: str | None = None) -> JudgeFitness | None:
+        """This judge's newest calibration for `rubric`'s prompts (its probability readout), or None."""
+        if self.fitness is None:
+            return None
+        info = await self.backend.model_info(model)
+        key = fitness_key(
+            info.backend, info.model, info.digest, await self.readout(model), prompts.template_hash(rubric)
+        )
+        return await self.fitness.fitness_for(key)
+
+    async def decision_cut(self, rubric: Rubric | None, default: float, model: str | None = None) -> DecisionCut:
+        """The cut a probability readout is decided at: Gavel's default, or with GAVEL_USE_CALIBRATED_CUT=true
+        the cut this judge's calibration found best."""
+        if self.config.use_calibrated_cut:
+            found = await self.calibration(rubric, model)
+            if found is not None and found.calibrated_cut is not None:
+                return DecisionCut(value=found.calibrated_cut, source="calibrated", calibration_id=found.calibration_id)
+        return DecisionCut(value=default, source="default")
 
 
 __all__ = ["Generated", "Judge", "Judgment", "Structured"]

@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gavel.tools.engine.fitness import JudgeFitness
+
 MetricStatus = Literal["scored", "unscored", "not_applicable"]
 ReadoutKind = Literal["probability", "generated"]
 
@@ -135,4 +137,14 @@ class Provenance(BaseModel):
         default=None,
         description="'probability' (verdicts read from token probabilities) or 'generated' (parsed from the "
         "model's written reply).",
+    )
+    fitness_key: str | None = Field(
+        default=None,
+        description="The judge's calibration key (backend, model digest, readout, prompt template hash); see "
+        "calibration://{key}.",
+    )
+    judge_fitness: JudgeFitness | None = Field(
+        default=None,
+        description="The newest calibration for fitness_key: set, n, balanced accuracy and AUROC with 95% "
+        "intervals, date. Null when this judge was never calibrated (flag judge_uncalibrated).",
     )

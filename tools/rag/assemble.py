@@ -165,6 +165,7 @@ def _grounding_fields(grounding: Grounding | None, grounding_error: str | None) 
             "contradicts_passages": None,
             "unsupported_claims": [],
             "sentence_support": [],
+            "decision_cut": None,
             "grounding_error": grounding_error,
             "reasoning": "",
         }
@@ -173,6 +174,7 @@ def _grounding_fields(grounding: Grounding | None, grounding_error: str | None) 
         "contradicts_passages": grounding.contradicts_passages,
         "unsupported_claims": list(grounding.unsupported_claims),
         "sentence_support": grounding.sentences if isinstance(grounding, ProbabilityGrounding) else [],
+        "decision_cut": grounding.cut if isinstance(grounding, ProbabilityGrounding) else None,
         "grounding_error": None,
         "reasoning": grounding.reasoning,
     }

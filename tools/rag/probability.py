@@ -4,7 +4,8 @@ The answer is split into sentences deterministically (`sentences.split_sentences
 part of this sentence supported by the passages?" after the judgment's shared prompt prefix (passages,
 question, answer), so the prompt cache evaluates the passages once. Rules, fixed here and documented:
 
-- a sentence is supported when P(yes) >= SUPPORT_CUT;
+- a sentence is supported when P(yes) >= SUPPORT_CUT (or, with GAVEL_USE_CALIBRATED_CUT=true, the cut the judge's
+  calibration found best: the result's decision_cut says which);
 - accuracy is the weakest sentence's P(supported): one unsupported sentence makes the answer unfaithful;
   it is unscored when any sentence is (its minimum is then unknown);
 - is_grounded is False when a scored sentence is below the cut, True when every sentence is at or above it,
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
+from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probability import Prefix, metric_score
 from gavel.tools.engine.readout import Readout
@@ -60,14 +62,15 @@ class ProbabilityGrounding:
     unsupported_claims: list[str]
     reasoning: str
     confidence: float | None
+    cut: DecisionCut
 
 
-def _support(sentence: str, readout: Readout) -> SentenceSupport:
+def _support(sentence: str, readout: Readout, cut: float) -> SentenceSupport:
     if readout.value is None:
         return SentenceSupport(
             sentence=sentence, p_supported=None, supported=None, reason_code=readout.reason_code, reason=readout.reason
         )
-    return SentenceSupport(sentence=sentence, p_supported=readout.value, supported=readout.value >= SUPPORT_CUT)
+    return SentenceSupport(sentence=sentence, p_supported=readout.value, supported=readout.value >= cut)
 
 
 def _instruction(name: str, rubric: Rubric) -> str:
@@ -76,7 +79,7 @@ def _instruction(name: str, rubric: Rubric) -> str:
 
 
 async def check_sentences(
-    judge: Judge, shared: Prefix, rubric: Rubric, answer: str, model: str | None
+    judge: Judge, shared: Prefix, rubric: Rubric, answer: str, model: str | None, cut: float = SUPPORT_CUT
 ) -> tuple[list[SentenceSupport], Usage]:
     sentences = split_sentences(answer) or [answer.strip()]
     readouts: list[Readout | None] = [None] * len(sentences)
@@ -92,7 +95,7 @@ async def check_sentences(
     async with anyio.create_task_group() as tg:
         for index, sentence in enumerate(sentences):
             tg.start_soon(one, index, sentence)
-    return [_support(s, r) for s, r in zip(sentences, readouts, strict=True) if r is not None], usage
+    return [_support(s, r, cut) for s, r in zip(sentences, readouts, strict=True) if r is not None], usage
 
 
 async def follow_up(judge: Judge, shared: Prefix, rubric: Rubric, model: str | None) -> tuple[Readout, Readout, Usage]:
@@ -116,7 +119,7 @@ def needs_follow_up(support: Sequence[SentenceSupport], dimensions: Sequence[Met
     return unsupported or low
 
 
-def accuracy_score(metric: Metric, support: Sequence[SentenceSupport]) -> MetricScore:
+def accuracy_score(metric: Metric, support: Sequence[SentenceSupport], cut: float = SUPPORT_CUT) -> MetricScore:
     """The weakest sentence's P(supported), with Gavel's explanation of which sentence decided it."""
     unscored = [s for s in support if s.p_supported is None]
     if unscored or not support:
@@ -132,15 +135,19 @@ def accuracy_score(metric: Metric, support: Sequence[SentenceSupport]) -> Metric
     p = weakest.p_supported or 0.0
     held = sum(1 for s in support if s.supported)
     explanation = (
-        f"{held} of {len(support)} sentences supported by the passages (P(supported) >= {SUPPORT_CUT}); the weakest "
+        f"{held} of {len(support)} sentences supported by the passages (P(supported) >= {cut:.3g}); the weakest "
         f"decides: P {p:.2f} for “{one_line(weakest.sentence, CLAIM_CHARS)}”"
     )
     return metric_score(metric.id, metric.name, Readout(value=p, distribution={"yes": p, "no": 1 - p}), explanation)
 
 
 def grounding(
-    support: Sequence[SentenceSupport], contradicts: Readout | None, relevant: Readout | None
+    support: Sequence[SentenceSupport],
+    contradicts: Readout | None,
+    relevant: Readout | None,
+    cut: DecisionCut | None = None,
 ) -> ProbabilityGrounding:
+    cut = cut or DecisionCut(value=SUPPORT_CUT, source="default")
     scored = [s for s in support if s.p_supported is not None]
     if any(s.supported is False for s in scored):
         is_grounded: bool | None = False
@@ -150,7 +157,9 @@ def grounding(
         is_grounded = None
     unsupported = [s.sentence for s in support if s.supported is False]
     weakest = min((s.p_supported for s in scored if s.p_supported is not None), default=None)
-    parts = [f"{len(scored) - len(unsupported)} of {len(support)} sentences supported (cut {SUPPORT_CUT})"]
+    parts = [
+        f"{len(scored) - len(unsupported)} of {len(support)} sentences supported (cut {cut.value:.3g}, {cut.source})"
+    ]
     if unsupported:
         parts.append(f"unsupported: {'; '.join(f'“{one_line(s, CLAIM_CHARS)}”' for s in unsupported[:3])}")
     for name, readout in (("contradicts the passages", contradicts), ("passages address the question", relevant)):
@@ -163,11 +172,15 @@ def grounding(
         contradicts_passages=_decided(contradicts),
         unsupported_claims=unsupported,
         reasoning="; ".join(parts),
-        # How far the deciding (weakest) sentence is from the cut, as a share of the way to certainty.
-        confidence=abs(weakest - SUPPORT_CUT) / SUPPORT_CUT
-        if weakest is not None and is_grounded is not None
-        else None,
+        confidence=_margin(weakest, cut.value) if weakest is not None and is_grounded is not None else None,
+        cut=cut,
     )
+
+
+def _margin(p: float, cut: float) -> float:
+    """How far the deciding (weakest) sentence is from the cut, as a share of the way to certainty on its side."""
+    room = cut if p < cut else 1 - cut
+    return min(1.0, abs(p - cut) / room) if room > 0 else 1.0
 
 
 def _decided(readout: Readout | None) -> bool | None:

@@ -80,6 +80,7 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
     accuracy = next((m for m in rubric.metrics if m.id == "accuracy" and m.id not in rules.not_applicable), None)
     others = [m for m in rubric.metrics if m.id not in rules.not_applicable and m is not accuracy]
     shared = document_prefix(prepared.passages, data.get("question"))
+    cut = await judge.decision_cut(rubric, probability.SUPPORT_CUT, prepared.model)
 
     async def dimensions() -> Judgment:
         return await judge.score_metrics(
@@ -88,7 +89,7 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
         )  # fmt: skip
 
     async def sentences() -> tuple[list[probability.SentenceSupport], Usage]:
-        return await probability.check_sentences(judge, shared, rubric, item.answer, prepared.model)
+        return await probability.check_sentences(judge, shared, rubric, item.answer, prepared.model, cut.value)
 
     judgment, (support, support_usage) = await _both(dimensions, sentences)
     usage = judgment.usage.add(support_usage)
@@ -96,10 +97,10 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
     if probability.needs_follow_up(support, judgment.scores, rubric.pass_threshold):
         contradicts, relevant, used = await probability.follow_up(judge, shared, rubric, prepared.model)
         usage = usage.add(used)
-    accuracy_scores = [probability.accuracy_score(accuracy, support)] if accuracy is not None else []
+    accuracy_scores = [probability.accuracy_score(accuracy, support, cut.value)] if accuracy is not None else []
     return Judged(
         scores=[*judgment.scores, *accuracy_scores],
-        grounding=probability.grounding(support, contradicts, relevant),
+        grounding=probability.grounding(support, contradicts, relevant, cut),
         grounding_error=None,
         flags=judgment.flags,
         usage=usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000}),

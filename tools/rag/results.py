@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from gavel.tools.common import ToolResult
+from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.rag import render
 from gavel.tools.rag.probability import SentenceSupport
@@ -63,6 +64,11 @@ class RagJudgment(ToolResult):
         description="Probability readout: every sentence of the answer with P(supported by the passages).",
     )
     grounding_error: str | None = Field(default=None, description="Why the grounding check gave no decision.")
+    decision_cut: DecisionCut | None = Field(
+        default=None,
+        description="Probability readout: the P(supported) cut that decided is_grounded, Gavel's default or the "
+        "judge's calibrated one (GAVEL_USE_CALIBRATED_CUT).",
+    )
     diagnosis: Diagnosis = Field(
         description="What to fix: ok | unsupported_by_context | retrieval_miss | answer_miss | undetermined (no "
         "verdict, and no fault could be established)."
