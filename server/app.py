@@ -270,6 +270,8 @@ def build_server(
         from gavel.server.tool_registry import register_all_tools
 
         register_tools = register_all_tools
+    from gavel.server.calibration_mcp import add_calibration_resources
+
     text = load_server_text()
     server: MCPServer[Any] = BoundaryServer(
         SERVER_NAME,
@@ -285,6 +287,7 @@ def build_server(
         ledger = settings.make_ledger()
     attach_ledger(server, ledger)
     _add_ledger_resources(server)
+    add_calibration_resources(server)
     _add_prompts(server, text.prompts)
     register_tools(server, deps_factory, settings.limits())
     return server

@@ -40,6 +40,8 @@ from gavel.server.logging import bind_request_context
 from gavel.server.sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.engine.fitness import fitness_line
+from gavel.tools.engine.verdict import Provenance
 from gavel.tools.errors import GavelError
 from gavel.tools.ledger import Ledger
 from gavel.tools.ledger_calls import CacheHit, LedgerCall, new_evaluation_id
@@ -297,6 +299,9 @@ def register_tool(
                         # Committed before the client hears of the result: a reported judgment is never lost.
                         structured = await recorder.record(result)
                 text = _render_text(result, text_renderer)
+                provenance = getattr(result, "provenance", None)
+                if isinstance(provenance, Provenance):  # how far to trust this verdict, in one line
+                    text += "\n" + fitness_line(provenance.judge_fitness, provenance.fitness_key)
                 if getattr(result, "cached", False):
                     # A person reading the chat should know no model judged this call.
                     text += f"\n(served from the ledger: {result.evaluation_id}; no model call; no_cache re-judges)"

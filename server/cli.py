@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gavel.server import cli_config, cli_ledger, cli_serve
+from gavel.server import cli_calibrate, cli_config, cli_ledger, cli_serve
 from gavel.server.cli_common import PROG, Parser, Subcommands, fail, positive_float
 from gavel.server.settings import SettingsError, load_settings
 
@@ -30,6 +30,7 @@ COMMAND_GROUPS: tuple[Callable[[Subcommands, argparse.ArgumentParser], None], ..
     cli_serve.add_commands,
     cli_config.add_commands,
     cli_ledger.add_commands,
+    cli_calibrate.add_commands,
 )
 
 

@@ -13,6 +13,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
 from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
+from gavel.server.calibration_mcp import register_calibrate_judge
 from gavel.server.sampling import MemoBackend, client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
 from gavel.tools import assessment, candidates, rag, refine
@@ -131,6 +132,7 @@ def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits
         uses_sampling=uses_sampling,
         annotations=judging_annotations(idempotent=True, title="Score and select among candidates"),
     )
+    register_calibrate_judge(server, deps_factory)
 
 
 class GavelDeps:

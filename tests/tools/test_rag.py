@@ -616,7 +616,8 @@ async def test_the_verdict_card_shows_verdict_dimensions_facts_diagnosis_and_iss
     assert lines[3].split()[:3] == ["completeness", "0.3", "Completeness"]
     assert "has_sources: yes (cited: S1) · is_grounded: yes" in lines
     assert "diagnosis: ok — approved" in lines
-    assert lines[-2:] == ["issues:", "- completeness 0.3: Completeness evidence is thin."]
+    assert lines[-3:-1] == ["issues:", "- completeness 0.3: Completeness evidence is thin."]
+    assert lines[-1] == "flags: judge_uncalibrated"  # no calibration can exist without a ledger
 
 
 def test_the_grounding_prompt_keeps_the_context_instructions_verbatim():

@@ -1,0 +1,154 @@
+"""`gavel calibrate`: measure the configured judge on a labelled set, or `--show` the calibrations kept.
+
+    gavel calibrate --set halueval-qa --limit 40     # a shipped set (judge_rag_answer)
+    gavel calibrate --data mine.jsonl                 # your own labelled JSONL (tools/calibration_data/README.md)
+    gavel calibrate --show                            # every calibration in the ledger
+
+The table goes to stdout, one progress line per item to stderr. Ctrl-C stops the run (the item being judged is
+dropped): the items judged so far are kept and reported (and stored) as a partial calibration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from gavel.server.cli_common import EXIT_OK, Subcommands, add_command, fail, load_registry, out
+from gavel.server.settings import Settings
+
+# The shell's code for a run ended by Ctrl-C (128 + SIGINT): the report printed is partial.
+EXIT_INTERRUPTED = 130
+
+
+def add_commands(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
+    calibrate = add_command(
+        commands,
+        "calibrate",
+        run,
+        parent,
+        help="measure the judge on a labelled set; stamp its fitness on every verdict",
+        description="Run the tool a labelled set belongs to on every item (up to --limit, whole pairs) with the "
+        "configured backend and model, and report balanced accuracy, AUROC, pairwise accuracy, Spearman (each "
+        "with a bootstrap 95 percent interval), the unscored count, the base rate, time per item and the decision cut "
+        "that maximizes balanced accuracy. Kept in the ledger: every later judgment by this judge carries it as "
+        "judge_fitness. Items judged identically before are served from the ledger.",
+    )
+    which = calibrate.add_mutually_exclusive_group()
+    which.add_argument("--set", metavar="NAME", help="a shipped set: halueval-qa or clinical-assessment")
+    which.add_argument("--data", type=Path, metavar="FILE", help="your own labelled JSONL (a sidecar .toml optional)")
+    which.add_argument("--show", action="store_true", help="list the calibrations kept in the ledger")
+    calibrate.add_argument("--limit", type=_limit, metavar="N", help="at most N items, whole pairs (default: all)")
+    calibrate.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def run(settings: Settings, args: argparse.Namespace) -> int:
+    from gavel.tools.calibration_sets import load_file, load_set
+    from gavel.tools.errors import GavelError
+
+    ledger = settings.make_ledger()
+    try:
+        if args.show:
+            return _show(ledger, args.json)
+        if args.set is None and args.data is None:
+            return fail("give --set NAME (halueval-qa, clinical-assessment), --data FILE or --show")
+        registry = load_registry(settings)
+        try:
+            cal_set = load_set(args.set, registry) if args.set else load_file(args.data, registry)
+        except GavelError as exc:
+            return fail(str(exc))
+        import anyio
+
+        report, interrupted = anyio.run(_calibrate, settings, registry, cal_set, ledger, args.limit)
+    finally:
+        if ledger is not None:
+            ledger.close()
+    if report is None:
+        return fail("the calibration was interrupted before any item was judged")
+    out(report.model_dump_json(indent=2) if args.json else report.render_text())
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
+async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: Any, limit: int | None) -> Any:
+    import anyio
+
+    from gavel.tools.calibration import CalibrationRun
+    from gavel.tools.deps import ToolDeps
+    from gavel.tools.engine.select import BackendProvider
+
+    provider = BackendProvider(settings.engine_config())
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        sys.stderr.write(f"[{done:g}/{total:g}] {message}\n")
+        sys.stderr.flush()
+
+    deps = ToolDeps(
+        registry=registry, limits=settings.limits(), judge_factory=provider.judge, progress=progress, ledger=ledger
+    )
+    calibration = CalibrationRun(cal_set, deps, ledger, limit)
+    sys.stderr.write(f"calibrating {cal_set.tool} on {cal_set.name}: {len(calibration.items)} items\n")
+    interrupted = False
+    try:
+        async with anyio.create_task_group() as tg:
+
+            async def stop_on_signal() -> None:
+                nonlocal interrupted
+                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for _ in signals:
+                        interrupted = True
+                        sys.stderr.write("interrupted: keeping the items judged so far, as a partial calibration\n")
+                        tg.cancel_scope.cancel()
+                        return
+
+            tg.start_soon(stop_on_signal)
+            await calibration.execute()
+            tg.cancel_scope.cancel()
+    finally:
+        await provider.aclose()
+    return calibration.report, interrupted
+
+
+def _show(ledger: Any, as_json: bool) -> int:
+    from gavel.tools.calibration_store import calibration_index
+
+    if ledger is None:
+        return fail("the evaluation ledger is off (GAVEL_LEDGER_PATH=off): no calibration is kept")
+    index = calibration_index(ledger)
+    if ledger.failure is not None:
+        return fail(f"the evaluation ledger at {ledger.path} cannot be read: {ledger.failure}")
+    if as_json:
+        out(json.dumps({"calibrations": index}, indent=2))
+        return EXIT_OK
+    if not index:
+        out("no calibration kept yet; run 'gavel calibrate --set halueval-qa --limit 40'")
+        return EXIT_OK
+    header = ("KEY", "SET", "BACKEND", "MODEL", "READOUT", "N", "BAL.ACC", "AUROC", "DATE (UTC)")
+    rows = [
+        (
+            e["key"], e["set"], str(e["backend"]), str(e["model"]), str(e["readout"]),
+            f"{e['n']}{'' if e['complete'] else ' (partial)'}", _num(e["balanced_accuracy"]), _num(e["auroc"]),
+            e["created_at"][:16].replace("T", " "),
+        )
+        for e in index
+    ]  # fmt: skip
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        out("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    return EXIT_OK
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
