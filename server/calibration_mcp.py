@@ -10,9 +10,8 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
-from mcp_types import ToolAnnotations
 
-from gavel.server.boundary import DepsFactory, ledger_for, register_tool
+from gavel.server.boundary import DepsFactory, judging_annotations, ledger_for, register_tool
 from gavel.tools import calibration
 from gavel.tools.calibration_store import calibration_index, calibrations_for
 from gavel.tools.deps import ProgressFn, ToolDeps
@@ -43,13 +42,8 @@ def register_calibrate_judge(server: MCPServer[Any], deps_factory: DepsFactory) 
         result_model=calibration.CalibrationReport,
         impl=calibration.calibrate_judge,
         deps_factory=with_ledger,
-        annotations=ToolAnnotations(
-            title="Measure the judge",
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=False,
-            open_world_hint=False,
-        ),
+        # Like the judging tools: it records in the ledger, and changes nothing else.
+        annotations=judging_annotations(idempotent=False, title="Measure the judge on a labelled set"),
     )
 
 

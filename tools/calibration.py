@@ -37,8 +37,9 @@ from gavel.tools.ledger_calls import CacheHit, LedgerCall, new_evaluation_id
 
 class Figure(BaseModel):
     value: float | None
-    low: float | None = Field(default=None, description="95% bootstrap interval, low end.")
-    high: float | None = Field(default=None, description="95% bootstrap interval, high end.")
+    # The 95% percentile-bootstrap interval.
+    low: float | None = None
+    high: float | None = None
 
     def cell(self) -> str:
         if self.value is None:
@@ -48,10 +49,10 @@ class Figure(BaseModel):
 
 
 class CutReport(BaseModel):
-    default: float = Field(description="Gavel's cut on the score.")
-    best: float | None = Field(description="The cut that maximizes balanced accuracy on this set.")
+    default: float  # Gavel's cut on the score
+    best: float | None  # the cut that maximizes balanced accuracy on this set
     balanced_accuracy_at_best: float | None
-    differs: bool = Field(description="Whether deciding at the best cut would change balanced accuracy on this set.")
+    differs: bool  # deciding at the best cut would raise balanced accuracy on this set
 
 
 class ItemRow(BaseModel):
@@ -68,28 +69,30 @@ class CalibrationReport(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     calibration_id: str
-    fitness_key: str | None = Field(description="The judge's key: read calibration://{fitness_key}.")
+    fitness_key: str | None  # read calibration://{fitness_key}
     set: str
     tool: str
     rubric: str
-    judge: dict[str, Any] = Field(description="backend, model, model_digest, readout, prompt_template_hash.")
+    judge: dict[str, Any]  # backend, model, model_digest, readout, prompt_template_hash
     created_at: str
-    complete: bool = Field(description="False when the run was interrupted: the figures cover the items judged.")
-    n: int = Field(description="Items judged (cached included).")
-    requested: int = Field(description="Items the run was to judge (the limit, whole pairs).")
+    complete: bool  # False when interrupted: the figures cover the n items judged
+    n: int  # items judged, cached included
+    requested: int  # items the run was to judge (the limit, whole pairs)
     set_size: int
-    cached: int = Field(description="Items served from the ledger: judged identically before, no model call now.")
-    unscored: int = Field(description="Items the judge gave no score for (wrong predictions in the figures).")
-    base_rate_good: float | None = Field(description="Share of the judged items labelled good.")
+    # Items served from the ledger: judged identically before, no model call now. (Not `cached`: on a tool's
+    # result that field means the whole result was served from the ledger.)
+    from_cache: int
+    unscored: int  # items the judge gave no score for (wrong predictions in the figures)
+    base_rate_good: float | None  # share of the judged items labelled good
     balanced_accuracy: Figure
     auroc: Figure
     pairwise_accuracy: Figure | None = None
     spearman: Figure | None = None
     cut: CutReport
-    seconds_per_item: float | None = Field(description="Mean wall time of the items judged by the model now.")
+    seconds_per_item: float | None  # mean wall time of the items the model judged now
     seconds_total: float
-    score: str = Field(description="What the score is and the decision rule.")
-    stored: bool = Field(description="Kept in the ledger (false when the ledger is off or failing).")
+    score: str  # what the score is, and the decision rule
+    stored: bool  # kept in the ledger (false when it is off or failing)
     notes: list[str] = Field(default_factory=list)
     items: list[ItemRow] = Field(default_factory=list)
 
@@ -101,7 +104,10 @@ class CalibrationReport(BaseModel):
             ("AUROC", self.auroc.cell()),
             ("pairwise accuracy", self.pairwise_accuracy.cell() if self.pairwise_accuracy else "n/a (no pairs)"),
             ("Spearman", self.spearman.cell() if self.spearman else "n/a (no graded labels)"),
-            ("items", f"{self.n} of {self.set_size} ({self.cached} from the ledger's cache, {self.unscored} unscored)"),
+            (
+                "items",
+                f"{self.n} of {self.set_size} ({self.from_cache} from the ledger's cache, {self.unscored} unscored)",
+            ),
             ("base rate (good)", "n/a" if self.base_rate_good is None else f"{self.base_rate_good:.2f}"),
             ("time per item", "n/a" if self.seconds_per_item is None else f"{self.seconds_per_item:.1f} s judged now"),
             ("decision cut", _cut_cell(self.cut)),
@@ -284,7 +290,7 @@ class CalibrationRun:
             n=len(self.rows),
             requested=len(self.items),
             set_size=len(self.set.items),
-            cached=sum(1 for _, row in self.rows if row.cached),
+            from_cache=sum(1 for _, row in self.rows if row.cached),
             unscored=sum(1 for _, row in self.rows if row.score is None),
             seconds_per_item=round(statistics.fmean(judged_now), 2) if judged_now else None,
             seconds_total=round(time.perf_counter() - self._started, 1),

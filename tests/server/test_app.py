@@ -75,7 +75,7 @@ async def test_rubric_index_summarizes_every_rubric(server: MCPServer[Any], regi
 async def test_rubric_template_is_listed_for_discovery(server: MCPServer[Any]) -> None:
     async with mcp.Client(server) as client:
         templates = (await client.list_resource_templates()).resource_templates
-    assert sorted(t.uri_template for t in templates) == ["evaluation://{id}", "rubric://{id}"]
+    assert sorted(t.uri_template for t in templates) == ["calibration://{key}", "evaluation://{id}", "rubric://{id}"]
 
 
 async def test_unknown_rubric_id_is_an_error_listing_the_known_ids(server: MCPServer[Any]) -> None:
