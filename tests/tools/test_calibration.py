@@ -1,0 +1,127 @@
+"""The calibration sets, the agreement statistics and a calibration run in process (scripted model, real ledger)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from pathlib import Path
+
+import anyio
+import pytest
+
+from bench.agreement import TUNED_PAIRS
+from bench.data import load_pairs
+from gavel.tools import agreement_stats as stats
+from gavel.tools.calibration import CalibrationRun
+from gavel.tools.calibration_sets import DATA_DIR, load_file, load_set, shipped_sets
+from gavel.tools.calibration_store import calibrations_for
+from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.errors import InvalidInput
+from gavel.tools.ledger import Ledger
+from tests.support.deps import REGISTRY, ProgressLog, make_deps
+from tests.support.scripted import ScriptedBackend, token_reply
+
+# -- the sets -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["halueval-qa", "clinical-assessment"])
+def test_every_shipped_set_says_where_it_comes_from_and_how_it_was_labelled(name: str) -> None:
+    meta = tomllib.loads((DATA_DIR / f"{name}.toml").read_text(encoding="utf-8"))
+    assert {"tool", "rubric", "source", "source_commit", "license", "labels"} <= set(meta)
+    cal_set = load_set(name, REGISTRY)
+    assert cal_set.tool == meta["tool"] and cal_set.items
+    pairs = {item.pair for item in cal_set.items}
+    assert all(sum(1 for i in cal_set.items if i.pair == p and i.good) == 1 for p in pairs)  # one good, one bad
+
+
+def test_halueval_keeps_its_attribution_and_puts_the_tuned_pairs_last() -> None:
+    meta = tomllib.loads((DATA_DIR / "halueval-qa.toml").read_text(encoding="utf-8"))
+    assert "CC BY-SA 4.0" in meta["license"] and "HotpotQA" in meta["attribution"]
+    assert "CC BY-SA 4.0" in (DATA_DIR / "halueval-qa.README.md").read_text(encoding="utf-8")
+    items = load_set("halueval-qa", REGISTRY).items
+    assert len(items) == 200 and shipped_sets() == ["clinical-assessment", "halueval-qa"]
+    pairs = load_pairs()  # the development set the benchmarks read, by question number
+    tuned = {judged["id"] for pair in pairs[:TUNED_PAIRS] for judged in pair}
+    assert {item.id for item in items[-meta["tuned_items"] :]} == tuned
+    labels = {judged["id"]: "bad" if judged["hallucinated"] else "good" for pair in pairs for judged in pair}
+    assert {item.id: "good" if item.good else "bad" for item in items} == labels
+
+
+def test_a_limit_takes_whole_pairs() -> None:
+    cal_set = load_set("halueval-qa", REGISTRY)
+    assert len(cal_set.take(41)) == 40 and len(cal_set.take(40)) == 40 and len(cal_set.take(1)) == 0
+
+
+def test_a_users_own_jsonl_is_read_by_its_fields(tmp_path: Path) -> None:
+    path = tmp_path / "mine.jsonl"
+    rows = [
+        {"id": "a", "assessment": "Low mood for three weeks.", "source": "Patient: low mood, three weeks.", "score": 4},
+        {"id": "b", "assessment": "Fine.", "source": "Patient: low mood, three weeks.", "label": "bad"},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    cal_set = load_file(path, REGISTRY)
+    assert (cal_set.name, cal_set.tool, cal_set.rubric) == ("mine", "evaluate_assessment", "clinical-assessment")
+    assert [(i.good, i.graded) for i in cal_set.items] == [(None, 4.0), (False, None)]
+    path.write_text(json.dumps({"id": "x", "assessment": "t", "label": "fine"}) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match="label must be 'good' or 'bad'"):
+        load_file(path, REGISTRY)
+
+
+# -- the statistics -----------------------------------------------------------------------------------------
+
+
+def test_the_statistics_on_hand_made_cases() -> None:
+    assert stats.balanced_accuracy([(True, True), (True, None), (False, False), (False, False)]) == 0.75
+    assert stats.balanced_accuracy([(True, True)]) is None  # one class only
+    assert stats.auroc([0.9, 0.8], [0.1, 0.8]) == pytest.approx(0.875)
+    assert stats.pairwise_accuracy([(0.9, 0.1), (0.5, 0.5), (None, 0.2)]) == 0.5
+    assert stats.spearman([(1, 0.1), (2, 0.2), (3, 0.3), (4, 0.25)]) == pytest.approx(0.8)
+    cut, best = stats.best_cut([(True, 0.3), (True, 0.4), (False, 0.1), (False, 0.2)], 0.5)
+    assert 0.2 < cut <= 0.3 and best == 1.0
+    assert stats.best_cut([(True, 0.9), (False, 0.1)], 0.5) == (0.5, 1.0)  # the default when it is as good
+
+
+# -- a run in process ---------------------------------------------------------------------------------------
+
+CLINICAL = [json.loads(line) for line in (DATA_DIR / "clinical-assessment.jsonl").read_text().splitlines()]
+GOOD_TEXTS = [row["assessment"] for row in CLINICAL if row["label"] == "good"]
+
+
+def digit_by_label(request: ChatRequest) -> object:
+    """The G-Eval digit readout: 5 for a good assessment, 1 for a bad one, whatever the metric."""
+    prompt = "\n".join(m.content for m in request.messages)
+    return token_reply({"5": 0.9, "4": 0.1} if any(text in prompt for text in GOOD_TEXTS) else {"1": 0.9, "2": 0.1})
+
+
+async def test_the_clinical_set_is_judged_by_evaluate_assessment(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    deps = dataclasses.replace(make_deps(ScriptedBackend(default=digit_by_label, probabilities=True)), ledger=ledger)
+    report = await CalibrationRun(load_set("clinical-assessment", REGISTRY), deps, ledger, None).execute()
+    ledger.close()
+    assert report.complete and report.n == 16 and report.unscored == 0
+    assert report.balanced_accuracy.value == 1.0 and report.pairwise_accuracy is not None
+    assert report.cut.default == 0.75 and report.judge["readout"] == "probability"
+
+
+async def test_a_cancelled_run_keeps_its_items_as_a_partial_calibration(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    progress = ProgressLog()
+    deps = dataclasses.replace(
+        make_deps(ScriptedBackend(default=digit_by_label, probabilities=True), progress=progress), ledger=ledger
+    )
+    run = CalibrationRun(load_set("clinical-assessment", REGISTRY), deps, ledger, None)
+    with anyio.CancelScope() as scope:
+
+        async def stop_after_three(done: float, total: float | None, message: str | None) -> None:
+            await progress(done, total, message)
+            if done == 3:
+                scope.cancel()
+
+        deps.progress = stop_after_three
+        await run.execute()
+    assert run.report is not None and not run.report.complete and run.report.n == 3
+    assert "PARTIAL (interrupted after 3 of 16 items)" in run.report.render_text()
+    (stored,) = calibrations_for(ledger, run.report.fitness_key or "")
+    ledger.close()
+    assert stored["complete"] is False and stored["n"] == 3 and stored["stored"] is True
