@@ -25,8 +25,6 @@ import dataclasses
 import random
 import time
 import weakref
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -40,9 +38,11 @@ from gavel.tools.common import ToolResult
 from gavel.tools.deps import ToolDeps
 from gavel.tools.distribution import version
 from gavel.tools.engine import prompts
+from gavel.tools.engine.fitness import calibration_of
 from gavel.tools.engine.judge import Judge
 from gavel.tools.errors import GavelError
 from gavel.tools.ledger import Entry, Ledger, canonical_hash, headline_of, timestamp, to_json, utc_now
+from gavel.tools.ledger_policy import policy_for
 from gavel.tools.rubrics import Rubric, RubricRegistry
 
 log = structlog.get_logger("gavel.ledger")
@@ -75,84 +75,6 @@ class CacheHit(BaseException):
         super().__init__("served from the evaluation ledger")
         self.result = result
         self.structured = structured
-
-
-# -- what each result allows -------------------------------------------------------------------------------
-
-
-def _never(result: Any) -> bool:
-    return False
-
-
-def _no_children(result: Any) -> list[ToolResult]:
-    return []
-
-
-@dataclass(frozen=True)
-class Policy:
-    """How the ledger treats one result type."""
-
-    # May an identical request be answered from the ledger? (refine_until_pass: no, it is not idempotent.)
-    cacheable: bool
-    # The rubric a request without `rubric`/`custom_rubric` is judged on (its version and text enter the key).
-    default_rubric: str | None = None
-    # Whether this judgment may be served again: only complete ones; an unscored or failed one never is.
-    servable: Callable[[Any], bool] = _never
-    # Nested judgments recorded as child rows, each with an evaluation_id of its own.
-    children: Callable[[Any], list[ToolResult]] = _no_children
-    # The field holding nested judgments that are marked cached when the whole result is served.
-    served_children: str | None = None
-
-
-RECORD_ONLY = Policy(cacheable=False)
-
-
-def _rag_complete(result: Any) -> bool:
-    metrics = [*result.dimensions(), *result.other_metrics]
-    return (
-        result.verdict != "unscored"
-        and result.error is None
-        and result.grounding_error is None
-        and all(m.status != "unscored" for m in metrics)
-    )
-
-
-# Warnings score_candidates gives when a model call failed and a fallback was used (see tools/candidates.py).
-_CANDIDATE_FAILURES = ("narrative explanation failed", "key points could not be produced")
-
-
-def _candidates_complete(result: Any) -> bool:
-    return (
-        not result.unscored
-        and all(item.explanation_source != "template_fallback" for item in result.selected)
-        and not any(w.startswith(_CANDIDATE_FAILURES) for w in result.warnings)
-    )
-
-
-@cache
-def _policies() -> dict[type[BaseModel], Policy]:
-    # Imported here: the ledger's store and CLI readers do not need the tools loaded.
-    from gavel.tools import assessment, candidates, rag, refine
-
-    return {
-        assessment.EvaluationResult: Policy(
-            cacheable=True, default_rubric=assessment.DEFAULT_RUBRIC, servable=lambda r: r.passed is not None
-        ),
-        refine.RefinementResult: Policy(cacheable=False, children=lambda r: [item.evaluation for item in r.history]),
-        rag.RagJudgment: Policy(cacheable=True, default_rubric=rag.DEFAULT_RUBRIC, servable=_rag_complete),
-        rag.RagBatchResult: Policy(
-            cacheable=True,
-            default_rubric=rag.DEFAULT_RUBRIC,
-            servable=lambda r: all(_rag_complete(item) for item in r.results),
-            children=lambda r: list(r.results),
-            served_children="results",
-        ),
-        candidates.ScoreCandidatesResult: Policy(cacheable=True, servable=_candidates_complete),
-    }
-
-
-def policy_for(result_model: type[BaseModel]) -> Policy:
-    return _policies().get(result_model, RECORD_ONLY)
 
 
 # A registry is immutable after start-up, so its rubrics' key parts are computed once per registry.
@@ -278,7 +200,7 @@ class LedgerCall:
         readout = await judge.readout(getattr(self.request, "model", None))
         # The result carries the judge's fitness, and may be decided at its calibrated cut: a new calibration
         # makes a new judgment.
-        calibrated = await judge.calibration(rubric, getattr(self.request, "model", None))
+        calibrated = await calibration_of(judge, rubric, getattr(self.request, "model", None))
         return canonical_hash(
             {
                 "tool": self.tool,

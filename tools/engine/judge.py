@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from gavel.tools.engine import probability, prompts
 from gavel.tools.engine.backend import Backend, ChatMessage, ChatReply, ChatRequest
 from gavel.tools.engine.config import EngineConfig
-from gavel.tools.engine.fitness import DecisionCut, FitnessSource, JudgeFitness, fitness_flags, fitness_key
+from gavel.tools.engine.fitness import FitnessSource, fitness_flags, fitness_key
 from gavel.tools.engine.parse import (
     explanation_before_score,
     is_placeholder,
@@ -664,25 +664,6 @@ class Judge:
             fitness_key=key,
             judge_fitness=await self.fitness.fitness_for(key) if self.fitness is not None else None,
         )
-
-    async def calibration(self, rubric: Rubric | None, model: str | None = None) -> JudgeFitness | None:
-        """This judge's newest calibration for `rubric`'s prompts (its probability readout), or None."""
-        if self.fitness is None:
-            return None
-        info = await self.backend.model_info(model)
-        key = fitness_key(
-            info.backend, info.model, info.digest, await self.readout(model), prompts.template_hash(rubric)
-        )
-        return await self.fitness.fitness_for(key)
-
-    async def decision_cut(self, rubric: Rubric | None, default: float, model: str | None = None) -> DecisionCut:
-        """The cut a probability readout is decided at: Gavel's default, or with GAVEL_USE_CALIBRATED_CUT=true
-        the cut this judge's calibration found best."""
-        if self.config.use_calibrated_cut:
-            found = await self.calibration(rubric, model)
-            if found is not None and found.calibrated_cut is not None:
-                return DecisionCut(value=found.calibrated_cut, source="calibrated", calibration_id=found.calibration_id)
-        return DecisionCut(value=default, source="default")
 
 
 __all__ = ["Generated", "Judge", "Judgment", "Structured"]

@@ -16,6 +16,7 @@ from typing import TypeVar
 
 import anyio
 
+from gavel.tools.engine.fitness import decision_cut
 from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.probability import document_prefix
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
@@ -80,7 +81,7 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
     accuracy = next((m for m in rubric.metrics if m.id == "accuracy" and m.id not in rules.not_applicable), None)
     others = [m for m in rubric.metrics if m.id not in rules.not_applicable and m is not accuracy]
     shared = document_prefix(prepared.passages, data.get("question"))
-    cut = await judge.decision_cut(rubric, probability.SUPPORT_CUT, prepared.model)
+    cut = await decision_cut(judge, rubric, probability.SUPPORT_CUT, prepared.model)
 
     async def dimensions() -> Judgment:
         return await judge.score_metrics(
