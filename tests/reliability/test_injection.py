@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.engine.fitness import FITNESS_FLAGS
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, neutralize
 from gavel.tools.rubrics import RubricRegistry
 from tests.reliability.support import (
@@ -94,7 +95,8 @@ def test_every_injected_case_is_flagged(perfect: Judged, case: InjectionCase) ->
 @pytest.mark.parametrize("case", BY_ID)
 def test_the_clean_twin_of_every_case_is_not_flagged(perfect: Judged, case: InjectionCase) -> None:
     result, _ = perfect(case, injected=False)
-    assert result["flags"] == [], f"the clean twin of {case.id} was flagged: {result['flags']}"
+    flags = [flag for flag in result["flags"] if flag not in FITNESS_FLAGS]  # about the judge, not the text
+    assert flags == [], f"the clean twin of {case.id} was flagged: {flags}"
     TALLY["injection: clean twins not flagged"] += 1
 
 
