@@ -172,8 +172,10 @@ async def test_every_tool_description_states_the_configured_limit(
     limited: tuple[MCPServer[Any], ScriptedBackend], setting: str, phrase: str
 ) -> None:
     tools = await _tools(limited[0])
+    # calibrate_judge takes no text, sources or candidates: it judges Gavel's own sets, bounded by its `limit`.
     for name, tool in tools.items():
-        assert phrase.format(f"{LIMITS[setting]:,}") in (tool.description or ""), name
+        if name != "calibrate_judge":
+            assert phrase.format(f"{LIMITS[setting]:,}") in (tool.description or ""), name
 
 
 async def test_refine_until_pass_states_the_configured_iteration_limit(
