@@ -102,7 +102,7 @@ def test_history_of_an_unknown_tool_is_an_error_naming_the_tools(
 ) -> None:
     code, out, err = run(["history", "--tool", "nope"], capsys)
     assert code == 2 and out == ""
-    assert err.startswith("gavel: error: there is no tool 'nope'; the tools are evaluate_assessment, ")
+    assert err.startswith("gavel: error: there is no tool 'nope'; the tools are calibrate_judge, evaluate_assessment, ")
     assert "refine_until_pass" in err and "score_candidates" in err and len(err.splitlines()) == 1
     # A real tool with nothing recorded is no error.
     code, out, _ = run(["history", "--tool", "score_candidates"], capsys)

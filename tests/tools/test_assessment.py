@@ -53,7 +53,7 @@ async def test_a_text_that_grades_itself_does_not_pass_on_the_models_word_alone(
     result = await evaluate_assessment(EvaluateAssessmentRequest(assessment=text), make_deps(backend))
     assert result.low_metrics == []
     assert result.passed is None
-    assert result.flags == ["prompt_injection_suspected"]
+    assert result.flags == ["prompt_injection_suspected", "judge_uncalibrated"]
     assert "not passed on the model's word alone" in result.summary
 
 
