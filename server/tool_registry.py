@@ -7,19 +7,21 @@ they say what the tool does, when to use it, and the limits that apply.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
-from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
-from gavel.server.sampling import MemoBackend, client_can_sample, replay_active, sampling_backend_for
+from gavel.server.boundary import DepsFactory, ToolSpec, judging_annotations, publish
+from gavel.server.sampling import client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
 from gavel.tools import assessment, candidates, rag, refine
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.config import Limits
 from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.memo import MemoBackend
 from gavel.tools.engine.select import BackendProvider
 from gavel.tools.rubrics import RubricRegistry
 
@@ -34,12 +36,9 @@ def _limits_note(limits: Limits) -> str:
     )
 
 
-def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits: Limits | None = None) -> None:
-    note = _limits_note(limits or Limits())
-    # Sampling on the 2026-07-28 protocol needs to know, per call, whether the client's model will be used.
-    uses_sampling = deps_factory.uses_sampling if isinstance(deps_factory, GavelDeps) else None
-    register_tool(
-        server,
+# The tools, in the order clients list them.
+TOOLS: tuple[ToolSpec[Any, Any], ...] = (
+    ToolSpec(
         name="evaluate_assessment",
         title="Evaluate a text against a rubric",
         description=(
@@ -47,17 +46,15 @@ def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits
             "model, optionally comparing it with the source it was written from. Returns one score per metric "
             "with the judge's reasoning, the average, the low metrics and whether every metric passes. A metric "
             "the judge could not score is reported as 'unscored' (passed is then null), never guessed. Use it to "
-            "check your own or another model's output before you hand it on. Rubrics: read rubric://index. " + note
+            "check your own or another model's output before you hand it on. Rubrics: read rubric://index."
         ),
         request_model=assessment.EvaluateAssessmentRequest,
         result_model=assessment.EvaluationResult,
         impl=assessment.evaluate_assessment,
-        deps_factory=deps_factory,
-        uses_sampling=uses_sampling,
-        annotations=judging_annotations(idempotent=True, title="Evaluate a text against a rubric"),
-    )
-    register_tool(
-        server,
+        check=assessment.check_evaluation,
+        idempotent=True,
+    ),
+    ToolSpec(
         name="refine_until_pass",
         title="Improve a text until it passes a rubric",
         description=(
@@ -66,17 +63,13 @@ def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits
             "first version is written from the task and source. The rewriting model is the server's "
             "(generator='server') or yours through MCP sampling (generator='sampling'). Returns the final and the "
             "best text with their evaluations, why the loop stopped, and every iteration. Sends a progress "
-            "notification per iteration. " + note
+            "notification per iteration."
         ),
         request_model=refine.RefineUntilPassRequest,
         result_model=refine.RefinementResult,
         impl=refine.refine_until_pass,
-        deps_factory=deps_factory,
-        uses_sampling=uses_sampling,
-        annotations=judging_annotations(idempotent=False, title="Improve a text until it passes a rubric"),
-    )
-    register_tool(
-        server,
+    ),
+    ToolSpec(
         name="judge_rag_answer",
         title="Judge a RAG answer against its sources",
         description=(
@@ -86,34 +79,31 @@ def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits
             "rejected, or unscored when the judge could not decide) and a diagnosis of what to fix (the answer, "
             "or the retrieval upstream). evaluation_context: RAG (default), TOOLS (passages are tool outputs) or "
             "DIAGNOSTIC (no retrieval; sources are not expected). Text in the answer or passages that tries to "
-            "instruct the judge is flagged. " + note
+            "instruct the judge is flagged."
         ),
         request_model=rag.JudgeRagAnswerRequest,
         result_model=rag.RagJudgment,
         impl=rag.judge_rag_answer,
-        deps_factory=deps_factory,
-        uses_sampling=uses_sampling,
-        annotations=judging_annotations(idempotent=True, title="Judge a RAG answer against its sources"),
-    )
-    register_tool(
-        server,
+        check=rag.check_rag_answer,
+        idempotent=True,
+    ),
+    ToolSpec(
         name="judge_rag_answers",
         title="Judge and rank several answers to one question",
         description=(
             "Judge several agents' answers to the same question against the same passages, concurrently, and "
             "rank them by overall score (unscored last), naming the best approved answer. Each answer gets the "
             "full judge_rag_answer judgment; one answer's failure does not lose the others. Sends a progress "
-            "notification per judged answer. " + note
+            "notification per judged answer."
         ),
         request_model=rag.JudgeRagAnswersRequest,
         result_model=rag.RagBatchResult,
         impl=rag.judge_rag_answers,
-        deps_factory=deps_factory,
-        uses_sampling=uses_sampling,
+        check=rag.check_rag_answers,
+        idempotent=True,
         annotations=judging_annotations(idempotent=True, title="Judge and rank several answers"),
-    )
-    register_tool(
-        server,
+    ),
+    ToolSpec(
         name="score_candidates",
         title="Score and select among candidates",
         description=(
@@ -122,15 +112,23 @@ def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits
             "two eras among the picks), an explanation per pick and a reasoning log. Deterministic and instant "
             "when every weighted criterion is given as a number. With a rubric (e.g. idea-quality), criteria a "
             "candidate has no number for are scored by the judge from its text; accept_threshold rejects weak "
-            "candidates with reasons, and accepted picks get key points. " + note
+            "candidates with reasons, and accepted picks get key points."
         ),
         request_model=candidates.ScoreCandidatesRequest,
         result_model=candidates.ScoreCandidatesResult,
         impl=candidates.score_candidates,
-        deps_factory=deps_factory,
-        uses_sampling=uses_sampling,
-        annotations=judging_annotations(idempotent=True, title="Score and select among candidates"),
-    )
+        check=candidates.check_candidates,
+        idempotent=True,
+    ),
+)
+
+
+def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits: Limits | None = None) -> None:
+    note = _limits_note(limits or Limits())
+    # Sampling on the 2026-07-28 protocol needs to know, per call, whether the client's model will be used.
+    uses_sampling = deps_factory.uses_sampling if isinstance(deps_factory, GavelDeps) else None
+    for spec in TOOLS:
+        publish(server, replace(spec, description=f"{spec.description} {note}"), deps_factory, uses_sampling)
 
 
 class GavelDeps:

@@ -4,7 +4,7 @@ to any rubric). The self-refinement loop built on it is `gavel.tools.refine`.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -71,6 +71,9 @@ class EvaluateAssessmentRequest(RubricChoice):
 
 
 class EvaluationResult(ToolResult):
+    ledger_serves: ClassVar[bool] = True
+    ledger_default_rubric: ClassVar[str | None] = DEFAULT_RUBRIC
+
     rubric_id: str
     rubric_version: str
     scores: list[MetricScore] = Field(description="One entry per metric, in rubric order.")
@@ -111,6 +114,10 @@ class EvaluationResult(ToolResult):
         if self.flags:
             lines.append(f"flags: {', '.join(self.flags)}")
         return "\n".join(lines)
+
+    def is_cacheable(self) -> bool:
+        # passed is null exactly when a metric is unscored or text aimed at the judge was found.
+        return self.passed is not None
 
 
 def _threshold(rubric: Rubric, override: float | None) -> float:
@@ -190,9 +197,20 @@ async def evaluate_text(
     return summarize(rubric, threshold, judgment.scores, judgment.usage, judgment.provenance, judgment.flags)
 
 
-async def evaluate_assessment(request: EvaluateAssessmentRequest, deps: ToolDeps) -> EvaluationResult:
+def _prepare_evaluation(request: EvaluateAssessmentRequest, deps: ToolDeps) -> tuple[Rubric, float]:
     rubric, threshold = prepare(request, deps)
     require_text(request.assessment, "assessment", deps.limits)
+    return rubric, threshold
+
+
+async def check_evaluation(request: EvaluateAssessmentRequest, deps: ToolDeps) -> bool:
+    """Refuse a bad request before any model is resolved; the call always asks for one."""
+    _prepare_evaluation(request, deps)
+    return True
+
+
+async def evaluate_assessment(request: EvaluateAssessmentRequest, deps: ToolDeps) -> EvaluationResult:
+    rubric, threshold = _prepare_evaluation(request, deps)
     judge = await deps.judge()
     result = await evaluate_text(judge, rubric, threshold, request.assessment, request)
     if request.explain == "narrative":

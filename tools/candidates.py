@@ -18,7 +18,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import anyio
 from pydantic import BaseModel, Field, Strict
@@ -212,7 +212,13 @@ class DiversityOutcome(BaseModel):
     met: bool = Field(description="achieved >= target.")
 
 
+# The warnings written below when a model call failed and a fallback was used.
+_MODEL_FAILURE_WARNINGS = ("narrative explanation failed", "key points could not be produced")
+
+
 class ScoreCandidatesResult(ToolResult):
+    ledger_serves: ClassVar[bool] = True
+
     selected: list[SelectedCandidate] = Field(
         description="The selection: diversity picks (pass 1) first, then score picks (pass 2)."
     )
@@ -260,6 +266,14 @@ class ScoreCandidatesResult(ToolResult):
             if len(self.warnings) > IDS_SHOWN:
                 lines.append(f"- ... and {len(self.warnings) - IDS_SHOWN} more (see warnings)")
         return "\n".join(lines)
+
+    def is_cacheable(self) -> bool:
+        # A fallback stands in for a model call that failed: such a result is recorded, never served.
+        return (
+            not self.unscored
+            and all(item.explanation_source != "template_fallback" for item in self.selected)
+            and not any(w.startswith(_MODEL_FAILURE_WARNINGS) for w in self.warnings)
+        )
 
 
 class KeyPoints(BaseModel):
@@ -913,6 +927,19 @@ def _prepare(request: ScoreCandidatesRequest, deps: ToolDeps) -> tuple[_Plan, _S
     plan = _plan(request, deps)
     scored, needs = _scan(request.candidates, plan, deps)
     return plan, scored, needs
+
+
+async def check_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> bool:
+    """Refuse a bad request before any model is resolved; True when the call will ask for one.
+
+    Without a rubric or a narrative the call is deterministic: only its plan is checked here, and the
+    per-candidate checks run once, in the call (they cost up to a second for 10,000 candidates).
+    """
+    plan = _plan(request, deps)
+    if plan.rubric is None and request.explain != "narrative":
+        return False
+    _, needs = await anyio.to_thread.run_sync(_scan, request.candidates, plan, deps)
+    return bool(needs) or request.explain == "narrative"
 
 
 async def score_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> ScoreCandidatesResult:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
@@ -113,3 +113,19 @@ class ToolResult(BaseModel):
     def _rounded_output(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo):
         data = handler(self)
         return rounded(data) if info.mode_is_json() else data
+
+    # -- how the evaluation ledger treats this result type (declared here so the ledger knows no tool) --------
+
+    # May an identical later request be answered with a stored result of this type? A tool that is not
+    # idempotent (refine_until_pass) says no: its calls are recorded, never served.
+    ledger_serves: ClassVar[bool] = False
+    # The rubric a request naming none is judged on; its version and text are part of the cache key.
+    ledger_default_rubric: ClassVar[str | None] = None
+
+    def is_cacheable(self) -> bool:
+        """Whether this judgment may be served again: only a complete one, never an unscored or failed one."""
+        return False
+
+    def ledger_items(self) -> list[ToolResult]:
+        """Nested judgments the ledger records as rows of their own, each with an evaluation_id."""
+        return []

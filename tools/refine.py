@@ -118,6 +118,9 @@ class RefinementResult(ToolResult):
         lines += ["", f"Best text (iteration {self.best_iteration}):", self.best_text]
         return "\n".join(lines)
 
+    def ledger_items(self) -> list[ToolResult]:
+        return [item.evaluation for item in self.history]
+
 
 def feedback_for(evaluation: EvaluationResult) -> dict[str, str]:
     """Feedback for each low metric, as the source design gives it: 'Scored s/max. <explanation>'."""

@@ -21,6 +21,20 @@ from gavel.tools.rag.requests import JudgeRagAnswerRequest, JudgeRagAnswersReque
 from gavel.tools.rag.results import RagBatchResult, RagJudgment
 
 
+async def check_rag_answer(request: JudgeRagAnswerRequest, deps: ToolDeps) -> bool:
+    """Refuse a bad request before any model is resolved; the call always asks for one."""
+    prepare(request, deps)
+    answer_of(request, deps)
+    return True
+
+
+async def check_rag_answers(request: JudgeRagAnswersRequest, deps: ToolDeps) -> bool:
+    """Refuse a bad request before any model is resolved; the call always asks for one."""
+    prepare(request, deps)
+    answers_of(request, deps)
+    return True
+
+
 async def judge_rag_answer(request: JudgeRagAnswerRequest, deps: ToolDeps) -> RagJudgment:
     prepared = prepare(request, deps)
     item = answer_of(request, deps)
