@@ -28,7 +28,7 @@ from gavel.tools.distribution import version
 from gavel.tools.engine.config import Limits
 from gavel.tools.errors import UnknownRubric
 from gavel.tools.ledger import RECENT_LIMIT, Ledger
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubrics import RUBRIC_SCHEMA_URI, Rubric, RubricRegistry
 
 ToolRegistrar = Callable[[MCPServer[Any], DepsFactory, Limits], None]
 
@@ -113,6 +113,18 @@ def _index_json(registry: RubricRegistry) -> str:
 
 
 def _add_rubric_resources(server: MCPServer, registry: RubricRegistry) -> None:
+    # The tools take an inline rubric as an object and validate it when the call arrives; its schema is
+    # published once here rather than repeated in every tool's inputSchema.
+    server.add_resource(
+        TextResource(
+            uri=RUBRIC_SCHEMA_URI,
+            name="rubric-schema",
+            title="Inline rubric schema",
+            description="The JSON schema of a rubric, as the tools' custom_rubric argument takes it.",
+            mime_type="application/schema+json",
+            text=json.dumps(Rubric.model_json_schema(), indent=2),
+        )
+    )
     server.add_resource(
         TextResource(
             uri=INDEX_URI,

@@ -16,6 +16,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field, SkipValidation, ValidationError
 from pydantic.fields import FieldInfo
 
+from gavel.tools.rubrics import RUBRIC_SCHEMA_URI
+
 RequestT = TypeVar("RequestT", bound=BaseModel)
 
 # The wrapper's own parameter for the SDK's Context; a request model may not use this field name.
@@ -61,7 +63,9 @@ def _quote(value: Any) -> str:
 def format_validation_error(error: ValidationError) -> str:
     """'field: what is wrong (got ...)' per problem, on one line; names the field so the caller can fix it."""
     parts = []
+    rubric_refused = False
     for item in error.errors(include_url=False):
+        rubric_refused = rubric_refused or item["loc"][:1] == ("custom_rubric",)
         where = ".".join(str(p) for p in item["loc"]) or "(arguments)"
         message = item["msg"]
         if item["type"] == "missing":
@@ -72,7 +76,9 @@ def format_validation_error(error: ValidationError) -> str:
             parts.append(f"{where}: {message} (got {_quote(item['input'])})")
         else:
             parts.append(f"{where}: {message}")
-    return "invalid arguments: " + "; ".join(parts)
+    # The inputSchema says only "an object" for an inline rubric, so the refusal says where its schema is.
+    hint = f" (an inline rubric's schema: {RUBRIC_SCHEMA_URI})" if rubric_refused else ""
+    return "invalid arguments: " + "; ".join(parts) + hint
 
 
 def raw_arguments(ctx: Context[Any, Any], fallback: dict[str, Any]) -> dict[str, Any]:

@@ -29,8 +29,10 @@ import pydantic_core
 import structlog
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.resources import TextResource
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp_types import Tool as MCPTool
 from pydantic import BaseModel
 
 from gavel.server.arguments import CONTEXT_PARAM, raw_arguments, refuse_missing, validate_request, wrapper_parameters
@@ -38,6 +40,7 @@ from gavel.server.inflight import admit
 from gavel.server.ledger_calls import LedgerCall, new_evaluation_id
 from gavel.server.logging import bind_request_context
 from gavel.server.sampling import UsesSampling, replay_for_call, sampling_slots
+from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_schema, schema_text
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.errors import GavelError, caller_errors
@@ -77,7 +80,7 @@ class ToolSpec(Generic[RequestT, ResultT]):
     # None: nothing to check up front, and the call may ask for a model.
     check: Callable[[RequestT, ToolDeps], Awaitable[bool]] | None = None
     idempotent: bool = False
-    # Default: `judging_annotations` with `idempotent` and the title.
+    # Default: `judging_annotations` with `idempotent` (the title is the tool's own, listed once).
     annotations: ToolAnnotations | None = None
     # Overrides the result's own `render_text()` for the text content.
     text_renderer: Callable[[ResultT], str] | None = None
@@ -98,6 +101,19 @@ class BoundaryServer(MCPServer[Any]):
         # Where this server's judging calls are recorded and served from; None: no ledger.
         self.ledger: Ledger | None = None
         self.tool_specs: dict[str, ToolSpec[Any, Any]] = {}
+        # The outputSchema each published tool lists (see `gavel.server.schemas`).
+        self.output_outlines: dict[str, dict[str, Any]] = {}
+
+    async def list_tools(self) -> list[MCPTool]:
+        tools = await super().list_tools()
+        return [
+            tool.model_copy(
+                update={"input_schema": compact(tool.input_schema), "output_schema": self.output_outlines[tool.name]}
+            )
+            if tool.name in self.output_outlines
+            else tool
+            for tool in tools
+        ]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -190,12 +206,25 @@ def publish(
     }
     if isinstance(server, BoundaryServer):
         server.tool_specs[spec.name] = spec
+        uri = RESULT_SCHEMA_URI.format(tool=spec.name)
+        server.output_outlines[spec.name] = outline(spec.result_model, uri)
+        full = schema_text(result_schema(spec.result_model))
+        server.add_resource(
+            TextResource(
+                uri=uri,
+                name=f"{spec.name}-result-schema",
+                title=f"{spec.title}: result schema",
+                description=f"The full JSON schema of {spec.name}'s structured result, with every field's description.",
+                mime_type="application/schema+json",
+                text=full,
+            )
+        )
     server.add_tool(
         call,
         name=spec.name,
         title=spec.title,
         description=spec.description,
-        annotations=spec.annotations or judging_annotations(idempotent=spec.idempotent, title=spec.title),
+        annotations=spec.annotations or judging_annotations(idempotent=spec.idempotent),
         structured_output=True,
     )
 

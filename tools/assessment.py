@@ -24,7 +24,7 @@ from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.narrative import Explain, narrate
-from gavel.tools.rubrics import Rubric
+from gavel.tools.rubrics import CustomRubric, Rubric
 
 DEFAULT_RUBRIC = "clinical-assessment"
 # The evaluate table's cells: a row stays readable in a chat window.
@@ -43,22 +43,17 @@ class ScaleInfo(BaseModel):
 class RubricChoice(BaseModel):
     source: Annotated[
         str | None,
-        Field(default=None, description="What the text was written from (a transcript, a document). The judge "
-              "compares the text against it."),
+        Field(default=None, description="What the text was written from."),
     ]  # fmt: skip
     rubric: RubricId = None
-    custom_rubric: Annotated[
-        Rubric | None,
-        Field(default=None, description="An inline rubric with the same schema as the rubric:// resources."),
-    ] = None
+    custom_rubric: CustomRubric = None
     metrics: Annotated[
         list[str] | None,
-        Field(default=None, max_length=32, description="Judge only these metric ids (default: all of the rubric's)."),
+        Field(default=None, max_length=32, description="Only these metric ids (default: all)."),
     ] = None
     pass_threshold: Annotated[
         float | None,
-        Field(default=None, description="Overrides the rubric's threshold: a metric scoring below it is low. On "
-              "clinical-assessment, 3 reproduces the original script (scores of 2 or less are low), 4 the paper."),
+        Field(default=None, description="Overrides the rubric's pass threshold."),
     ] = None  # fmt: skip
     samples: Samples = 1
     model: ModelOverride = None

@@ -30,7 +30,7 @@ from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
-from gavel.tools.rubrics import Metric, Rubric
+from gavel.tools.rubrics import CustomRubric, Metric, Rubric
 
 DEFAULT_TOP_K = 3
 # How many ids a warning or log line lists before it says "and N more": messages stay readable at 100k.
@@ -70,11 +70,8 @@ class ScoreCandidatesRequest(BaseModel):
         list[dict[str, Any]],
         Field(
             min_length=1,
-            description="The items to choose among (1 to GAVEL_MAX_CANDIDATES, default 10,000), each a JSON "
-            "object. Optional keys: 'id' (else its 0-based position is its id), 'title' or 'name' (display "
-            "name), 'artist' or 'author', 'text' or 'description' (what the judge reads in rubric mode), "
-            "descriptive attributes used by diversity_targets (e.g. 'genre', 'era'), and a number per "
-            "criterion as '<criterion>_score' or '<criterion>'.",
+            description="JSON objects; optional keys: id, title/name, text/description (judged in rubric mode), "
+            "attributes for diversity_targets, a number per criterion as <criterion>_score or <criterion>.",
         ),
     ]
     weights: Annotated[
@@ -82,9 +79,7 @@ class ScoreCandidatesRequest(BaseModel):
         Field(
             default=None,
             max_length=64,
-            description="{criterion: weight}. judge_score = sum of weight x value, weights used as given (not "
-            "renormalized; negative weights lower the score). Required unless rubric is given, in which case "
-            "the rubric's metric weights are the default.",
+            description="{criterion: weight}; judge_score = sum of weight x value (default: the rubric's).",
         ),
     ] = None
     diversity_targets: Annotated[
@@ -92,38 +87,25 @@ class ScoreCandidatesRequest(BaseModel):
         Field(
             default=None,
             max_length=32,
-            description="{attribute: number of distinct values wanted among the selected}, e.g. "
-            '{"genre": 2, "era": 2}. Omitted: the rubric\'s diversity_targets when a rubric is given, else '
-            "none. {} turns diversity off even with a rubric.",
+            description='{attribute: distinct values wanted among the picks}, e.g. {"genre": 2}; '
+            "{} turns the rubric's off.",
         ),
     ] = None
-    top_k: Annotated[int, Field(default=DEFAULT_TOP_K, ge=1, description="How many candidates to select.")] = (
-        DEFAULT_TOP_K
-    )
+    top_k: Annotated[int, Field(default=DEFAULT_TOP_K, ge=1, description="How many to select.")] = DEFAULT_TOP_K
     rubric: RubricId = None
-    custom_rubric: Annotated[
-        Rubric | None,
-        Field(
-            default=None,
-            description="An inline rubric with the same schema as the rubric:// resources, instead of rubric.",
-        ),
-    ] = None
+    custom_rubric: CustomRubric = None
     accept_threshold: Annotated[
         float | None,
         Field(
             default=None,
-            description="On the rubric's scale: a candidate whose rubric average (mean of its judge-scored "
-            "metrics) is below this is rejected with reasons and never selected. Default: the rubric's "
-            "pass_threshold (5.0 on idea-quality). Needs a rubric.",
+            description="Reject candidates whose rubric average is below it (default: the rubric's pass_threshold).",
         ),
     ] = None
     explain: Annotated[
         Literal["template", "narrative"],
         Field(
             default="template",
-            description="'template' (default, no model): each selected candidate's explanation lists its "
-            "contributions and the variety it adds. 'narrative': the model writes 2-3 sentences per selected "
-            "candidate from its scores and attributes; on failure the template text is used and flagged.",
+            description="'narrative': the model writes 2-3 sentences per pick.",
         ),
     ] = "template"
     samples: Samples = 1

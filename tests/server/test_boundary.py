@@ -14,6 +14,7 @@ from mcp_types import TextContent, Tool
 from pydantic import BaseModel, Field
 
 from gavel.server.boundary import register_tool
+from gavel.server.schemas import compact
 from tests.server import echo_tool
 from tests.server.conftest import RecordingDepsFactory
 
@@ -49,11 +50,9 @@ async def test_input_schema_property_is_the_request_models_own_field_schema(
     echo_server: MCPServer[Any], field: str
 ) -> None:
     tool = await _tool(echo_server, "echo")
-    expected = echo_tool.EchoRequest.model_json_schema()["properties"][field]
-    got = dict(tool.input_schema["properties"][field])
-    got.pop("title", None)
-    expected = {k: v for k, v in expected.items() if k != "title"}
-    assert got == expected
+    # Listed in the shorter spelling of the same schema (no titles; an optional field as a type list).
+    expected = compact(echo_tool.EchoRequest.model_json_schema()["properties"][field])
+    assert tool.input_schema["properties"][field] == expected
 
 
 async def test_input_schema_carries_descriptions_and_bounds_for_the_model_to_read(echo_server: MCPServer[Any]) -> None:
@@ -69,10 +68,14 @@ async def test_input_schema_keeps_nested_model_definitions(echo_server: MCPServe
     assert schema["$defs"]["Shape"]["properties"]["size"]["exclusiveMinimum"] == 0
 
 
-async def test_output_schema_is_the_result_models_schema(echo_server: MCPServer[Any]) -> None:
+async def test_output_schema_is_listed_as_an_object_and_the_result_models_schema_is_a_resource(
+    echo_server: MCPServer[Any],
+) -> None:
     tool = await _tool(echo_server, "echo")
-    assert tool.output_schema is not None
-    assert tool.output_schema["properties"] == echo_tool.EchoResult.model_json_schema()["properties"]
+    assert tool.output_schema == {"type": "object"}
+    async with mcp.Client(echo_server) as client:
+        (content,) = (await client.read_resource("schema://result/echo")).contents
+    assert json.loads(content.text) == echo_tool.EchoResult.model_json_schema()  # type: ignore[union-attr]
 
 
 async def test_judging_tool_annotations_say_read_only_closed_world_and_idempotent_as_given(

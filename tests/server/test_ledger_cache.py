@@ -120,7 +120,8 @@ async def test_every_judging_tool_declares_evaluation_id_and_cached_in_its_outpu
     for name in LEDGER_TOOLS:
         properties = (tools[name].output_schema or {})["properties"]
         assert {"evaluation_id", "cached"} <= set(properties), name
-        assert "description" in properties["cached"]
+        full = json.loads(await read_text(rig.server, f"schema://result/{name}"))
+        assert "description" in full["properties"]["cached"], name
 
 
 async def test_no_cache_is_an_argument_of_the_cacheable_tools_only(rig: Rig) -> None:
