@@ -36,7 +36,7 @@ from mcp_types import Tool as MCPTool
 from pydantic import BaseModel
 
 from gavel.server.arguments import CONTEXT_PARAM, raw_arguments, refuse_missing, validate_request, wrapper_parameters
-from gavel.server.inflight import admit
+from gavel.server.inflight import Gate, admit
 from gavel.server.ledger_calls import LedgerCall, new_evaluation_id
 from gavel.server.logging import bind_request_context
 from gavel.server.sampling import UsesSampling, replay_for_call, sampling_slots
@@ -87,7 +87,7 @@ class ToolSpec(Generic[RequestT, ResultT]):
 
 
 class BoundaryServer(MCPServer[Any]):
-    """An `MCPServer` that holds the boundary's per-server state: its evaluation ledger and its tool specs.
+    """An `MCPServer` that holds the boundary's per-server state: its ledger, tool specs and call gate.
 
     It also reports a missing argument in the boundary's own format. The SDK validates the arguments with
     its own model before the wrapper runs. `SkipValidation` lets every value through, but a missing
@@ -101,6 +101,8 @@ class BoundaryServer(MCPServer[Any]):
         # Where this server's judging calls are recorded and served from; None: no ledger.
         self.ledger: Ledger | None = None
         self.tool_specs: dict[str, ToolSpec[Any, Any]] = {}
+        # Its calls in flight, which shutdown and departed clients end (see `gavel.server.inflight`).
+        self.gate = Gate()
         # The outputSchema each published tool lists (see `gavel.server.schemas`).
         self.output_outlines: dict[str, dict[str, Any]] = {}
 
