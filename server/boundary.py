@@ -42,7 +42,7 @@ from gavel.server.logging import bind_request_context
 from gavel.server.sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_schema, schema_text
 from gavel.tools.common import ToolResult
-from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.deps import Check, ProgressFn, ToolDeps
 from gavel.tools.errors import GavelError, caller_errors
 from gavel.tools.ledger import Ledger
 
@@ -78,7 +78,7 @@ class ToolSpec(Generic[RequestT, ResultT]):
     # Refuses a bad request (raising its GavelError) and says whether the call will ask for a model; run
     # before the ledger is consulted, so a refusal comes first and a call needing no model costs no lookup.
     # None: nothing to check up front, and the call may ask for a model.
-    check: Callable[[RequestT, ToolDeps], Awaitable[bool]] | None = None
+    check: Check[RequestT] | None = None
     idempotent: bool = False
     # Default: `judging_annotations` with `idempotent` (the title is the tool's own, listed once).
     annotations: ToolAnnotations | None = None

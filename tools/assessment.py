@@ -18,7 +18,7 @@ from gavel.tools.common import (
     one_line,
     require_text,
 )
-from gavel.tools.deps import ToolDeps
+from gavel.tools.deps import ToolDeps, always_judges
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
@@ -198,10 +198,7 @@ def _prepare_evaluation(request: EvaluateAssessmentRequest, deps: ToolDeps) -> t
     return rubric, threshold
 
 
-async def check_evaluation(request: EvaluateAssessmentRequest, deps: ToolDeps) -> bool:
-    """Refuse a bad request before any model is resolved; the call always asks for one."""
-    _prepare_evaluation(request, deps)
-    return True
+check_evaluation = always_judges(_prepare_evaluation)
 
 
 async def evaluate_assessment(request: EvaluateAssessmentRequest, deps: ToolDeps) -> EvaluationResult:

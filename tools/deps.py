@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gavel.tools.engine.config import Limits
 from gavel.tools.rubrics import RubricRegistry
@@ -39,3 +39,18 @@ class ToolDeps:
 
     async def judge(self) -> Judge:
         return await self.judge_factory()
+
+
+RequestT = TypeVar("RequestT")
+# A tool's check (see `gavel.server.boundary.ToolSpec.check`): refuses a bad request, says whether a model is needed.
+Check = Callable[[RequestT, ToolDeps], Awaitable[bool]]
+
+
+def always_judges(prepare: Callable[[RequestT, ToolDeps], Any]) -> Check[RequestT]:
+    """The check of a tool that always asks for a model: `prepare` raises the request's refusal, if any."""
+
+    async def check(request: RequestT, deps: ToolDeps) -> bool:
+        prepare(request, deps)
+        return True
+
+    return check

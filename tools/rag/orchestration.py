@@ -8,7 +8,7 @@ import time
 
 import anyio
 
-from gavel.tools.deps import ToolDeps
+from gavel.tools.deps import ToolDeps, always_judges
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.verdict import Usage
 from gavel.tools.errors import BackendError
@@ -21,18 +21,19 @@ from gavel.tools.rag.requests import JudgeRagAnswerRequest, JudgeRagAnswersReque
 from gavel.tools.rag.results import RagBatchResult, RagJudgment
 
 
-async def check_rag_answer(request: JudgeRagAnswerRequest, deps: ToolDeps) -> bool:
-    """Refuse a bad request before any model is resolved; the call always asks for one."""
+def _check_one(request: JudgeRagAnswerRequest, deps: ToolDeps) -> None:
     prepare(request, deps)
     answer_of(request, deps)
-    return True
 
 
-async def check_rag_answers(request: JudgeRagAnswersRequest, deps: ToolDeps) -> bool:
-    """Refuse a bad request before any model is resolved; the call always asks for one."""
+def _check_batch(request: JudgeRagAnswersRequest, deps: ToolDeps) -> None:
     prepare(request, deps)
     answers_of(request, deps)
-    return True
+
+
+# Both tools always ask for a model; their checks refuse a bad request before it is resolved.
+check_rag_answer = always_judges(_check_one)
+check_rag_answers = always_judges(_check_batch)
 
 
 async def judge_rag_answer(request: JudgeRagAnswerRequest, deps: ToolDeps) -> RagJudgment:
