@@ -209,7 +209,7 @@ def publish(
     if isinstance(server, BoundaryServer):
         server.tool_specs[spec.name] = spec
         uri = RESULT_SCHEMA_URI.format(tool=spec.name)
-        server.output_outlines[spec.name] = outline(spec.result_model, uri)
+        server.output_outlines[spec.name] = outline(spec.result_model)
         full = schema_text(result_schema(spec.result_model))
         server.add_resource(
             TextResource(

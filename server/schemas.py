@@ -46,8 +46,8 @@ def _types(node: dict[str, Any], defs: dict[str, Any]) -> list[str]:
     return list(_JSON_TYPES)
 
 
-def outline(result_model: type[BaseModel], uri: str) -> dict[str, Any]:
-    """The listed outputSchema: an object, with the ledger's fields when it is a judgment; the full schema at `uri`."""
+def outline(result_model: type[BaseModel]) -> dict[str, Any]:
+    """The listed outputSchema: an object, with the ledger's fields when it is a judgment (the full one: a resource)."""
     full = result_schema(result_model)
     defs = full.get("$defs", {})
     shared = ToolResult.model_fields if issubclass(result_model, ToolResult) else {}
