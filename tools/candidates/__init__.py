@@ -17,6 +17,7 @@ result described in `models`.
 from gavel.tools.candidates.models import (
     Contribution,
     DiversityOutcome,
+    Failure,
     KeyPoints,
     RankingEntry,
     RejectedCandidate,
@@ -32,6 +33,7 @@ from gavel.tools.candidates.values import canonical_key
 __all__ = [
     "Contribution",
     "DiversityOutcome",
+    "Failure",
     "KeyPoints",
     "RankingEntry",
     "RejectedCandidate",

@@ -139,7 +139,7 @@ async def add_narratives(
             item.explanation, item.explanation_source = text.strip(), "narrative"
     notes = Notes()
     if failed:
-        notes.warnings.append("narrative explanation failed, the template one is used for: " + id_list(failed))
+        notes.fail("narrative_failed", "narrative explanation failed, the template one is used for: " + id_list(failed))
     return total, notes
 
 
@@ -204,7 +204,7 @@ async def add_key_points(
         else:
             item.key_points = points
     if failed:
-        notes.warnings.append("key points could not be produced for: " + id_list(failed))
+        notes.fail("key_points_failed", "key points could not be produced for: " + id_list(failed))
     return total, notes
 
 

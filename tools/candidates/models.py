@@ -16,6 +16,8 @@ DEFAULT_TOP_K = 3
 
 Source = Literal["given", "judge", "missing"]
 Status = Literal["selected", "not_selected", "rejected", "unscored"]
+# What did not come out as asked, one code per kind; the ledger reads these, never the warnings' wording.
+Failure = Literal["candidates_unscored", "narrative_failed", "key_points_failed"]
 
 
 # -- request ------------------------------------------------------------------------------------------------
@@ -150,10 +152,6 @@ class DiversityOutcome(BaseModel):
     met: bool = Field(description="achieved >= target.")
 
 
-# The warnings written when a model call failed and a fallback was used.
-_MODEL_FAILURE_WARNINGS = ("narrative explanation failed", "key points could not be produced")
-
-
 class ScoreCandidatesResult(ToolResult):
     ledger_serves: ClassVar[bool] = True
 
@@ -176,10 +174,25 @@ class ScoreCandidatesResult(ToolResult):
     accept_threshold: float | None = Field(default=None, description="The accept threshold used, if any.")
     reasoning_log: list[str] = Field(description="The decisions, in order, human-readable.")
     warnings: list[str] = Field(description="Missing values, negative weights, unmet targets, fallbacks.")
+    failures: list[Failure] = Field(
+        default_factory=list,
+        description="Machine-readable: what the model did not deliver, one code per kind. 'candidates_unscored' "
+        "(the judge gave no valid score for some candidate), 'narrative_failed' (a narrative was asked for and "
+        "the template text was used for some candidate), 'key_points_failed'. Empty when everything asked for "
+        "was produced; unmet diversity targets and missing values are outcomes, not failures.",
+    )
     flags: list[str] = Field(default_factory=list, description="e.g. prompt_injection_suspected.")
     usage: Usage | None = Field(default=None, description="Model usage; null when no model was used.")
     provenance: Provenance | None = Field(default=None, description="Which model judged; null when none was used.")
     summary: str = Field(description="One line: what was selected and whether the diversity targets were met.")
+
+    def is_cacheable(self) -> bool:
+        """Whether this result may answer a later identical request: nothing the model was asked for failed.
+
+        A failure may be transient (a timeout, a reply that did not parse), so a result with one is recorded
+        but not served again.
+        """
+        return not self.failures
 
     def render_text(self) -> str:
         lines = [self.summary, "", "| rank | id | name | score | selected for |", "|---|---|---|---|---|"]
@@ -204,14 +217,6 @@ class ScoreCandidatesResult(ToolResult):
             if len(self.warnings) > IDS_SHOWN:
                 lines.append(f"- ... and {len(self.warnings) - IDS_SHOWN} more (see warnings)")
         return "\n".join(lines)
-
-    def is_cacheable(self) -> bool:
-        # A fallback stands in for a model call that failed: such a result is recorded, never served.
-        return (
-            not self.unscored
-            and all(item.explanation_source != "template_fallback" for item in self.selected)
-            and not any(w.startswith(_MODEL_FAILURE_WARNINGS) for w in self.warnings)
-        )
 
 
 class KeyPoints(BaseModel):

@@ -193,6 +193,7 @@ def _result(
         accept_threshold=plan.threshold,
         reasoning_log=outcome.notes.log,
         warnings=outcome.notes.warnings,
+        failures=outcome.notes.failures,
         flags=sorted(judged.flags),
         usage=outcome.usage,
         provenance=outcome.provenance,

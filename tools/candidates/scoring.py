@@ -97,6 +97,7 @@ async def judge_phase(
             f"{len(ids)} candidate(s) are unscored (the judge gave no valid score for a criterion), so they have "
             f"no judge_score and are neither selected nor rejected: {id_list(ids)}"
         )
+        notes.failures.append("candidates_unscored")
     low = [i for i in judged.rejected if i not in judged.held_back]
     if low and plan.threshold is not None:
         ids = [scan.ids[i] for i in low]
