@@ -857,3 +857,27 @@ async def test_the_cacheable_check_reads_the_codes_not_the_warning_wording():
     reworded = result.model_copy(update={"warnings": ["narrative explanation failed"]})
     assert reworded.is_cacheable()
     assert not result.model_copy(update={"failures": ["narrative_failed"]}).is_cacheable()
+
+
+def test_every_node_of_the_output_schema_says_what_it_holds():
+    """Strict MCP clients (MCP Inspector --strict) refuse a schema node with no validation keyword."""
+    keywords = {"type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf"}
+    bare: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if not isinstance(node, dict):
+            return
+        if path and not keywords & node.keys():
+            bare.append(path)
+        for name, child in node.get("properties", {}).items():
+            walk(child, f"{path}.properties.{name}")
+        for name, child in node.get("$defs", {}).items():
+            walk(child, f"{path}.$defs.{name}")
+        for key in ("items", "additionalProperties"):
+            walk(node.get(key), f"{path}.{key}")
+        for key in ("anyOf", "oneOf", "allOf"):
+            for position, child in enumerate(node.get(key, [])):
+                walk(child, f"{path}.{key}[{position}]")
+
+    walk(ScoreCandidatesResult.model_json_schema(mode="serialization"), "")
+    assert bare == []

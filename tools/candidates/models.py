@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field, Strict
+from pydantic import BaseModel, Field, Strict, WithJsonSchema
 from typing_extensions import TypedDict
 
 from gavel.tools.candidates.display import IDS_SHOWN, id_list, num
@@ -18,6 +18,9 @@ Source = Literal["given", "judge", "missing"]
 Status = Literal["selected", "not_selected", "rejected", "unscored"]
 # What did not come out as asked, one code per kind; the ledger reads these, never the warnings' wording.
 Failure = Literal["candidates_unscored", "narrative_failed", "key_points_failed"]
+# A diversity attribute's value as the candidate gave it: any JSON value but null (null means "no value"). Typed
+# so the output schema says what the array holds (strict schema checkers refuse an item schema without a type).
+AttributeValue = Annotated[Any, WithJsonSchema({"type": ["string", "number", "boolean", "array", "object"]})]
 
 
 # -- request ------------------------------------------------------------------------------------------------
@@ -148,7 +151,7 @@ class DiversityOutcome(BaseModel):
     attribute: str = Field(description="The target attribute.")
     target: int = Field(description="Distinct values wanted.")
     achieved: int = Field(description="Distinct values among the selected.")
-    values: list[Any] = Field(description="Those distinct values, in selection order.")
+    values: list[AttributeValue] = Field(description="Those distinct values, in selection order.")
     met: bool = Field(description="achieved >= target.")
 
 
