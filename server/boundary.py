@@ -168,10 +168,12 @@ def publish(
     async def call(**kwargs: Any) -> CallToolResult:
         ctx: Context[Any, Any] = kwargs.pop(CONTEXT_PARAM)
         slot_values = {p.name: kwargs.pop(p.name) for p in slot_params}
+        # The call's id is the ledger row's id when the call is recorded; the log names it `call_id` and gives the
+        # result's evaluation_id only at the end, so a call recorded nowhere never logs an id `gavel show` lacks.
         evaluation_id = new_evaluation_id()
         raw = raw_arguments(ctx, kwargs)
         rubric = raw.get("rubric") if rubric_field and isinstance(raw.get("rubric"), str) else None
-        with bind_request_context(tool=spec.name, rubric=rubric, evaluation_id=evaluation_id):
+        with bind_request_context(tool=spec.name, rubric=rubric, call_id=evaluation_id):
             request = validate_request(spec.request_model, raw, kwargs)
             started = time.perf_counter()
             try:
@@ -193,6 +195,7 @@ def publish(
                 "tool call finished",
                 duration_ms=round((time.perf_counter() - started) * 1000),
                 cached=bool(getattr(result, "cached", False)),
+                evaluation_id=getattr(result, "evaluation_id", None),
             )
         if structured is None:
             structured = result.model_dump(mode="json", by_alias=True)

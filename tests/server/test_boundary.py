@@ -176,7 +176,7 @@ async def test_unexpected_exception_is_logged_with_traceback_under_the_reference
     reference = _text(result).rsplit("reference ", 1)[1].strip()
     lines = [json.loads(line) for line in log_stream.getvalue().splitlines()]
     failure = next(line for line in lines if line["event"] == "tool call failed unexpectedly")
-    assert failure["evaluation_id"] == reference
+    assert failure["call_id"] == reference
     assert failure["tool"] == "crash"
     assert "RuntimeError: could not reach" in failure["exception"]
 

@@ -404,6 +404,23 @@ async def test_score_candidates_without_a_model_is_neither_recorded_nor_looked_u
     assert not await anyio.Path(rig.path).exists()
 
 
+@pytest.mark.parametrize(("tool", "arguments"), [("score_candidates", numeric_candidates_args()),
+                                                ("judge_rag_answer", rag_args())])  # fmt: skip
+async def test_the_log_names_the_same_evaluation_id_as_the_result_and_the_ledger(
+    rig: Rig, log_stream: io.StringIO, tool: str, arguments: dict[str, Any]
+) -> None:
+    # Before: every call logged a fresh evaluation_id, also a model-free score_candidates that records nothing.
+    async with mcp.Client(rig.server) as client:
+        result = structured(await client.call_tool(tool, arguments))
+    lines = [json.loads(line) for line in log_stream.getvalue().splitlines()]
+    (finished,) = [line for line in lines if line["event"] == "tool call finished" and line.get("tool") == tool]
+    assert finished["evaluation_id"] == result["evaluation_id"]
+    assert all(line.get("evaluation_id") in (None, result["evaluation_id"]) for line in lines)
+    if result["evaluation_id"] is not None:
+        record = json.loads(await read_text(rig.server, f"evaluation://{result['evaluation_id']}"))
+        assert record["evaluation_id"] == result["evaluation_id"]
+
+
 async def test_a_refused_request_is_not_recorded(rig: Rig) -> None:
     async with mcp.Client(rig.server) as client:
         result = await client.call_tool("evaluate_assessment", evaluate_args() | {"rubric": "no-such-rubric"})
