@@ -11,7 +11,6 @@ explanation is written by Gavel from the numbers; the model writes nothing.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -21,12 +20,12 @@ import anyio
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.readout import TOP_LOGPROBS, Readout, scale_expectation, single_token_values, yes_probability
-from gavel.tools.engine.verdict import MetricScore, SampleRecord, Usage
+from gavel.tools.engine.verdict import MetricScore, SampleRecord
 from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.rubrics import Metric, Rubric
 
 if TYPE_CHECKING:
-    from gavel.tools.engine.judge import Judge, _Tally
+    from gavel.tools.engine.judge import Judge, Tally
 
 
 @dataclass(frozen=True)
@@ -74,7 +73,7 @@ def user_prompt(shared: Prefix, instruction: str, extra: Mapping[str, str] | Non
 async def ask(
     judge: Judge,
     user: str,
-    tally: _Tally,
+    tally: Tally,
     *,
     model: str | None,
     values: Sequence[int] | None = None,
@@ -170,7 +169,7 @@ async def score_metric(
     rubric: Rubric,
     metric: Metric,
     context_instructions: str | None,
-    tally: _Tally,
+    tally: Tally,
     model: str | None,
 ) -> MetricScore:
     values = single_token_values(rubric.scale.min, rubric.scale.max, rubric.scale.integer)
@@ -198,7 +197,7 @@ async def score_metrics(
     subject: str,
     context_instructions: str | None,
     model: str | None,
-    tally: _Tally,
+    tally: Tally,
 ) -> list[MetricScore]:
     """Every metric read from probabilities, concurrently (the engine's limiter bounds the real concurrency)."""
     results: dict[str, MetricScore] = {}
@@ -212,7 +211,3 @@ async def score_metrics(
         for metric in metrics:
             tg.start_soon(one, metric)
     return [results[m.id] for m in metrics]
-
-
-def usage_since(tally: _Tally, started: float) -> Usage:
-    return tally.usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})

@@ -1,0 +1,156 @@
+"""Metric scores read from generated replies: a schema-constrained verdict per metric and sample (or one joint
+verdict for all metrics per sample), each through the repair ladder.
+
+The judged text comes first, then the source: measured on the embedded default, with the source first the
+model quotes the judged text back as "what the source says". All blocks are shared by the metrics of one
+evaluation, so the prompt cache still reuses the whole prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import anyio
+
+from gavel.tools.engine import ladder, prompts
+from gavel.tools.engine.parse import is_placeholder
+from gavel.tools.engine.reply_schema import joint_model, metric_max_tokens, request_schema, verdict_model
+from gavel.tools.engine.verdict import MetricScore, SampleRecord
+from gavel.tools.rubrics import Metric, Rubric
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.judge import Judge, Tally
+
+
+def _evidence_for(metric: Metric, *, has_source: bool, has_context: bool) -> prompts.Evidence:
+    """What the judge quotes before it scores this metric, given what the call has to compare with."""
+    if metric.judged_against == "source" and has_source:
+        return "source"
+    if metric.judged_against == "question" and has_context:
+        return "question"
+    return None
+
+
+async def score_metrics(
+    judge: Judge,
+    *,
+    rubric: Rubric,
+    metrics: Sequence[Metric],
+    subject: str,
+    source: str | None,
+    data: Mapping[str, str] | None,
+    context_instructions: str | None,
+    samples: int,
+    model: str | None,
+    strategy: str,
+    tally: Tally,
+) -> tuple[list[MetricScore], list[str]]:
+    """The metrics' scores, and the untrusted texts the prompts showed (for the injection check)."""
+    context = {k: v for k, v in (data or {}).items() if v}
+    blocks: dict[str, str] = {rubric.prompt.subject: subject}
+    if source:
+        blocks[rubric.prompt.source_label] = source
+    blocks.update(context)
+    nonce = prompts.nonce_for(blocks)
+    shared = prompts.data_section(blocks, nonce)
+    evidence = {m.id: _evidence_for(m, has_source=bool(source), has_context=bool(context)) for m in metrics}
+    # A metric not judged against the source (relevance, coherence) sees the context (the question)
+    # first and then the judged text, nothing else. Measured on the embedded default: shown the
+    # passages as well, it judged the passages instead of the answer ("Bananas are rich in potassium"
+    # scored 1.0 for relevance to an Eiffel Tower question) in every block order tried. Built only when
+    # such a metric is judged: the judged text may be long, and neutralizing it costs a pass.
+    sourceless = (
+        prompts.data_section({**context, rubric.prompt.subject: subject}, nonce)
+        if any(e != "source" for e in evidence.values())
+        else shared
+    )
+    system = prompts.prompt_set().text["system"]
+    seeds = [judge.config.seed + index for index in range(samples)]
+    temperature = judge.config.temperature if samples == 1 else judge.config.sample_temperature
+
+    per_metric: dict[str, list[SampleRecord]] = {m.id: [] for m in metrics}
+    if strategy == "joint" and len(metrics) > 1:
+        async with anyio.create_task_group() as tg:
+            for seed in seeds:
+                tg.start_soon(
+                    _joint_sample,
+                    judge, rubric, metrics, system, shared, context_instructions, seed, temperature, model,
+                    tally, per_metric, "source" if source else None,
+                )  # fmt: skip
+    else:
+        async with anyio.create_task_group() as tg:
+            for metric in metrics:
+                for seed in seeds:
+                    tg.start_soon(
+                        _metric_sample,
+                        judge, rubric, metric, system, shared if evidence[metric.id] == "source" else sourceless,
+                        context_instructions, seed, temperature, model, tally, per_metric[metric.id],
+                        evidence[metric.id],
+                    )  # fmt: skip
+
+    scores = []
+    for metric in metrics:
+        records = sorted(per_metric[metric.id], key=lambda r: seeds.index(r.seed) if r.seed in seeds else 0)
+        score = MetricScore.from_samples(metric.id, metric.name, records)
+        score.readout = "generated"
+        scores.append(score)
+    return scores, list(blocks.values())
+
+
+async def _metric_sample(
+    judge: Judge,
+    rubric: Rubric,
+    metric: Metric,
+    system: str,
+    shared: str,
+    context_instructions: str | None,
+    seed: int,
+    temperature: float,
+    model: str | None,
+    tally: Tally,
+    out: list[SampleRecord],
+    evidence: prompts.Evidence,
+) -> None:
+    verdict = verdict_model(rubric, evidence=evidence)
+    user = shared + "\n\n" + prompts.metric_instruction(rubric, metric, context_instructions, evidence)
+    request = judge._request(
+        system, user, request_schema(verdict), seed=seed, temperature=temperature,
+        max_tokens=metric_max_tokens(verdict), model=model,
+    )  # fmt: skip
+    out.append(await ladder.metric_sample(judge, rubric, verdict, request, seed, tally))
+
+
+async def _joint_sample(
+    judge: Judge,
+    rubric: Rubric,
+    metrics: Sequence[Metric],
+    system: str,
+    shared: str,
+    context_instructions: str | None,
+    seed: int,
+    temperature: float,
+    model: str | None,
+    tally: Tally,
+    out: dict[str, list[SampleRecord]],
+    evidence: prompts.Evidence,
+) -> None:
+    joint = joint_model(rubric, metrics, evidence=evidence)
+    user = shared + "\n\n" + prompts.joint_instruction(rubric, metrics, context_instructions, evidence)
+    request = judge._request(
+        system, user, request_schema(joint), seed=seed, temperature=temperature,
+        max_tokens=metric_max_tokens(verdict_model(rubric, evidence=evidence)) * len(metrics), model=model,
+    )  # fmt: skip
+    result = await ladder.structured(judge, joint, request, tally, rubric)
+    for metric in metrics:
+        if result.value is None:
+            out[metric.id].append(
+                SampleRecord(score=None, seed=seed, error=result.error, raw_reply=(result.raw or "")[:4000])
+            )
+            continue
+        item = getattr(result.value, metric.id)
+        explanation = str(item.explanation)
+        if is_placeholder(explanation):
+            out[metric.id].append(SampleRecord(score=None, seed=seed, error="placeholder echo"))
+        else:
+            out[metric.id].append(SampleRecord(score=float(item.score), explanation=explanation, seed=seed))
