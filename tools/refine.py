@@ -190,7 +190,7 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
                 "use generator='server'",
                 field="generator",
             )
-        writer = await deps.sampling_judge_factory()
+        writer = await deps.sampling_judge()
     writer_model = request.model if request.generator == "server" else None
     subject, source = rubric.prompt.subject, {rubric.prompt.source_label: request.source} if request.source else {}
     template = prompts.prompt_set()

@@ -24,7 +24,7 @@ from gavel.tools.engine.config import Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.errors import InvalidInput, UnknownRubric
 from gavel.tools.rubrics import RubricRegistry
-from tests.support.deps import ProgressLog, make_deps
+from tests.support.deps import ProgressLog, make_deps, strictly_increasing
 from tests.support.scripted import ScriptedBackend, backend_error
 
 REGISTRY = RubricRegistry.load()
@@ -759,7 +759,8 @@ async def test_judging_reports_progress_per_candidate():
     progress = ProgressLog()
     backend = ScriptedBackend(default=idea_judge(IDEA_SCORES))
     await run(make_deps(backend, progress=progress), candidates=IDEAS, rubric="idea-quality")
-    assert [(done, total) for done, total, _ in progress.events] == [(1, 3), (2, 3), (3, 3)]
+    assert [(done, total) for done, total, _ in progress.steps("judged ")] == [(1, 3), (2, 3), (3, 3)]
+    assert strictly_increasing(progress.events)
 
 
 async def test_samples_and_model_reach_the_judge():

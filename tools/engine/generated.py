@@ -32,6 +32,11 @@ def _evidence_for(metric: Metric, *, has_source: bool, has_context: bool) -> pro
     return None
 
 
+def _step(what: str, seed: int, seeds: Sequence[int]) -> str:
+    """How progress names one model call: the metric, and the sample when there are several."""
+    return f"{what}, sample {seeds.index(seed) + 1} of {len(seeds)}" if len(seeds) > 1 else what
+
+
 async def score_metrics(
     judge: Judge,
     *,
@@ -76,7 +81,7 @@ async def score_metrics(
                 tg.start_soon(
                     _joint_sample,
                     judge, rubric, metrics, system, shared, context_instructions, seed, temperature, model,
-                    tally, per_metric, "source" if source else None,
+                    tally, per_metric, "source" if source else None, _step("every metric", seed, seeds),
                 )  # fmt: skip
     else:
         async with anyio.create_task_group() as tg:
@@ -86,7 +91,7 @@ async def score_metrics(
                         _metric_sample,
                         judge, rubric, metric, system, shared if evidence[metric.id] == "source" else sourceless,
                         context_instructions, seed, temperature, model, tally, per_metric[metric.id],
-                        evidence[metric.id],
+                        evidence[metric.id], _step(metric.name, seed, seeds),
                     )  # fmt: skip
 
     scores = []
@@ -111,6 +116,7 @@ async def _metric_sample(
     tally: Tally,
     out: list[SampleRecord],
     evidence: prompts.Evidence,
+    step: str,
 ) -> None:
     verdict = verdict_model(rubric, evidence=evidence)
     user = shared + "\n\n" + prompts.metric_instruction(rubric, metric, context_instructions, evidence)
@@ -118,7 +124,7 @@ async def _metric_sample(
         system, user, request_schema(verdict), seed=seed, temperature=temperature,
         max_tokens=metric_max_tokens(verdict), model=model,
     )  # fmt: skip
-    out.append(await ladder.metric_sample(judge, rubric, verdict, request, seed, tally))
+    out.append(await ladder.metric_sample(judge, rubric, verdict, request, seed, tally, step))
 
 
 async def _joint_sample(
@@ -134,6 +140,7 @@ async def _joint_sample(
     tally: Tally,
     out: dict[str, list[SampleRecord]],
     evidence: prompts.Evidence,
+    step: str,
 ) -> None:
     joint = joint_model(rubric, metrics, evidence=evidence)
     user = shared + "\n\n" + prompts.joint_instruction(rubric, metrics, context_instructions, evidence)
@@ -141,7 +148,7 @@ async def _joint_sample(
         system, user, request_schema(joint), seed=seed, temperature=temperature,
         max_tokens=metric_max_tokens(verdict_model(rubric, evidence=evidence)) * len(metrics), model=model,
     )  # fmt: skip
-    result = await ladder.structured(judge, joint, request, tally, rubric)
+    result = await ladder.structured(judge, joint, request, tally, rubric, step=step)
     for metric in metrics:
         if result.value is None:
             out[metric.id].append(

@@ -22,6 +22,7 @@ from gavel.tools.engine.backend import Backend, ChatMessage, ChatReply, ChatRequ
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.ladder import Structured
 from gavel.tools.engine.parse import strip_reasoning
+from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.readout import Readout
 from gavel.tools.engine.reply_schema import joint_model, request_schema, verdict_model
 from gavel.tools.engine.verdict import MetricScore, Provenance, ReadoutKind, Usage
@@ -95,6 +96,9 @@ class Judge:
         self._deadline = time.monotonic() + config.call_deadline_s
         # Set once a model call of this tool call timed out: the backend is not asked again in this call.
         self._stopped: str | None = None
+        # The tool call's progress (ToolDeps.judge wires it to the client); silent until then.
+        self.progress = Progress()
+        self._answered = 0
 
     @property
     def backend_name(self) -> str:
@@ -117,31 +121,50 @@ class Judge:
         *,
         extra: Mapping[str, str] | None = None,
         model: str | None = None,
+        step: str = "a yes/no check",
     ) -> tuple[Readout, Usage]:
-        """One Yes/No check after the judgment's shared prefix, read as P(yes)."""
+        """One Yes/No check after the judgment's shared prefix, read as P(yes). `step` names it in progress."""
         tally = Tally()
         user = probability.user_prompt(shared, instruction, extra)
-        readout = await probability.ask(self, user, tally, model=model, system=shared.system)
+        readout = await probability.ask(self, user, tally, model=model, system=shared.system, step=step)
         return readout, tally.usage
 
     # -- calls -------------------------------------------------------------------------------------
 
-    async def _call(self, request: ChatRequest, tally: Tally, backend: Backend | None = None) -> ChatReply:
-        """One model call under the limiter and the call's deadline. Every timeout comes out as BackendTimeout."""
+    async def _call(
+        self, request: ChatRequest, tally: Tally, backend: Backend | None = None, *, step: str = "a model call"
+    ) -> ChatReply:
+        """One model call under the limiter and the call's deadline. Every timeout comes out as BackendTimeout.
+
+        `step` (a metric, a sentence) names the call in the progress sent while it waits and once it is answered.
+        """
         if self._stopped is not None:
             raise BackendTimeout(self._stopped)
         remaining = self._deadline - time.monotonic()
-        try:
-            if remaining <= 0:
-                raise TimeoutError
+        answering = backend or self.backend
+        queued = True
+
+        async def answer() -> ChatReply:
+            nonlocal queued
             # The whole call's deadline bounds the wait for the limiter too.
             with anyio.fail_after(remaining):
                 async with self.limiter:
                     if self._stopped is not None:  # another call timed out while this one queued
                         raise BackendTimeout(self._stopped)
+                    queued = False
                     # The backend enforces its own timeout; this outer bound guards against one that does not.
                     with anyio.fail_after(self.config.timeout_s * 1.5):
-                        reply = await (backend or self.backend).chat(request)
+                        return await answering.chat(request)
+
+        def waiting_for() -> str:
+            # The embedded backend says when it is assembling or loading its model (minutes, on the first call).
+            busy = getattr(answering, "loading", None)
+            return f"{step}: {busy or ('waiting for a free model slot' if queued else 'waiting for the model')}"
+
+        try:
+            if remaining <= 0:
+                raise TimeoutError
+            reply = await self.progress.waiting(answer, waiting_for)
         except (BackendTimeout, TimeoutError) as exc:
             self.saw_backend_failure = True
             if self._stopped is not None:
@@ -157,6 +180,8 @@ class Judge:
             self.saw_backend_failure = True
             raise
         tally.add(reply)
+        self._answered += 1
+        await self.progress.tick(f"{step}: answered ({self._answered} model calls so far)")
         return reply
 
     def _request(
@@ -240,7 +265,9 @@ class Judge:
         instruction: str,
         model: str | None = None,
         max_tokens: int = 400,
+        step: str | None = None,
     ) -> Structured[T]:
+        """A reply of the `output` model on `data`, through the repair ladder; `step` names it in progress."""
         user = prompts.data_section(dict(data), prompts.nonce_for(data)) + "\n\n" + instruction
         request = self._request(
             prompts.prompt_set().text["system"], user, request_schema(output), seed=self.config.seed,
@@ -248,7 +275,7 @@ class Judge:
         )  # fmt: skip
         tally = Tally()
         started = time.perf_counter()
-        result = await ladder.structured(self, output, request, tally)
+        result = await ladder.structured(self, output, request, tally, step=step or f"the {output.__name__} check")
         result.usage = tally.since(started)
         return result
 
@@ -271,7 +298,7 @@ class Judge:
         )  # fmt: skip
         tally = Tally()
         try:
-            reply = await self._call(request, tally, backend or self.generator)
+            reply = await self._call(request, tally, backend or self.generator, step="writing the text")
         except BackendError as exc:
             return Generated(None, str(exc), tally.usage)
         text = prompts.strip_echo(strip_reasoning(reply.text), data, nonce)

@@ -48,11 +48,11 @@ def _reask(request: ChatRequest, reply: ChatReply, rubric: Rubric | None, error:
 
 
 async def metric_sample(
-    judge: Judge, rubric: Rubric, verdict: type[BaseModel], request: ChatRequest, seed: int, tally: Tally
+    judge: Judge, rubric: Rubric, verdict: type[BaseModel], request: ChatRequest, seed: int, tally: Tally, step: str
 ) -> SampleRecord:
-    """Run one metric sample through the repair ladder."""
+    """Run one metric sample through the repair ladder. `step` names it in progress."""
     try:
-        reply = await judge._call(request, tally)
+        reply = await judge._call(request, tally, step=step)
     except BackendError as exc:
         return SampleRecord(score=None, seed=seed, error=f"the model call failed: {exc}")
     record = _record(verdict, reply, seed)
@@ -61,7 +61,7 @@ async def metric_sample(
     first_error = record.error or "no score"
     retry = _reask(request, reply, rubric, first_error)
     try:
-        second = await judge._call(retry, tally)
+        second = await judge._call(retry, tally, step=f"{step}, re-asked")
     except BackendError as exc:
         second = None
         retry_error = f"the re-ask failed: {exc}"
@@ -107,11 +107,11 @@ def _record(verdict: type[BaseModel], reply: ChatReply, seed: int, repaired: str
 
 
 async def structured(
-    judge: Judge, output: type[T], request: ChatRequest, tally: Tally, rubric: Rubric | None = None
+    judge: Judge, output: type[T], request: ChatRequest, tally: Tally, rubric: Rubric | None = None, *, step: str
 ) -> Structured[T]:
     """Any structured reply (a joint verdict, a grounding check) through parse, validate and one re-ask."""
     try:
-        reply = await judge._call(request, tally)
+        reply = await judge._call(request, tally, step=step)
     except BackendError as exc:
         return Structured(None, f"the model call failed: {exc}", None, tally.usage)
     parsed = parse_reply(reply.text, output)
@@ -119,7 +119,7 @@ async def structured(
         return Structured(parsed.value, None, reply.text, tally.usage)
     retry = _reask(request, reply, rubric, parsed.error or "invalid")
     try:
-        second = await judge._call(retry, tally)
+        second = await judge._call(retry, tally, step=f"{step}, re-asked")
     except BackendError as exc:
         return Structured(None, f"{parsed.error}; the re-ask failed: {exc}", reply.text, tally.usage)
     reparsed = parse_reply(second.text, output)

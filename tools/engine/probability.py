@@ -78,8 +78,10 @@ async def ask(
     model: str | None,
     values: Sequence[int] | None = None,
     system: str = "probability_system",
+    step: str = "a yes/no check",
 ) -> Readout:
-    """One one-token call; its first token read as P(yes), or as the expectation over `values`."""
+    """One one-token call; its first token read as P(yes), or as the expectation over `values`. `step` names it
+    in progress."""
     request = ChatRequest(
         messages=(ChatMessage("system", prompts.prompt_set().text[system]), ChatMessage("user", user)),
         temperature=0.0,
@@ -91,7 +93,7 @@ async def ask(
         top_logprobs=TOP_LOGPROBS,
     )
     try:
-        reply = await judge._call(request, tally)
+        reply = await judge._call(request, tally, step=step)
     except BackendTimeout as exc:
         return Readout.failed("timeout", f"the model call timed out: {exc}")
     except BackendError as exc:
@@ -175,7 +177,7 @@ async def score_metric(
     values = single_token_values(rubric.scale.min, rubric.scale.max, rubric.scale.integer)
     instruction = _instruction(rubric, metric, context_instructions, values)
     user = user_prompt(shared, instruction, {rubric.prompt.subject: subject})
-    readout = await ask(judge, user, tally, model=model, values=values, system=shared.system)
+    readout = await ask(judge, user, tally, model=model, values=values, system=shared.system, step=metric.name)
     if readout.value is not None and not values:
         # P(yes) placed on the scale: its minimum plus P(yes) times its width.
         readout = Readout(
