@@ -9,11 +9,14 @@ evaluation, so the prompt cache still reuses the whole prefix.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
+from pydantic import BaseModel
 
 from gavel.tools.engine import ladder, prompts
+from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.parse import is_placeholder
 from gavel.tools.engine.reply_schema import joint_model, metric_max_tokens, request_schema, verdict_model
 from gavel.tools.engine.verdict import MetricScore, SampleRecord
@@ -70,9 +73,11 @@ async def score_metrics(
         if any(e != "source" for e in evidence.values())
         else shared
     )
-    system = prompts.prompt_set().text["system"]
     seeds = [judge.config.seed + index for index in range(samples)]
-    temperature = judge.config.temperature if samples == 1 else judge.config.sample_temperature
+    call = _Call(
+        judge, rubric, prompts.prompt_set().text["system"], context_instructions,
+        judge.config.temperature if samples == 1 else judge.config.sample_temperature, model, tally,
+    )  # fmt: skip
 
     per_metric: dict[str, list[SampleRecord]] = {m.id: [] for m in metrics}
     if strategy == "joint" and len(metrics) > 1:
@@ -80,8 +85,8 @@ async def score_metrics(
             for seed in seeds:
                 tg.start_soon(
                     _joint_sample,
-                    judge, rubric, metrics, system, shared, context_instructions, seed, temperature, model,
-                    tally, per_metric, "source" if source else None, _step("every metric", seed, seeds),
+                    call, metrics, shared, seed, per_metric, "source" if source else None,
+                    _step("every metric", seed, seeds),
                 )  # fmt: skip
     else:
         async with anyio.create_task_group() as tg:
@@ -89,9 +94,8 @@ async def score_metrics(
                 for seed in seeds:
                     tg.start_soon(
                         _metric_sample,
-                        judge, rubric, metric, system, shared if evidence[metric.id] == "source" else sourceless,
-                        context_instructions, seed, temperature, model, tally, per_metric[metric.id],
-                        evidence[metric.id], _step(metric.name, seed, seeds),
+                        call, metric, shared if evidence[metric.id] == "source" else sourceless, seed,
+                        per_metric[metric.id], evidence[metric.id], _step(metric.name, seed, seeds),
                     )  # fmt: skip
 
     scores = []
@@ -103,52 +107,56 @@ async def score_metrics(
     return scores, list(blocks.values())
 
 
+@dataclass(frozen=True)
+class _Call:
+    """What every model call of one generated judgment shares."""
+
+    judge: Judge
+    rubric: Rubric
+    system: str
+    context_instructions: str | None
+    temperature: float
+    model: str | None
+    tally: Tally
+
+    def request(self, user: str, output: type[BaseModel], seed: int, max_tokens: int) -> ChatRequest:
+        return self.judge._request(
+            self.system, user, request_schema(output), seed=seed, temperature=self.temperature,
+            max_tokens=max_tokens, model=self.model,
+        )  # fmt: skip
+
+
 async def _metric_sample(
-    judge: Judge,
-    rubric: Rubric,
+    call: _Call,
     metric: Metric,
-    system: str,
     shared: str,
-    context_instructions: str | None,
     seed: int,
-    temperature: float,
-    model: str | None,
-    tally: Tally,
     out: list[SampleRecord],
     evidence: prompts.Evidence,
     step: str,
 ) -> None:
+    rubric = call.rubric
     verdict = verdict_model(rubric, evidence=evidence)
-    user = shared + "\n\n" + prompts.metric_instruction(rubric, metric, context_instructions, evidence)
-    request = judge._request(
-        system, user, request_schema(verdict), seed=seed, temperature=temperature,
-        max_tokens=metric_max_tokens(verdict), model=model,
-    )  # fmt: skip
-    out.append(await ladder.metric_sample(judge, rubric, verdict, request, seed, tally, step))
+    user = shared + "\n\n" + prompts.metric_instruction(rubric, metric, call.context_instructions, evidence)
+    request = call.request(user, verdict, seed, metric_max_tokens(verdict))
+    out.append(await ladder.metric_sample(call.judge, rubric, verdict, request, seed, call.tally, step))
 
 
 async def _joint_sample(
-    judge: Judge,
-    rubric: Rubric,
+    call: _Call,
     metrics: Sequence[Metric],
-    system: str,
     shared: str,
-    context_instructions: str | None,
     seed: int,
-    temperature: float,
-    model: str | None,
-    tally: Tally,
     out: dict[str, list[SampleRecord]],
     evidence: prompts.Evidence,
     step: str,
 ) -> None:
+    rubric = call.rubric
     joint = joint_model(rubric, metrics, evidence=evidence)
-    user = shared + "\n\n" + prompts.joint_instruction(rubric, metrics, context_instructions, evidence)
-    request = judge._request(
-        system, user, request_schema(joint), seed=seed, temperature=temperature,
-        max_tokens=metric_max_tokens(verdict_model(rubric, evidence=evidence)) * len(metrics), model=model,
-    )  # fmt: skip
-    result = await ladder.structured(judge, joint, request, tally, rubric, step=step)
+    user = shared + "\n\n" + prompts.joint_instruction(rubric, metrics, call.context_instructions, evidence)
+    per_metric = metric_max_tokens(verdict_model(rubric, evidence=evidence))
+    request = call.request(user, joint, seed, per_metric * len(metrics))
+    result = await ladder.structured(call.judge, joint, request, call.tally, rubric, step=step)
     for metric in metrics:
         if result.value is None:
             out[metric.id].append(
