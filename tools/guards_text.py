@@ -1,8 +1,8 @@
 """How Gavel treats the characters of untrusted text: `neutralize` for what the model is shown,
 `normalize_for_matching` for what the injection rules read.
 
-Both fold the same look-alike brackets and invisible characters, so a delimiter that `neutralize` breaks up is
-the one the rules would recognize.
+Both know the same look-alike brackets and invisible characters: `neutralize` breaks up a run of them that could
+pass for the engine's delimiters, `normalize_for_matching` folds them to ASCII so the rules see a fake one.
 """
 
 from __future__ import annotations
