@@ -47,13 +47,13 @@ from bench.scripted import valid_backend
 from bench.server_entry import BenchDeps
 from gavel.server.app import build_server
 from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
+from gavel.server.ledger_calls import LedgerCall, new_evaluation_id
 from gavel.server.settings import load_settings
 from gavel.server.tool_registry import register_all_tools
 from gavel.tools.assessment import EvaluateAssessmentRequest, EvaluationResult, evaluate_assessment
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.config import Limits
 from gavel.tools.ledger import Entry, Ledger, timestamp, to_json, utc_now
-from gavel.tools.ledger_calls import LedgerCall, new_evaluation_id
 from gavel.tools.rag import JudgeRagAnswersRequest, RagBatchResult, judge_rag_answers
 from gavel.tools.rubrics import RubricRegistry
 
@@ -171,7 +171,7 @@ async def _record_times(
         call = LedgerCall(
             ledger, tool=tool, request=request, result_model=type(result), evaluation_id=new_evaluation_id()
         )
-        await call.wrap(deps).judge()  # the tool asked for its judge: this call judged (no_cache: no lookup)
+        await call.track(deps).judge()  # the tool asked for its judge: this call judged (no_cache: no lookup)
         started = time.perf_counter()
         if await call.record(result) is None:
             raise RuntimeError(f"the ledger did not record: {ledger.failure}")

@@ -22,13 +22,13 @@ from mcp.server.mcpserver.resources import TextResource
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, InputRequiredResult
 
-from gavel.server.boundary import BoundaryServer, DepsFactory, attach_ledger, ledger_for
+from gavel.server.boundary import BoundaryServer, DepsFactory
 from gavel.server.settings import Settings
 from gavel.tools.distribution import version
 from gavel.tools.engine.config import Limits
 from gavel.tools.errors import UnknownRubric
 from gavel.tools.ledger import RECENT_LIMIT, Ledger
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubrics import RUBRIC_SCHEMA_URI, Rubric, RubricRegistry
 
 ToolRegistrar = Callable[[MCPServer[Any], DepsFactory, Limits], None]
 
@@ -113,6 +113,18 @@ def _index_json(registry: RubricRegistry) -> str:
 
 
 def _add_rubric_resources(server: MCPServer, registry: RubricRegistry) -> None:
+    # The tools take an inline rubric as an object and validate it when the call arrives; its schema is
+    # published once here rather than repeated in every tool's inputSchema.
+    server.add_resource(
+        TextResource(
+            uri=RUBRIC_SCHEMA_URI,
+            name="rubric-schema",
+            title="Inline rubric schema",
+            description="The JSON schema of a rubric, as the tools' custom_rubric argument takes it.",
+            mime_type="application/schema+json",
+            text=json.dumps(Rubric.model_json_schema(), indent=2),
+        )
+    )
     server.add_resource(
         TextResource(
             uri=INDEX_URI,
@@ -171,8 +183,8 @@ def recent_lines(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n" if lines else "no evaluations recorded yet\n"
 
 
-def _add_ledger_resources(server: MCPServer) -> None:
-    # The ledger is looked up at each read, as the tools do at each call: whatever `attach_ledger` set last.
+def _add_ledger_resources(server: BoundaryServer) -> None:
+    # The ledger is looked up at each read, as the tools do at each call: whatever `server.ledger` is now.
     @server.resource(
         RECENT_URI,
         name="recent-evaluations",
@@ -182,7 +194,7 @@ def _add_ledger_resources(server: MCPServer) -> None:
         mime_type="text/plain",
     )
     async def recent_evaluations() -> str:
-        store = _usable(ledger_for(server))
+        store = _usable(server.ledger)
         rows = await store.arecent(RECENT_LIMIT)
         _usable(store)  # reading may have found the file unusable
         return recent_lines(rows)
@@ -198,7 +210,7 @@ def _add_ledger_resources(server: MCPServer) -> None:
         mime_type="application/json",
     )
     async def evaluation_by_id(id: str) -> str:
-        store = _usable(ledger_for(server))
+        store = _usable(server.ledger)
         record = await store.aget(id) if _EVALUATION_ID_RE.match(id) else None
         _usable(store)
         if record is None:
@@ -256,7 +268,7 @@ def build_server(
     lifespan: Callable[[MCPServer[Any]], AbstractAsyncContextManager[Any]] | None = None,
     register_tools: ToolRegistrar | None = None,
     ledger: Ledger | None = None,
-) -> MCPServer[Any]:
+) -> BoundaryServer:
     """The Gavel MCP server, with resources, prompts and tools registered; not yet running.
 
     `register_tools` defaults to `gavel.server.tool_registry.register_all_tools` (tests pass their own).
@@ -273,7 +285,7 @@ def build_server(
     from gavel.server.calibration_mcp import add_calibration_resources
 
     text = load_server_text()
-    server: MCPServer[Any] = BoundaryServer(
+    server = BoundaryServer(
         SERVER_NAME,
         title="Gavel",
         description="A judge for agents: rubric scoring, self-refinement, RAG verdicts and candidate selection.",
@@ -283,9 +295,7 @@ def build_server(
         lifespan=lifespan,
     )
     _add_rubric_resources(server, registry)
-    if ledger is None:
-        ledger = settings.make_ledger()
-    attach_ledger(server, ledger)
+    server.ledger = ledger if ledger is not None else settings.make_ledger()
     _add_ledger_resources(server)
     add_calibration_resources(server)
     _add_prompts(server, text.prompts)

@@ -1,54 +1,25 @@
-"""The judge's calibration over MCP: the tool `calibrate_judge` and the resources `calibration://index` and
-`calibration://{key}` (the key is a judgment's `provenance.fitness_key`)."""
+"""The judge's calibrations over MCP: the resources `calibration://index` and `calibration://{key}` (the key is a
+judgment's `provenance.fitness_key`). The tool `calibrate_judge` is in `gavel.server.tool_registry`'s table."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from typing import Any
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
-from gavel.server.boundary import DepsFactory, judging_annotations, ledger_for, register_tool
-from gavel.tools import calibration
+from gavel.server.boundary import BoundaryServer
 from gavel.tools.calibration_store import calibration_index, calibrations_for
-from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.ledger import Ledger
 
 INDEX_URI = "calibration://index"
 _KEY_RE = re.compile(r"^[0-9a-f]{16}$")
 
-DESCRIPTION = (
-    "Measure the configured judge on a labelled set (halueval-qa: judge_rag_answer; clinical-assessment: "
-    "evaluate_assessment): balanced accuracy, AUROC, pairwise accuracy with 95% intervals, unscored count, time per "
-    "item, best decision cut. Kept in the ledger; later verdicts carry it as provenance.judge_fitness. Items judged "
-    "identically before come from the ledger's cache. Progress per item; a cancel keeps a partial calibration. "
-    "Seconds per item on a local model: keep limit small."
-)
-
-
-def register_calibrate_judge(server: MCPServer[Any], deps_factory: DepsFactory) -> None:
-    def with_ledger(ctx: Context[Any, Any], progress: ProgressFn) -> ToolDeps:
-        return dataclasses.replace(deps_factory(ctx, progress), ledger=ledger_for(server))
-
-    register_tool(
-        server,
-        name="calibrate_judge",
-        title="Measure the judge on a labelled set",
-        description=DESCRIPTION,
-        request_model=calibration.CalibrateJudgeRequest,
-        result_model=calibration.CalibrationReport,
-        impl=calibration.calibrate_judge,
-        deps_factory=with_ledger,
-        # Like the judging tools: it records in the ledger, and changes nothing else.
-        annotations=judging_annotations(idempotent=False, title="Measure the judge on a labelled set"),
-    )
-
 
 def _ledger(server: MCPServer[Any]) -> Ledger:
-    ledger = ledger_for(server)
+    ledger = server.ledger if isinstance(server, BoundaryServer) else None
     if ledger is None:
         raise ResourceError("the evaluation ledger is off (GAVEL_LEDGER_PATH=off): no calibration is kept")
     if ledger.failure is not None:

@@ -85,6 +85,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
 async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: Any, limit: int | None) -> Any:
     import anyio
 
+    from gavel.server.boundary import uncalibrated_calls
     from gavel.tools.calibration import CalibrationRun
     from gavel.tools.deps import ToolDeps
     from gavel.tools.engine.select import BackendProvider
@@ -96,8 +97,9 @@ async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: An
         sys.stderr.flush()
 
     deps = ToolDeps(
-        registry=registry, limits=settings.limits(), judge_factory=provider.judge, progress=progress, ledger=ledger
-    )
+        registry=registry, limits=settings.limits(), judge_factory=provider.judge, progress=progress, ledger=ledger,
+        judge_through_ledger=uncalibrated_calls(ledger),
+    )  # fmt: skip
     calibration = CalibrationRun(cal_set, deps, ledger, limit)
     sys.stderr.write(f"calibrating {cal_set.tool} on {cal_set.name}: {len(calibration.items)} items\n")
     interrupted = False

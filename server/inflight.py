@@ -13,7 +13,6 @@ call. Two things use it:
 from __future__ import annotations
 
 import contextvars
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -62,7 +61,9 @@ def lifeline() -> Iterator[Lifeline]:
         _LIFELINE.reset(token)
 
 
-class _Gate:
+class Gate:
+    """One server's calls in flight, and whether it still admits new ones; kept on the server (`BoundaryServer`)."""
+
     def __init__(self) -> None:
         self.closed = False
         self.scopes: set[anyio.CancelScope] = set()
@@ -75,14 +76,11 @@ class _Gate:
             self.drained.set()
 
 
-_GATES: weakref.WeakKeyDictionary[MCPServer[Any], _Gate] = weakref.WeakKeyDictionary()
-
-
-def _gate(server: MCPServer[Any]) -> _Gate:
-    gate = _GATES.get(server)
-    if gate is None:
-        gate = _GATES[server] = _Gate()
-    return gate
+def _gate(server: MCPServer[Any]) -> Gate:
+    """The server's own gate; a server that keeps none (not built by gavel.server.app) has a fresh one each
+    time: nothing of it is in flight, and shutdown cannot reach its calls."""
+    gate = getattr(server, "gate", None)
+    return gate if isinstance(gate, Gate) else Gate()
 
 
 @contextmanager

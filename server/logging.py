@@ -5,8 +5,8 @@ logger prints to stdout, which is why it is routed through stdlib logging onto a
 here, together with the SDK's, uvicorn's and httpx's loggers. Output is JSON lines unless stderr is a
 terminal, where a person is reading it.
 
-Request context (tool, rubric, evaluation_id, call_id) is bound with contextvars so every line logged
-during a tool call, including the SDK's own, carries it.
+Request context (tool, rubric, call_id) is bound with contextvars so every line logged during a tool call,
+including the SDK's own, carries it; the line that ends a call gives its evaluation_id, as the result does.
 """
 
 from __future__ import annotations

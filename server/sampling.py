@@ -14,11 +14,8 @@ Two transports for the same backend:
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-import json
 import warnings
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -39,9 +36,9 @@ from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, ValidationError
 
 from gavel.tools.deps import ProgressFn, ToolDeps
-from gavel.tools.engine.backend import Backend, ChatReply, ChatRequest, ModelInfo
+from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.sampling import SampledText, SamplingBackend
-from gavel.tools.errors import BackendError, GavelError
+from gavel.tools.errors import BackendError, GavelError, leaves
 
 # Sampling calls one tool call may make on the 2026-07-28 protocol: one input-required round each.
 MAX_SAMPLING_ROUNDS = 16
@@ -221,7 +218,7 @@ def sampling_slots(
             except NeedSample:
                 pass
             except BaseExceptionGroup as group:
-                if group.subgroup(NeedSample) is None:
+                if not any(isinstance(leaf, NeedSample) for leaf in leaves(group)):
                     raise
             except GavelError:
                 return None  # the tool body raises it again, as a ToolError
@@ -267,45 +264,6 @@ def replay_for_call(ctx: Context[Any, Any], kwargs: dict[str, Any]) -> Iterator[
         return
     with replaying(ctx, answers):
         yield
-
-
-class MemoBackend:
-    """Remembers a real backend's replies by request, so replays on 2026-07-28 do not pay twice.
-
-    Only used while a sampling replay is active; the engine is deterministic, so a replayed request is
-    byte-identical to the original one.
-    """
-
-    def __init__(self, inner: Backend, size: int = 256) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self._size = size
-        self._memo: OrderedDict[str, ChatReply] = OrderedDict()
-
-    @staticmethod
-    def _key(request: ChatRequest) -> str:
-        payload = json.dumps(request.__dict__, default=lambda o: o.__dict__, sort_keys=True)
-        return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
-
-    async def chat(self, request: ChatRequest) -> ChatReply:
-        key = self._key(request)
-        if key in self._memo:
-            self._memo.move_to_end(key)
-            return self._memo[key]
-        reply = await self.inner.chat(request)
-        self._memo[key] = reply
-        if len(self._memo) > self._size:
-            self._memo.popitem(last=False)
-        return reply
-
-    async def model_info(self, model: str | None = None) -> ModelInfo:
-        return await self.inner.model_info(model)
-
-    async def reads_probabilities(self, model: str | None = None) -> bool:
-        return await self.inner.reads_probabilities(model)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def replay_active() -> bool:

@@ -7,132 +7,141 @@ they say what the tool does, when to use it, and the limits that apply.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
-from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
-from gavel.server.calibration_mcp import register_calibrate_judge
-from gavel.server.sampling import MemoBackend, client_can_sample, replay_active, sampling_backend_for
+from gavel.server.boundary import DepsFactory, ToolSpec, publish
+from gavel.server.sampling import client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
-from gavel.tools import assessment, candidates, rag, refine
+from gavel.tools import assessment, calibration, candidates, rag, refine
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.config import Limits
 from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.memo import MemoBackend
 from gavel.tools.engine.select import BackendProvider
 from gavel.tools.rubrics import RubricRegistry
 
+# How each configured limit is stated to the agent's model, and which tools state which: only those they apply.
+_LIMIT_PHRASES: dict[str, Callable[[Limits], str]] = {
+    "max_text_chars": lambda limits: f"{limits.max_text_chars:,} characters per text field",
+    "max_sources": lambda limits: f"{limits.max_sources} sources",
+    "max_batch": lambda limits: f"{limits.max_batch} answers",
+    "max_candidates": lambda limits: f"{limits.max_candidates:,} candidates",
+    "max_samples": lambda limits: f"samples 1-{limits.max_samples}",
+    "max_iterations": lambda limits: f"{limits.max_iterations} iterations",
+}
+_LIMITS_OF = {
+    "evaluate_assessment": ("max_text_chars", "max_samples"),
+    "refine_until_pass": ("max_text_chars", "max_samples", "max_iterations"),
+    "judge_rag_answer": ("max_text_chars", "max_sources", "max_samples"),
+    "judge_rag_answers": ("max_text_chars", "max_sources", "max_batch", "max_samples"),
+    "score_candidates": ("max_candidates", "max_text_chars", "max_samples"),
+}
 
-def _limits_note(limits: Limits) -> str:
-    return (
-        f"Limits: each text field at most {limits.max_text_chars:,} characters, at most {limits.max_sources} "
-        f"sources, {limits.max_batch} answers per batch, {limits.max_candidates:,} candidates, samples 1-"
-        f"{limits.max_samples}, at most {limits.max_iterations} iterations of refine_until_pass. All model work of "
-        f"one call ends after {limits.call_deadline_s:g} s (GAVEL_CALL_DEADLINE_S), and once a model call has timed "
-        "out the rest of the call is unscored with the reason instead of waiting again."
-    )
+
+def limits_note(limits: Limits, tool: str) -> str:
+    stated = [_LIMIT_PHRASES[name](limits) for name in _LIMITS_OF.get(tool, ())]
+    return f"Limits: {', '.join([*stated, f'{limits.call_deadline_s:g} s per call'])}."
 
 
-def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits: Limits | None = None) -> None:
-    note = _limits_note(limits or Limits())
-    # Sampling on the 2026-07-28 protocol needs to know, per call, whether the client's model will be used.
-    uses_sampling = deps_factory.uses_sampling if isinstance(deps_factory, GavelDeps) else None
-    register_tool(
-        server,
+# The tools, in the order clients list them.
+TOOLS: tuple[ToolSpec[Any, Any], ...] = (
+    ToolSpec(
         name="evaluate_assessment",
         title="Evaluate a text against a rubric",
         description=(
-            "Score a text (an assessment, a summary, a report) against a rubric's metrics with a local judge "
-            "model, optionally comparing it with the source it was written from. Returns one score per metric "
-            "with the judge's reasoning, the average, the low metrics and whether every metric passes. A metric "
-            "the judge could not score is reported as 'unscored' (passed is then null), never guessed. Use it to "
-            "check your own or another model's output before you hand it on. Rubrics: read rubric://index. " + note
+            "Score a text against a rubric's metrics with a local judge model, optionally against its source: a "
+            "score and reasoning per metric, the average, the low metrics, whether all pass. Unscorable metrics "
+            "are 'unscored', never guessed."
         ),
         request_model=assessment.EvaluateAssessmentRequest,
         result_model=assessment.EvaluationResult,
         impl=assessment.evaluate_assessment,
-        deps_factory=deps_factory,
-        uses_sampling=uses_sampling,
-        annotations=judging_annotations(idempotent=True, title="Evaluate a text against a rubric"),
-    )
-    register_tool(
-        server,
+        check=assessment.check_evaluation,
+        idempotent=True,
+    ),
+    ToolSpec(
         name="refine_until_pass",
         title="Improve a text until it passes a rubric",
         description=(
-            "Judge a draft against a rubric, give the writer feedback on the low metrics, revise, and judge "
-            "again, until every metric reaches the threshold or the iteration budget ends. Without a draft, a "
-            "first version is written from the task and source. The rewriting model is the server's "
-            "(generator='server') or yours through MCP sampling (generator='sampling'). Returns the final and the "
-            "best text with their evaluations, why the loop stopped, and every iteration. Sends a progress "
-            "notification per iteration. " + note
+            "Judge a draft against a rubric, revise it from feedback on the low metrics and judge again until all "
+            "pass or the iterations run out (without a draft, one is written first). Returns the final and best "
+            "texts and every iteration."
         ),
         request_model=refine.RefineUntilPassRequest,
         result_model=refine.RefinementResult,
         impl=refine.refine_until_pass,
-        deps_factory=deps_factory,
-        uses_sampling=uses_sampling,
-        annotations=judging_annotations(idempotent=False, title="Improve a text until it passes a rubric"),
-    )
-    register_tool(
-        server,
+    ),
+    ToolSpec(
         name="judge_rag_answer",
         title="Judge a RAG answer against its sources",
         description=(
-            "Judge an answer produced from retrieved passages: relevance, completeness, accuracy (faithfulness "
-            "to the passages), source attribution and coherence on 0-1, an overall score computed by Gavel, "
-            "whether the answer cites sources and is grounded, a verdict (approved / needs_improvement / "
-            "rejected, or unscored when the judge could not decide) and a diagnosis of what to fix (the answer, "
-            "or the retrieval upstream). evaluation_context: RAG (default), TOOLS (passages are tool outputs) or "
-            "DIAGNOSTIC (no retrieval; sources are not expected). Text in the answer or passages that tries to "
-            "instruct the judge is flagged. " + note
+            "Judge an answer against its passages: relevance, completeness, accuracy, attribution, coherence "
+            "(0-1), overall score, grounding, a verdict (approved, needs_improvement, rejected, unscored) and "
+            "what to fix. Text aimed at the judge is flagged."
         ),
         request_model=rag.JudgeRagAnswerRequest,
         result_model=rag.RagJudgment,
         impl=rag.judge_rag_answer,
-        deps_factory=deps_factory,
-        uses_sampling=uses_sampling,
-        annotations=judging_annotations(idempotent=True, title="Judge a RAG answer against its sources"),
-    )
-    register_tool(
-        server,
+        check=rag.check_rag_answer,
+        idempotent=True,
+    ),
+    ToolSpec(
         name="judge_rag_answers",
         title="Judge and rank several answers to one question",
         description=(
-            "Judge several agents' answers to the same question against the same passages, concurrently, and "
-            "rank them by overall score (unscored last), naming the best approved answer. Each answer gets the "
-            "full judge_rag_answer judgment; one answer's failure does not lose the others. Sends a progress "
-            "notification per judged answer. " + note
+            "Judge several answers to one question against the same passages and rank them, naming the best "
+            "approved one. Each gets judge_rag_answer's judgment."
         ),
         request_model=rag.JudgeRagAnswersRequest,
         result_model=rag.RagBatchResult,
         impl=rag.judge_rag_answers,
-        deps_factory=deps_factory,
-        uses_sampling=uses_sampling,
-        annotations=judging_annotations(idempotent=True, title="Judge and rank several answers"),
-    )
-    register_tool(
-        server,
+        check=rag.check_rag_answers,
+        idempotent=True,
+    ),
+    ToolSpec(
         name="score_candidates",
         title="Score and select among candidates",
         description=(
-            "Choose among candidates (tracks, search hits, patches, plans, ideas): weighted multi-criteria "
-            "scoring from the numbers the candidates carry, diversity-aware top-k selection (e.g. two genres and "
-            "two eras among the picks), an explanation per pick and a reasoning log. Deterministic and instant "
-            "when every weighted criterion is given as a number. With a rubric (e.g. idea-quality), criteria a "
-            "candidate has no number for are scored by the judge from its text; accept_threshold rejects weak "
-            "candidates with reasons, and accepted picks get key points. " + note
+            "Choose top_k among candidates (tracks, hits, patches, ideas): weighted scores from their numbers, "
+            "diverse picks, an explanation each. No model when every weighted criterion is a number; with a "
+            "rubric the judge scores the rest from their text."
         ),
         request_model=candidates.ScoreCandidatesRequest,
         result_model=candidates.ScoreCandidatesResult,
         impl=candidates.score_candidates,
-        deps_factory=deps_factory,
-        uses_sampling=uses_sampling,
-        annotations=judging_annotations(idempotent=True, title="Score and select among candidates"),
-    )
-    register_calibrate_judge(server, deps_factory)
+        check=candidates.check_candidates,
+        idempotent=True,
+    ),
+    ToolSpec(
+        name="calibrate_judge",
+        title="Calibrate the judge",
+        description=(
+            "Measure the judge on a labelled set: balanced accuracy, AUROC (95% CIs). Verdicts then carry it as "
+            "judge_fitness. Slow: small limit."
+        ),
+        request_model=calibration.CalibrateJudgeRequest,
+        result_model=calibration.CalibrationReport,
+        impl=calibration.calibrate_judge,
+        keeps_records=True,
+    ),
+)
+
+
+def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits: Limits | None = None) -> None:
+    limits = limits or Limits()
+    # Sampling on the 2026-07-28 protocol needs to know, per call, whether the client's model will be used.
+    uses_sampling = deps_factory.uses_sampling if isinstance(deps_factory, GavelDeps) else None
+    for spec in TOOLS:
+        # calibrate_judge states no limits: it takes no text of the caller's, and each item has its own deadline.
+        if spec.name in _LIMITS_OF:
+            spec = replace(spec, description=f"{spec.description} {limits_note(limits, spec.name)}")
+        publish(server, spec, deps_factory, uses_sampling)
 
 
 class GavelDeps:

@@ -4,7 +4,7 @@ to any rubric). The self-refinement loop built on it is `gavel.tools.refine`.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -18,13 +18,13 @@ from gavel.tools.common import (
     one_line,
     require_text,
 )
-from gavel.tools.deps import ToolDeps
+from gavel.tools.deps import ToolDeps, always_judges
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.narrative import Explain, narrate
-from gavel.tools.rubrics import Rubric
+from gavel.tools.rubrics import CustomRubric, Rubric
 
 DEFAULT_RUBRIC = "clinical-assessment"
 # The evaluate table's cells: a row stays readable in a chat window.
@@ -43,22 +43,17 @@ class ScaleInfo(BaseModel):
 class RubricChoice(BaseModel):
     source: Annotated[
         str | None,
-        Field(default=None, description="What the text was written from (a transcript, a document). The judge "
-              "compares the text against it."),
+        Field(default=None, description="What the text was written from."),
     ]  # fmt: skip
     rubric: RubricId = None
-    custom_rubric: Annotated[
-        Rubric | None,
-        Field(default=None, description="An inline rubric with the same schema as the rubric:// resources."),
-    ] = None
+    custom_rubric: CustomRubric = None
     metrics: Annotated[
         list[str] | None,
-        Field(default=None, max_length=32, description="Judge only these metric ids (default: all of the rubric's)."),
+        Field(default=None, max_length=32, description="Only these metric ids (default: all)."),
     ] = None
     pass_threshold: Annotated[
         float | None,
-        Field(default=None, description="Overrides the rubric's threshold: a metric scoring below it is low. On "
-              "clinical-assessment, 3 reproduces the original script (scores of 2 or less are low), 4 the paper."),
+        Field(default=None, description="Overrides the rubric's pass threshold."),
     ] = None  # fmt: skip
     samples: Samples = 1
     model: ModelOverride = None
@@ -71,6 +66,9 @@ class EvaluateAssessmentRequest(RubricChoice):
 
 
 class EvaluationResult(ToolResult):
+    ledger_serves: ClassVar[bool] = True
+    ledger_default_rubric: ClassVar[str | None] = DEFAULT_RUBRIC
+
     rubric_id: str
     rubric_version: str
     scores: list[MetricScore] = Field(description="One entry per metric, in rubric order.")
@@ -111,6 +109,10 @@ class EvaluationResult(ToolResult):
         if self.flags:
             lines.append(f"flags: {', '.join(self.flags)}")
         return "\n".join(lines)
+
+    def is_cacheable(self) -> bool:
+        # passed is null exactly when a metric is unscored or text aimed at the judge was found.
+        return self.passed is not None
 
 
 def _threshold(rubric: Rubric, override: float | None) -> float:
@@ -190,9 +192,17 @@ async def evaluate_text(
     return summarize(rubric, threshold, judgment.scores, judgment.usage, judgment.provenance, judgment.flags)
 
 
-async def evaluate_assessment(request: EvaluateAssessmentRequest, deps: ToolDeps) -> EvaluationResult:
+def _prepare_evaluation(request: EvaluateAssessmentRequest, deps: ToolDeps) -> tuple[Rubric, float]:
     rubric, threshold = prepare(request, deps)
     require_text(request.assessment, "assessment", deps.limits)
+    return rubric, threshold
+
+
+check_evaluation = always_judges(_prepare_evaluation)
+
+
+async def evaluate_assessment(request: EvaluateAssessmentRequest, deps: ToolDeps) -> EvaluationResult:
+    rubric, threshold = _prepare_evaluation(request, deps)
     judge = await deps.judge()
     result = await evaluate_text(judge, rubric, threshold, request.assessment, request)
     if request.explain == "narrative":

@@ -18,6 +18,7 @@ stored as a partial calibration, and say so.
 
 from __future__ import annotations
 
+import secrets
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -32,7 +33,6 @@ from gavel.tools.calibration_store import store_calibration
 from gavel.tools.deps import ToolDeps
 from gavel.tools.errors import GavelError
 from gavel.tools.ledger import Ledger, timestamp, utc_now
-from gavel.tools.ledger_calls import CacheHit, LedgerCall, new_evaluation_id
 
 
 class Figure(BaseModel):
@@ -215,7 +215,7 @@ class CalibrationRun:
         self.judge_info: dict[str, Any] = {}
         self.fitness_key: str | None = None
         self.report: CalibrationReport | None = None
-        self.calibration_id = new_evaluation_id()
+        self.calibration_id = secrets.token_hex(8)
         self._started = time.perf_counter()
 
     async def execute(self) -> CalibrationReport:
@@ -237,23 +237,16 @@ class CalibrationRun:
         adapter = self.set.adapter
         started = time.perf_counter()
         request = adapter.request(item, self.set.rubric)
-        call = (
-            LedgerCall(self.ledger, tool=adapter.tool, request=request, result_model=adapter.result_model,
-                       evaluation_id=new_evaluation_id(), fitness=False)
-            if self.ledger is not None
-            else None
-        )  # fmt: skip
-        deps = call.wrap(self.deps) if call is not None else self.deps
-        cached = False
+        judge = self.deps.judge_through_ledger
         try:
-            result = await adapter.impl(request, deps)
-        except CacheHit as hit:
-            result, cached = hit.result, True
+            if judge is None:
+                result = await adapter.impl(request, self.deps)
+            else:
+                result = await judge(adapter.tool, request, adapter.result_model, adapter.impl, self.deps)
         except GavelError as exc:
             return ItemRow(id=item.id, label=_label(item), score=None, cached=False, error=str(exc),
                            seconds=round(time.perf_counter() - started, 3))  # fmt: skip
-        if call is not None and not cached:
-            await call.record(result)
+        cached = bool(result.cached)
         self._note_judge(result)
         return ItemRow(
             id=item.id, label=_label(item), score=adapter.score(result), cached=cached,
@@ -320,15 +313,11 @@ DEFAULT_LIMIT = 40
 class CalibrateJudgeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    set: Annotated[
-        str,
-        Field(
-            max_length=64, description="halueval-qa (judge_rag_answer) or clinical-assessment (evaluate_assessment)."
-        ),
-    ]
-    limit: Annotated[
-        int, Field(default=DEFAULT_LIMIT, ge=1, le=1000, description="At most this many items, whole pairs.")
-    ] = DEFAULT_LIMIT
+    # Which tool each set calibrates is in the report (and tools/calibration_data/): the listing stays short.
+    set: Annotated[str, Field(max_length=64, description="halueval-qa or clinical-assessment.")]
+    limit: Annotated[int, Field(default=DEFAULT_LIMIT, ge=1, le=1000, description="Items (whole pairs).")] = (
+        DEFAULT_LIMIT
+    )
 
 
 async def calibrate_judge(request: CalibrateJudgeRequest, deps: ToolDeps) -> CalibrationReport:

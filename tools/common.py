@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
@@ -14,7 +14,7 @@ RubricId = Annotated[
     Field(
         default=None,
         max_length=64,
-        description="Id of a rubric (see the rubric://index resource). Give this or custom_rubric, not both.",
+        description="Rubric id: rubric://index",
     ),
 ]
 # Structured output gives numbers only as far as their scales mean anything: probabilities and 0-1 scores to
@@ -28,22 +28,19 @@ Samples = Annotated[
         default=1,
         ge=1,
         le=9,
-        description="Independent judge samples per metric (1-9). With more than 1 the score is the median and "
-        "the spread shows how sure the judge is; costs one model call per sample. Generated readout only: a "
-        "probability readout is the model's distribution already, so it is read once.",
+        description="Samples per metric; >1: median, spread.",
     ),
 ]
 NoCache = Annotated[
     bool,
     Field(
         default=False,
-        description="Judge afresh even when the evaluation ledger holds an identical earlier judgment (the new "
-        "judgment is recorded and serves later identical requests).",
+        description="Skip the ledger's cache.",
     ),
 ]
 ModelOverride = Annotated[
     str | None,
-    Field(default=None, max_length=200, description="Use this model instead of the configured judge model."),
+    Field(default=None, max_length=200, description="Judge model."),
 ]
 
 
@@ -113,3 +110,19 @@ class ToolResult(BaseModel):
     def _rounded_output(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo):
         data = handler(self)
         return rounded(data) if info.mode_is_json() else data
+
+    # -- how the evaluation ledger treats this result type (declared here so the ledger knows no tool) --------
+
+    # May an identical later request be answered with a stored result of this type? A tool that is not
+    # idempotent (refine_until_pass) says no: its calls are recorded, never served.
+    ledger_serves: ClassVar[bool] = False
+    # The rubric a request naming none is judged on; its version and text are part of the cache key.
+    ledger_default_rubric: ClassVar[str | None] = None
+
+    def is_cacheable(self) -> bool:
+        """Whether this judgment may be served again: only a complete one, never an unscored or failed one."""
+        return False
+
+    def ledger_items(self) -> list[ToolResult]:
+        """Nested judgments the ledger records as rows of their own, each with an evaluation_id."""
+        return []

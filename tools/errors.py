@@ -52,3 +52,26 @@ class BackendUnavailable(BackendError):
 
 class ModelAssemblyError(BackendError):
     """The embedded default model could not be assembled or failed its checksum."""
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions at the bottom of `exc`'s (possibly nested) exception groups; `[exc]` for a plain one.
+
+    Task groups wrap whatever their tasks raise, so every caller that needs the real error flattens with this.
+    """
+    found: list[BaseException] = []
+    pending: list[BaseException] = [exc]
+    while pending:
+        current = pending.pop(0)
+        if isinstance(current, BaseExceptionGroup):
+            pending[:0] = current.exceptions
+        else:
+            found.append(current)
+    return found
+
+
+def caller_errors(exc: BaseException) -> list[GavelError] | None:
+    """The `GavelError`s behind `exc` when every leaf is one (so all of it is written for the caller), else None."""
+    found = leaves(exc)
+    errors = [leaf for leaf in found if isinstance(leaf, GavelError)]
+    return errors if errors and len(errors) == len(found) else None

@@ -21,9 +21,7 @@ Explain = Annotated[
     Literal["template", "narrative"],
     Field(
         default="template",
-        description="'template' (default): explanations written by Gavel from the measured numbers. 'narrative': "
-        "also a short prose explanation by the judge model, written after the verdict (one more model call); it "
-        "never changes the verdict.",
+        description="'narrative': the judge also explains in prose (one more call).",
     ),
 ]
 

@@ -36,22 +36,19 @@ StopReason = Literal["passed", "max_iterations", "plateau", "no_low_metrics", "g
 class RefineUntilPassRequest(RubricChoice):
     task: Annotated[
         str | None,
-        Field(default=None, description="What the text must be, e.g. 'Qualitative assessment of depression "
-              "symptoms per PHQ-8 from this interview'. Required when draft is absent."),
+        Field(default=None, description="What the text must be; required without draft."),
     ] = None  # fmt: skip
     draft: Annotated[
         str | None,
-        Field(default=None, description="A first version to improve. If absent the generator writes one from "
-              "task and source."),
+        Field(default=None, description="A first version (default: written from task and source)."),
     ] = None  # fmt: skip
     max_iterations: Annotated[
         int,
-        Field(default=10, ge=0, le=20, description="Revisions allowed (0-20). 0 judges once and never rewrites."),
+        Field(default=10, ge=0, le=20, description="Revisions allowed; 0 only judges."),
     ] = 10
     generator: Annotated[
         Literal["server", "sampling"],
-        Field(default="server", description="Who rewrites: 'server' (the configured model) or 'sampling' (the "
-              "calling client's model, through MCP sampling)."),
+        Field(default="server", description="'server' (configured model) or 'sampling' (yours, via MCP sampling)."),
     ] = "server"  # fmt: skip
     stop_on_plateau: Annotated[
         int | None,
@@ -117,6 +114,9 @@ class RefinementResult(ToolResult):
             lines.append(f"| {item.iteration} | {_fmt(e.average)} | {_passed(e)} | {', '.join(e.low_metrics) or '-'} |")
         lines += ["", f"Best text (iteration {self.best_iteration}):", self.best_text]
         return "\n".join(lines)
+
+    def ledger_items(self) -> list[ToolResult]:
+        return [item.evaluation for item in self.history]
 
 
 def feedback_for(evaluation: EvaluationResult) -> dict[str, str]:
@@ -190,7 +190,7 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
                 "use generator='server'",
                 field="generator",
             )
-        writer = await deps.sampling_judge_factory()
+        writer = await deps.sampling_judge()
     writer_model = request.model if request.generator == "server" else None
     subject, source = rubric.prompt.subject, {rubric.prompt.source_label: request.source} if request.source else {}
     template = prompts.prompt_set()

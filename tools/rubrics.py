@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 
 from gavel.tools.errors import InvalidInput, RubricFileError, UnknownRubric
 
@@ -271,6 +271,16 @@ def _rubric_files(directory: Path) -> list[Path]:
             raise RubricFileError(str(path), "is a link to a file outside its rubric directory; refusing it")
         files.append(path)
     return files
+
+
+# Where the schema of an inline rubric is published (by the server, as a resource).
+RUBRIC_SCHEMA_URI = "schema://rubric"
+
+
+# The `custom_rubric` parameter: a Rubric, validated when the call arrives, whose inputSchema is only "an
+# object" so that every tool does not repeat the whole rubric schema; the field's description points to it.
+InlineRubric = Annotated[Rubric | None, WithJsonSchema({"type": ["object", "null"]})]
+CustomRubric = Annotated[InlineRubric, Field(default=None, description=f"Inline rubric; schema: {RUBRIC_SCHEMA_URI}.")]
 
 
 class RubricRegistry:

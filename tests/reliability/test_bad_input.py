@@ -322,7 +322,9 @@ def cases(draw: st.DrawFn, tool: str, schema: dict[str, Any]) -> Case:
 
 def _same_kind(value: Any, prop: dict[str, Any]) -> bool:
     """Whether `value` is of a JSON type the property accepts (then it is not a wrong-type mutation)."""
-    types = {prop.get("type")} | {o.get("type") for o in prop.get("anyOf", [])}
+    # A schema's `type` is one JSON type or a list of them (the listed schemas spell optional fields so).
+    named = [prop.get("type"), *(o.get("type") for o in prop.get("anyOf", []))]
+    types = {t for kind in named for t in (kind if isinstance(kind, list) else [kind])}
     checks = {
         "string": isinstance(value, str),
         "integer": isinstance(value, int) and not isinstance(value, bool),

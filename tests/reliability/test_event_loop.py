@@ -10,7 +10,7 @@ from typing import Any
 import mcp
 import pytest
 
-from gavel.tools import candidates as candidates_module
+from gavel.tools.candidates import orchestration as candidates_module
 from tests.reliability.support import perfect_model, result_text, scripted_server
 
 

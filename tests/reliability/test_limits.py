@@ -158,24 +158,25 @@ async def _tools(server: MCPServer[Any]) -> dict[str, Tool]:
         return {tool.name: tool for tool in (await client.list_tools()).tools}
 
 
+ALL_TOOLS = ("evaluate_assessment", "refine_until_pass", "judge_rag_answer", "judge_rag_answers", "score_candidates")
+
+
 @pytest.mark.parametrize(
-    ("setting", "phrase"),
+    ("setting", "phrase", "tools"),
     [
-        pytest.param("max_text_chars", "at most {} characters", id="text-chars"),
-        pytest.param("max_sources", "at most {} sources", id="sources"),
-        pytest.param("max_batch", "{} answers per batch", id="batch"),
-        pytest.param("max_candidates", "{} candidates", id="candidates"),
-        pytest.param("max_samples", "samples 1-{}", id="samples"),
+        pytest.param("max_text_chars", "{} characters per text field", ALL_TOOLS, id="text-chars"),
+        pytest.param("max_sources", "{} sources", ("judge_rag_answer", "judge_rag_answers"), id="sources"),
+        pytest.param("max_batch", "{} answers", ("judge_rag_answers",), id="batch"),
+        pytest.param("max_candidates", "{} candidates", ("score_candidates",), id="candidates"),
+        pytest.param("max_samples", "samples 1-{}", ALL_TOOLS, id="samples"),
     ],
 )
-async def test_every_tool_description_states_the_configured_limit(
-    limited: tuple[MCPServer[Any], ScriptedBackend], setting: str, phrase: str
+async def test_every_tool_a_limit_applies_to_states_the_configured_limit(
+    limited: tuple[MCPServer[Any], ScriptedBackend], setting: str, phrase: str, tools: tuple[str, ...]
 ) -> None:
-    tools = await _tools(limited[0])
-    # calibrate_judge takes no text, sources or candidates: it judges Gavel's own sets, bounded by its `limit`.
-    for name, tool in tools.items():
-        if name != "calibrate_judge":
-            assert phrase.format(f"{LIMITS[setting]:,}") in (tool.description or ""), name
+    listed = await _tools(limited[0])
+    for name in tools:
+        assert phrase.format(f"{LIMITS[setting]:,}") in (listed[name].description or ""), name
 
 
 async def test_refine_until_pass_states_the_configured_iteration_limit(
@@ -189,9 +190,12 @@ async def test_refine_until_pass_states_the_configured_iteration_limit(
 async def test_inline_rubric_bounds_are_in_the_schema_agents_read(
     limited: tuple[MCPServer[Any], ScriptedBackend],
 ) -> None:
-    schema = (await _tools(limited[0]))["evaluate_assessment"].input_schema
-    rubric = schema["$defs"]["Rubric"]
-    assert rubric["properties"]["metrics"]["maxItems"] == 32
+    described = (await _tools(limited[0]))["evaluate_assessment"].input_schema["properties"]["custom_rubric"]
+    assert "schema://rubric" in described["description"]
+    async with mcp.Client(limited[0]) as client:
+        (content,) = (await client.read_resource("schema://rubric")).contents
+    schema = json.loads(content.text)  # type: ignore[union-attr]
+    assert schema["properties"]["metrics"]["maxItems"] == 32
     assert schema["$defs"]["Metric"]["properties"]["description"]["maxLength"] == 4000
 
 

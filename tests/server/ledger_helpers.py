@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 
 from gavel.server.app import build_server
+from gavel.server.boundary import BoundaryServer
 from gavel.server.settings import load_settings
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.engine.backend import ChatRequest
@@ -106,7 +107,7 @@ class ScriptedDeps:
         return ToolDeps(registry=REGISTRY, limits=self.limits, judge_factory=judge, progress=progress)
 
 
-def ledger_server(ledger_path: Path | str, backend: ScriptedBackend, **env: str) -> tuple[MCPServer[Any], ScriptedDeps]:
+def ledger_server(ledger_path: Path | str, backend: ScriptedBackend, **env: str) -> tuple[BoundaryServer, ScriptedDeps]:
     """The real server (tools, boundary, resources) over a scripted model and the ledger at `ledger_path`.
 
     `env` are further GAVEL_* settings; the engine options among them reach the judge.

@@ -14,6 +14,7 @@ from mcp_types import TextContent, Tool
 from pydantic import BaseModel, Field
 
 from gavel.server.boundary import register_tool
+from gavel.server.schemas import compact
 from tests.server import echo_tool
 from tests.server.conftest import RecordingDepsFactory
 
@@ -49,11 +50,9 @@ async def test_input_schema_property_is_the_request_models_own_field_schema(
     echo_server: MCPServer[Any], field: str
 ) -> None:
     tool = await _tool(echo_server, "echo")
-    expected = echo_tool.EchoRequest.model_json_schema()["properties"][field]
-    got = dict(tool.input_schema["properties"][field])
-    got.pop("title", None)
-    expected = {k: v for k, v in expected.items() if k != "title"}
-    assert got == expected
+    # Listed in the shorter spelling of the same schema (no titles; an optional field as a type list).
+    expected = compact(echo_tool.EchoRequest.model_json_schema()["properties"][field])
+    assert tool.input_schema["properties"][field] == expected
 
 
 async def test_input_schema_carries_descriptions_and_bounds_for_the_model_to_read(echo_server: MCPServer[Any]) -> None:
@@ -69,10 +68,14 @@ async def test_input_schema_keeps_nested_model_definitions(echo_server: MCPServe
     assert schema["$defs"]["Shape"]["properties"]["size"]["exclusiveMinimum"] == 0
 
 
-async def test_output_schema_is_the_result_models_schema(echo_server: MCPServer[Any]) -> None:
+async def test_output_schema_is_listed_as_an_object_and_the_result_models_schema_is_a_resource(
+    echo_server: MCPServer[Any],
+) -> None:
     tool = await _tool(echo_server, "echo")
-    assert tool.output_schema is not None
-    assert tool.output_schema["properties"] == echo_tool.EchoResult.model_json_schema()["properties"]
+    assert tool.output_schema == {"type": "object"}
+    async with mcp.Client(echo_server) as client:
+        (content,) = (await client.read_resource("schema://result/echo")).contents
+    assert json.loads(content.text) == echo_tool.EchoResult.model_json_schema()  # type: ignore[union-attr]
 
 
 async def test_judging_tool_annotations_say_read_only_closed_world_and_idempotent_as_given(
@@ -81,9 +84,10 @@ async def test_judging_tool_annotations_say_read_only_closed_world_and_idempoten
     echo = (await _tool(echo_server, "echo")).annotations
     refuse = (await _tool(echo_server, "refuse")).annotations
     assert echo is not None and refuse is not None
-    assert (echo.read_only_hint, echo.destructive_hint, echo.open_world_hint) == (True, False, False)
+    assert (echo.read_only_hint, echo.open_world_hint) == (True, False)
+    assert echo.destructive_hint is None  # read-only implies it; MCP defines it only for a tool that is not
     assert echo.idempotent_hint is True
-    assert refuse.idempotent_hint is False
+    assert not refuse.idempotent_hint  # MCP's default, so not listed
 
 
 async def test_tool_title_and_description_are_published(echo_server: MCPServer[Any]) -> None:
@@ -173,7 +177,7 @@ async def test_unexpected_exception_is_logged_with_traceback_under_the_reference
     reference = _text(result).rsplit("reference ", 1)[1].strip()
     lines = [json.loads(line) for line in log_stream.getvalue().splitlines()]
     failure = next(line for line in lines if line["event"] == "tool call failed unexpectedly")
-    assert failure["evaluation_id"] == reference
+    assert failure["call_id"] == reference
     assert failure["tool"] == "crash"
     assert "RuntimeError: could not reach" in failure["exception"]
 

@@ -8,6 +8,7 @@ the MCP client to the ledger file is real.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -94,7 +95,9 @@ async def test_a_judge_answering_at_random_is_flagged_near_chance(tmp_path: Path
     low, high = report["balanced_accuracy"]["low"], report["balanced_accuracy"]["high"]
     assert report["complete"] and report["n"] == LIMIT and report["stored"]
     assert low <= 0.5 <= high
-    assert progress == [float(i) for i in range(1, LIMIT + 1)]  # one notification per item
+    # One step per item; the engine's signs of life fall between them, the whole strictly increasing.
+    assert [value for value in progress if float(value).is_integer()] == [float(i) for i in range(1, LIMIT + 1)]
+    assert all(later > earlier for earlier, later in itertools.pairwise(progress))
     result = structured(judged)
     assert "judge_near_chance" in result["flags"] and "judge_uncalibrated" not in result["flags"]
     fitness = result["provenance"]["judge_fitness"]

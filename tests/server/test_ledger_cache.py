@@ -14,11 +14,10 @@ from typing import Any
 import anyio
 import mcp
 import pytest
-from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextResourceContents
 
-from gavel.server.boundary import attach_ledger, ledger_for
+from gavel.server.boundary import BoundaryServer
 from gavel.tools.engine.backend import ModelInfo
 from gavel.tools.ledger import Entry, Ledger, timestamp, utc_now
 from tests.server.ledger_helpers import (
@@ -44,7 +43,7 @@ CACHEABLE_TOOLS = ("evaluate_assessment", "judge_rag_answer", "judge_rag_answers
 class Rig:
     """One server for the module (building one costs ~0.3 s); each test gets its own ledger file and model."""
 
-    server: MCPServer[Any]
+    server: BoundaryServer
     deps: ScriptedDeps
     path: Path
     opened: list[Ledger] = field(default_factory=list)
@@ -56,28 +55,28 @@ class Rig:
         self.deps.backend = backend or perfect_model()
         ledger = Ledger(path or self.path, **options)
         self.opened.append(ledger)
-        attach_ledger(self.server, ledger)
+        self.server.ledger = ledger
         return self.deps.backend
 
     def store(self) -> Ledger:
         """The ledger the server records in (reads wait for its background writes)."""
-        ledger = ledger_for(self.server)
+        ledger = self.server.ledger
         assert ledger is not None
         return ledger
 
 
 @pytest.fixture(scope="module")
-def shared() -> tuple[MCPServer[Any], ScriptedDeps]:
+def shared() -> tuple[BoundaryServer, ScriptedDeps]:
     return ledger_server("off", perfect_model())
 
 
 @pytest.fixture
-def rig(shared: tuple[MCPServer[Any], ScriptedDeps], tmp_path: Path) -> Iterator[Rig]:
+def rig(shared: tuple[BoundaryServer, ScriptedDeps], tmp_path: Path) -> Iterator[Rig]:
     server, deps = shared
     rig = Rig(server, deps, tmp_path / "ledger.sqlite3")
     rig.use()
     yield rig
-    attach_ledger(server, None)
+    server.ledger = None
     for ledger in rig.opened:
         ledger.close()
 
@@ -121,7 +120,8 @@ async def test_every_judging_tool_declares_evaluation_id_and_cached_in_its_outpu
     for name in LEDGER_TOOLS:
         properties = (tools[name].output_schema or {})["properties"]
         assert {"evaluation_id", "cached"} <= set(properties), name
-        assert "description" in properties["cached"]
+        full = json.loads(await read_text(rig.server, f"schema://result/{name}"))
+        assert "description" in full["properties"]["cached"], name
 
 
 async def test_no_cache_is_an_argument_of_the_cacheable_tools_only(rig: Rig) -> None:
@@ -344,7 +344,7 @@ async def test_the_settings_reach_the_ledger_the_server_builds(tmp_path: Path) -
     server, _ = ledger_server(
         tmp_path / "l.sqlite3", perfect_model(), GAVEL_LEDGER_TTL_S="60", GAVEL_LEDGER_STORE_INPUTS="false"
     )
-    ledger = ledger_for(server)
+    ledger = server.ledger
     assert ledger is not None
     assert (ledger.path, ledger.ttl_s, ledger.store_inputs) == (tmp_path / "l.sqlite3", 60.0, False)
 
@@ -402,6 +402,23 @@ async def test_score_candidates_without_a_model_is_neither_recorded_nor_looked_u
     assert (result["evaluation_id"], result["cached"]) == (None, False)
     assert backend.requests == []
     assert not await anyio.Path(rig.path).exists()
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [("score_candidates", numeric_candidates_args()),
+                                                ("judge_rag_answer", rag_args())])  # fmt: skip
+async def test_the_log_names_the_same_evaluation_id_as_the_result_and_the_ledger(
+    rig: Rig, log_stream: io.StringIO, tool: str, arguments: dict[str, Any]
+) -> None:
+    # Before: every call logged a fresh evaluation_id, also a model-free score_candidates that records nothing.
+    async with mcp.Client(rig.server) as client:
+        result = structured(await client.call_tool(tool, arguments))
+    lines = [json.loads(line) for line in log_stream.getvalue().splitlines()]
+    (finished,) = [line for line in lines if line["event"] == "tool call finished" and line.get("tool") == tool]
+    assert finished["evaluation_id"] == result["evaluation_id"]
+    assert all(line.get("evaluation_id") in (None, result["evaluation_id"]) for line in lines)
+    if result["evaluation_id"] is not None:
+        record = json.loads(await read_text(rig.server, f"evaluation://{result['evaluation_id']}"))
+        assert record["evaluation_id"] == result["evaluation_id"]
 
 
 async def test_a_refused_request_is_not_recorded(rig: Rig) -> None:
@@ -477,7 +494,7 @@ async def test_recent_on_an_empty_ledger_says_so(rig: Rig) -> None:
 
 
 async def test_with_the_ledger_off_tools_judge_with_null_ids_and_the_resources_say_it_is_off(rig: Rig) -> None:
-    attach_ledger(rig.server, None)
+    rig.server.ledger = None
     async with mcp.Client(rig.server) as client:
         one = structured(await client.call_tool("evaluate_assessment", evaluate_args()))
         two = structured(await client.call_tool("evaluate_assessment", evaluate_args()))
@@ -515,16 +532,6 @@ async def test_a_broken_ledger_never_fails_a_tool_call_and_warns_once(
     warnings = [e for e in events if e["level"] == "warning" and e["logger"] == "gavel.ledger"]
     assert len(warnings) == 1, warnings
     assert warnings[0]["error"]
-
-
-def test_a_cache_hit_raised_inside_a_task_group_is_found_in_the_group() -> None:
-    from gavel.server.boundary import _cache_hit_in
-    from gavel.tools.ledger_calls import CacheHit
-
-    hit = CacheHit(result=None, structured={})  # type: ignore[arg-type]
-    nested = BaseExceptionGroup("outer", [BaseExceptionGroup("inner", [hit])])
-    assert _cache_hit_in(nested) is hit
-    assert _cache_hit_in(BaseExceptionGroup("other", [KeyboardInterrupt()])) is None
 
 
 # -- rows before answers, and a file changed under the server ---------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import anyio
 
@@ -15,12 +16,24 @@ from tests.support.scripted import ScriptedBackend
 REGISTRY = RubricRegistry.load()
 
 
+ProgressEvent = tuple[float, float | None, str | None]
+
+
 @dataclass
 class ProgressLog:
-    events: list[tuple[float, float | None, str | None]] = field(default_factory=list)
+    events: list[ProgressEvent] = field(default_factory=list)
 
     async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
         self.events.append((progress, total, message))
+
+    def steps(self, starting: str) -> list[ProgressEvent]:
+        """The tool's own steps, told from the engine's ticks by how their message starts."""
+        return [e for e in self.events if (e[2] or "").startswith(starting)]
+
+
+def strictly_increasing(events: list[ProgressEvent]) -> bool:
+    """What MCP requires of one request's progress values."""
+    return all(a[0] < b[0] for a, b in pairwise(events))
 
 
 def make_deps(

@@ -24,7 +24,7 @@ from gavel.tools.engine.config import Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.errors import InvalidInput, UnknownRubric
 from gavel.tools.rubrics import RubricRegistry
-from tests.support.deps import ProgressLog, make_deps
+from tests.support.deps import ProgressLog, make_deps, strictly_increasing
 from tests.support.scripted import ScriptedBackend, backend_error
 
 REGISTRY = RubricRegistry.load()
@@ -759,7 +759,8 @@ async def test_judging_reports_progress_per_candidate():
     progress = ProgressLog()
     backend = ScriptedBackend(default=idea_judge(IDEA_SCORES))
     await run(make_deps(backend, progress=progress), candidates=IDEAS, rubric="idea-quality")
-    assert [(done, total) for done, total, _ in progress.events] == [(1, 3), (2, 3), (3, 3)]
+    assert [(done, total) for done, total, _ in progress.steps("judged ")] == [(1, 3), (2, 3), (3, 3)]
+    assert strictly_increasing(progress.events)
 
 
 async def test_samples_and_model_reach_the_judge():
@@ -816,3 +817,68 @@ async def test_a_failed_narrative_falls_back_to_the_template_and_is_flagged():
     assert item.explanation_source == "template_fallback"
     assert item.explanation.startswith("'An Ending (Ascent)' by Brian Eno scored 0.78")
     assert any("narrative explanation failed" in w and "model went away" in w for w in result.warnings)
+
+
+# -- failure codes: what the ledger reads to decide whether a result may be served again ----------------------
+
+
+async def test_a_complete_result_has_no_failures_and_is_cacheable():
+    backend = ScriptedBackend(default=idea_judge(IDEA_SCORES))
+    result = await run(make_deps(backend), candidates=IDEAS, rubric="idea-quality")
+    assert result.failures == []
+    assert result.is_cacheable()
+
+
+async def test_unscored_candidates_are_a_failure_code_and_not_cacheable():
+    scores = copy.deepcopy(IDEA_SCORES)
+    scores["cache"]["Substance"] = "no idea"
+    backend = ScriptedBackend(default=idea_judge(scores))
+    result = await run(make_deps(backend), candidates=IDEAS, rubric="idea-quality")
+    assert result.failures == ["candidates_unscored"]
+    assert not result.is_cacheable()
+
+
+async def test_failed_key_points_are_a_failure_code_and_not_cacheable():
+    backend = ScriptedBackend(default=idea_judge(IDEA_SCORES, key_points={"key_points": ["only one"]}))
+    result = await run(make_deps(backend), candidates=IDEAS, rubric="idea-quality")
+    assert result.failures == ["key_points_failed"]
+    assert not result.is_cacheable()
+
+
+async def test_a_failed_narrative_is_a_failure_code_and_not_cacheable():
+    backend = ScriptedBackend(default=backend_error("model went away"))
+    result = await run(make_deps(backend), candidates=TRACKS, weights=FOCUS_WEIGHTS, explain="narrative", top_k=1)
+    assert result.failures == ["narrative_failed"]
+    assert not result.is_cacheable()
+
+
+async def test_the_cacheable_check_reads_the_codes_not_the_warning_wording():
+    result = await run(candidates=TRACKS, weights=FOCUS_WEIGHTS, diversity_targets={"genre": 9})
+    assert result.warnings and result.failures == [] and result.is_cacheable(), "an unmet target is an outcome"
+    reworded = result.model_copy(update={"warnings": ["narrative explanation failed"]})
+    assert reworded.is_cacheable()
+    assert not result.model_copy(update={"failures": ["narrative_failed"]}).is_cacheable()
+
+
+def test_every_node_of_the_output_schema_says_what_it_holds():
+    """Strict MCP clients (MCP Inspector --strict) refuse a schema node with no validation keyword."""
+    keywords = {"type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf"}
+    bare: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if not isinstance(node, dict):
+            return
+        if path and not keywords & node.keys():
+            bare.append(path)
+        for name, child in node.get("properties", {}).items():
+            walk(child, f"{path}.properties.{name}")
+        for name, child in node.get("$defs", {}).items():
+            walk(child, f"{path}.$defs.{name}")
+        for key in ("items", "additionalProperties"):
+            walk(node.get(key), f"{path}.{key}")
+        for key in ("anyOf", "oneOf", "allOf"):
+            for position, child in enumerate(node.get(key, [])):
+                walk(child, f"{path}.{key}[{position}]")
+
+    walk(ScoreCandidatesResult.model_json_schema(mode="serialization"), "")
+    assert bare == []

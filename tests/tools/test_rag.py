@@ -27,7 +27,7 @@ from gavel.tools.rag.diagnosis import diagnose, question_terms_in_passages
 from gavel.tools.rag.grounding import GroundingCheck, grounding_instruction
 from gavel.tools.rag.rules import confidence_of, decide_verdict, overall_score
 from gavel.tools.rubrics import ContextRules, Rubric, RubricRegistry
-from tests.support.deps import ProgressLog, make_deps
+from tests.support.deps import ProgressLog, make_deps, strictly_increasing
 from tests.support.scripted import ScriptedBackend
 
 REGISTRY = RubricRegistry.load()
@@ -720,12 +720,13 @@ async def test_answers_are_ranked_by_overall_with_unscored_last_and_the_best_app
         ("gamma", "unscored"),
     ]
     assert result.best == "alpha"
-    assert sorted(message or "" for _, _, message in progress.events) == [
+    assert sorted(message or "" for _, _, message in progress.steps("judged ")) == [
         "judged alpha: approved",
         "judged beta: needs_improvement",
         "judged gamma: unscored",
     ]
-    assert [(done, total) for done, total, _ in progress.events] == [(1, 3), (2, 3), (3, 3)]
+    assert [(done, total) for done, total, _ in progress.steps("judged ")] == [(1, 3), (2, 3), (3, 3)]
+    assert strictly_increasing(progress.events)
 
 
 async def test_best_is_the_top_approved_answer_even_when_a_higher_score_is_not_approved():

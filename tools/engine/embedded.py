@@ -86,10 +86,15 @@ def _part_paths() -> list[Path]:
     return paths
 
 
+def default_model_assembled(cache_dir: Path | None = None) -> bool:
+    target = default_model_path(cache_dir)
+    return target.is_file() and target.stat().st_size == DEFAULT_MODEL.size
+
+
 def assemble_default_model(cache_dir: Path | None = None) -> Path:
     """Concatenate the parts into one GGUF in the cache (atomic write, hash verified). Idempotent."""
     target = default_model_path(cache_dir)
-    if target.is_file() and target.stat().st_size == DEFAULT_MODEL.size:
+    if default_model_assembled(cache_dir):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
@@ -147,6 +152,8 @@ class EmbeddedBackend:
         self._digest: str | None = None
         self._lock = anyio.Lock()
         self._socket_dir: str | None = None
+        # What the backend is busy with before it can answer, for the judge's heartbeat; None when it is not.
+        self.loading: str | None = None
 
     @property
     def model_name(self) -> str:
@@ -157,7 +164,13 @@ class EmbeddedBackend:
     def _load(self) -> Any:
         import xllamacpp  # imported lazily: the extra is optional and the import costs start-up time
 
+        if self._model_path is None and not default_model_assembled(self._cache_dir):
+            self.loading = (
+                f"assembling the embedded model from its {DEFAULT_MODEL.parts} parts "
+                f"({DEFAULT_MODEL.size / 1e9:.1f} GB, once)"
+            )
         path = self._model_path or assemble_default_model(self._cache_dir)
+        self.loading = f"loading the embedded model {path.name}"
         if not path.is_file():
             raise BackendError(f"the GGUF file {path} does not exist; fix GAVEL_MODEL_PATH")
         params = xllamacpp.CommonParams()
@@ -208,10 +221,13 @@ class EmbeddedBackend:
         if self._server is None:
             async with self._lock:
                 if self._server is None:
+                    self.loading = "loading the embedded model"
                     try:
                         self._server = await anyio.to_thread.run_sync(self._load)
                     except (OSError, RuntimeError, ValueError) as exc:
                         raise BackendError(f"the embedded model could not be loaded: {exc}") from exc
+                    finally:
+                        self.loading = None
         return self._server
 
     async def chat(self, request: ChatRequest) -> ChatReply:

@@ -11,7 +11,6 @@ explanation is written by Gavel from the numbers; the model writes nothing.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -21,12 +20,12 @@ import anyio
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.readout import TOP_LOGPROBS, Readout, scale_expectation, single_token_values, yes_probability
-from gavel.tools.engine.verdict import MetricScore, SampleRecord, Usage
+from gavel.tools.engine.verdict import MetricScore, SampleRecord
 from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.rubrics import Metric, Rubric
 
 if TYPE_CHECKING:
-    from gavel.tools.engine.judge import Judge, _Tally
+    from gavel.tools.engine.judge import Judge, Tally
 
 
 @dataclass(frozen=True)
@@ -74,13 +73,15 @@ def user_prompt(shared: Prefix, instruction: str, extra: Mapping[str, str] | Non
 async def ask(
     judge: Judge,
     user: str,
-    tally: _Tally,
+    tally: Tally,
     *,
     model: str | None,
     values: Sequence[int] | None = None,
     system: str = "probability_system",
+    step: str = "a yes/no check",
 ) -> Readout:
-    """One one-token call; its first token read as P(yes), or as the expectation over `values`."""
+    """One one-token call; its first token read as P(yes), or as the expectation over `values`. `step` names it
+    in progress."""
     request = ChatRequest(
         messages=(ChatMessage("system", prompts.prompt_set().text[system]), ChatMessage("user", user)),
         temperature=0.0,
@@ -92,7 +93,7 @@ async def ask(
         top_logprobs=TOP_LOGPROBS,
     )
     try:
-        reply = await judge._call(request, tally)
+        reply = await judge._call(request, tally, step=step)
     except BackendTimeout as exc:
         return Readout.failed("timeout", f"the model call timed out: {exc}")
     except BackendError as exc:
@@ -170,13 +171,13 @@ async def score_metric(
     rubric: Rubric,
     metric: Metric,
     context_instructions: str | None,
-    tally: _Tally,
+    tally: Tally,
     model: str | None,
 ) -> MetricScore:
     values = single_token_values(rubric.scale.min, rubric.scale.max, rubric.scale.integer)
     instruction = _instruction(rubric, metric, context_instructions, values)
     user = user_prompt(shared, instruction, {rubric.prompt.subject: subject})
-    readout = await ask(judge, user, tally, model=model, values=values, system=shared.system)
+    readout = await ask(judge, user, tally, model=model, values=values, system=shared.system, step=metric.name)
     if readout.value is not None and not values:
         # P(yes) placed on the scale: its minimum plus P(yes) times its width.
         readout = Readout(
@@ -198,7 +199,7 @@ async def score_metrics(
     subject: str,
     context_instructions: str | None,
     model: str | None,
-    tally: _Tally,
+    tally: Tally,
 ) -> list[MetricScore]:
     """Every metric read from probabilities, concurrently (the engine's limiter bounds the real concurrency)."""
     results: dict[str, MetricScore] = {}
@@ -212,7 +213,3 @@ async def score_metrics(
         for metric in metrics:
             tg.start_soon(one, metric)
     return [results[m.id] for m in metrics]
-
-
-def usage_since(tally: _Tally, started: float) -> Usage:
-    return tally.usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})

@@ -30,9 +30,13 @@ class PromptSet:
     digest: str
 
     def fill(self, name: str, **values: object) -> str:
+        """The template filled, without the lines an empty placeholder left blank."""
+        return "\n".join(line for line in self.substitute(name, **values).splitlines() if line.strip())
+
+    def substitute(self, name: str, **values: object) -> str:
+        """The template filled and nothing else: a value's own line breaks are kept as they are."""
         # safe_substitute: `$x` placeholders only, no attribute/index access, unknown names left as-is.
-        filled = Template(self.text[name]).safe_substitute({k: str(v) for k, v in values.items()})
-        return "\n".join(line for line in filled.splitlines() if line.strip())
+        return Template(self.text[name]).safe_substitute({k: str(v) for k, v in values.items()})
 
 
 @cache

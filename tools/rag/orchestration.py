@@ -8,7 +8,7 @@ import time
 
 import anyio
 
-from gavel.tools.deps import ToolDeps
+from gavel.tools.deps import ToolDeps, always_judges
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.verdict import Usage
 from gavel.tools.errors import BackendError
@@ -19,6 +19,21 @@ from gavel.tools.rag.prepare import AnswerInput, Prepared, answer_of, answers_of
 from gavel.tools.rag.readouts import judge_answer
 from gavel.tools.rag.requests import JudgeRagAnswerRequest, JudgeRagAnswersRequest
 from gavel.tools.rag.results import RagBatchResult, RagJudgment
+
+
+def _check_one(request: JudgeRagAnswerRequest, deps: ToolDeps) -> None:
+    prepare(request, deps)
+    answer_of(request, deps)
+
+
+def _check_batch(request: JudgeRagAnswersRequest, deps: ToolDeps) -> None:
+    prepare(request, deps)
+    answers_of(request, deps)
+
+
+# Both tools always ask for a model; their checks refuse a bad request before it is resolved.
+check_rag_answer = always_judges(_check_one)
+check_rag_answers = always_judges(_check_batch)
 
 
 async def judge_rag_answer(request: JudgeRagAnswerRequest, deps: ToolDeps) -> RagJudgment:

@@ -88,7 +88,10 @@ async def check_sentences(
 
     async def one(index: int, sentence: str) -> None:
         nonlocal usage
-        readout, used = await judge.yes_no(shared, instruction, extra={SENTENCE_LABEL: sentence}, model=model)
+        readout, used = await judge.yes_no(
+            shared, instruction, extra={SENTENCE_LABEL: sentence}, model=model,
+            step=f"sentence {index + 1} of {len(sentences)}",
+        )  # fmt: skip
         readouts[index] = readout
         usage = usage.add(used)
 
@@ -98,12 +101,15 @@ async def check_sentences(
     return [_support(s, r, cut) for s, r in zip(sentences, readouts, strict=True) if r is not None], usage
 
 
+_FOLLOW_UPS = {"rag_contradicts": "the contradiction check", "rag_passages_relevant": "the passages' relevance check"}
+
+
 async def follow_up(judge: Judge, shared: Prefix, rubric: Rubric, model: str | None) -> tuple[Readout, Readout, Usage]:
     """(contradicts, passages relevant) as P(yes) readouts, asked concurrently."""
     results: dict[str, tuple[Readout, Usage]] = {}
 
     async def one(name: str) -> None:
-        results[name] = await judge.yes_no(shared, _instruction(name, rubric), model=model)
+        results[name] = await judge.yes_no(shared, _instruction(name, rubric), model=model, step=_FOLLOW_UPS[name])
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(one, "rag_contradicts")

@@ -20,7 +20,7 @@ from gavel.tools.engine.fitness import decision_cut
 from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.probability import document_prefix
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
-from gavel.tools.errors import GavelError
+from gavel.tools.errors import caller_errors
 from gavel.tools.rag import probability
 from gavel.tools.rag.grounding import Grounding, check_grounding
 from gavel.tools.rag.prepare import AnswerInput, Prepared
@@ -128,17 +128,5 @@ async def _both(first: Callable[[], Awaitable[A]], second: Callable[[], Awaitabl
 
 def _unwrap(group: BaseExceptionGroup[BaseException]) -> BaseException:
     """The single engine error behind a task group's failure, or the group itself when there is more."""
-    leaves: list[BaseException] = []
-
-    def collect(exc: BaseException) -> None:
-        if isinstance(exc, BaseExceptionGroup):
-            for inner in exc.exceptions:
-                collect(inner)
-        else:
-            leaves.append(exc)
-
-    collect(group)
-    errors = [e for e in leaves if isinstance(e, GavelError)]
-    if errors and len(errors) == len(leaves):
-        return errors[0]
-    return group
+    errors = caller_errors(group)
+    return errors[0] if errors else group

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -11,6 +11,7 @@ from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.rag import render
 from gavel.tools.rag.probability import SentenceSupport
+from gavel.tools.rag.requests import DEFAULT_RUBRIC
 
 DIMENSIONS = ("relevance", "completeness", "accuracy", "source_attribution", "coherence")
 
@@ -20,6 +21,9 @@ ConfidenceSource = Literal["sample_spread", "judge_stated", "probability_margin"
 
 
 class RagJudgment(ToolResult):
+    ledger_serves: ClassVar[bool] = True
+    ledger_default_rubric: ClassVar[str | None] = DEFAULT_RUBRIC
+
     agent_name: str | None = Field(default=None, description="The agent, in judge_rag_answers.")
     evaluation_context: str
     verdict: Verdict = Field(description="approved | needs_improvement | rejected | unscored (no verdict guessed).")
@@ -93,8 +97,19 @@ class RagJudgment(ToolResult):
     def render_text(self) -> str:
         return render.card(self)
 
+    def is_cacheable(self) -> bool:
+        return (
+            self.verdict != "unscored"
+            and self.error is None
+            and self.grounding_error is None
+            and all(m.status != "unscored" for m in [*self.dimensions(), *self.other_metrics])
+        )
+
 
 class RagBatchResult(ToolResult):
+    ledger_serves: ClassVar[bool] = True
+    ledger_default_rubric: ClassVar[str | None] = DEFAULT_RUBRIC
+
     evaluation_context: str
     results: list[RagJudgment] = Field(description="Every answer's judgment, by overall_score (unscored last).")
     best: str | None = Field(description="agent_name of the top approved answer; null when none is approved.")
@@ -105,3 +120,9 @@ class RagBatchResult(ToolResult):
 
     def render_text(self) -> str:
         return render.table(self)
+
+    def is_cacheable(self) -> bool:
+        return all(item.is_cacheable() for item in self.results)
+
+    def ledger_items(self) -> list[ToolResult]:
+        return list(self.results)

@@ -1,6 +1,8 @@
 """The ledger around one tool call: serve an identical earlier judgment, or record the new one.
 
-The server wraps each judging call in a `LedgerCall`; the tools themselves never see the ledger.
+The boundary (`gavel.server.boundary`) gives each judging call a `LedgerCall`; the tools never see the
+ledger, and this module knows no tool: each result type declares how the ledger treats it
+(`ToolResult.ledger_serves`, `ledger_default_rubric`, `is_cacheable()`, `ledger_items()`).
 
 A judgment served from the cache is returned as it was stored: its own evaluation_id (that judgment's),
 with `cached: true`. The call that was served is recorded too (a row with `cached = 1` naming the
@@ -9,12 +11,11 @@ background, some served calls left no row, and a kill just after the answer lost
 cannot be written the ledger is failing, so the call is not served from it but judged afresh (and its
 evaluation_id is null, like every call the ledger could not record).
 
-The cache is consulted when the tool first asks for its judge (`deps.judge()`), not before the call:
-by then the tool has validated its inputs (so a bad request is still refused with its own message),
-a tool that needs no model (score_candidates' deterministic path) never pays for a lookup or a backend
-probe, and the judge that answers is known, so its backend, model and digest are part of the key. A hit
-leaves the tool by raising `CacheHit` out of `deps.judge()`; like the sampling replay's `NeedSample` it
-is a BaseException, so no tool error handling mistakes it for a failure.
+The cache is consulted before the tool runs, in this order: the tool's own check refuses a bad request
+with its message (and says whether the call needs a model at all: score_candidates' deterministic path
+never pays for a lookup or a backend probe); then the judge is resolved, so its backend, model and
+digest are part of the key; then the ledger is looked up; only on a miss does the tool run, handed the
+judge the lookup resolved.
 
 A call that never asked for a judge judged nothing and is not recorded (its evaluation_id stays null).
 """
@@ -25,6 +26,8 @@ import dataclasses
 import random
 import time
 import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -35,14 +38,13 @@ from pydantic_core import PydanticSerializationError
 
 from gavel.tools.calibration_store import fitness_source
 from gavel.tools.common import ToolResult
-from gavel.tools.deps import ToolDeps
+from gavel.tools.deps import Check, ToolDeps
 from gavel.tools.distribution import version
 from gavel.tools.engine import prompts
 from gavel.tools.engine.fitness import calibration_of
 from gavel.tools.engine.judge import Judge
 from gavel.tools.errors import GavelError
 from gavel.tools.ledger import Entry, Ledger, canonical_hash, headline_of, timestamp, to_json, utc_now
-from gavel.tools.ledger_policy import policy_for
 from gavel.tools.rubrics import Rubric, RubricRegistry
 
 log = structlog.get_logger("gavel.ledger")
@@ -68,13 +70,12 @@ def new_evaluation_id() -> str:
     return f"{_IDS.getrandbits(64):016x}"
 
 
-class CacheHit(BaseException):
-    """Carries a served judgment out of the tool, from `deps.judge()` to the server's boundary."""
+@dataclass(frozen=True)
+class Served:
+    """A stored judgment as this call answers with it, and its structured content."""
 
-    def __init__(self, result: ToolResult, structured: dict[str, Any]) -> None:
-        super().__init__("served from the evaluation ledger")
-        self.result = result
-        self.structured = structured
+    result: ToolResult
+    structured: dict[str, Any]
 
 
 # A registry is immutable after start-up, so its rubrics' key parts are computed once per registry.
@@ -120,11 +121,11 @@ class LedgerCall:
         self.evaluation_id = evaluation_id
         # False while calibrating: the judgment is the measurement, so no earlier calibration may shape it.
         self.fitness = fitness
-        self.policy = policy_for(result_model)
         self.started = time.perf_counter()
         self.judged = False
         self.cache_key: str | None = None
-        self._looked_up = False
+        self._judge: Judge | None = None
+        self._keyed = False
         self._request_view: dict[str, Any] | None = None
         self._request_hash: str | None = None
         self._request_json: str | None = None
@@ -151,34 +152,45 @@ class LedgerCall:
 
     # -- the cache -----------------------------------------------------------------------------------
 
-    def wrap(self, deps: ToolDeps) -> ToolDeps:
-        """The deps the tool gets: its judge factory notes that the tool judges, and consults the cache once."""
+    def track(self, deps: ToolDeps) -> ToolDeps:
+        """The deps the tool gets: its judge factory notes that the tool judges and keys the call once.
+
+        The first judge is the one `look_up` resolved, when it ran: the key names the judge that answers.
+        """
         resolve = deps.judge_factory
 
         async def judge() -> Judge:
-            judge = await resolve()
+            judge = self._judge or await resolve()
+            self._judge = None  # handed out once; later asks resolve afresh, as they would with no ledger
             if self.fitness:
                 judge.fitness = fitness_source(self.ledger)
             self.judged = True
-            if not self._looked_up:
-                self._looked_up = True
-                await self._consult(judge, deps)
+            if not self._keyed:
+                self._keyed = True
+                self.cache_key = await self._key(judge, deps)
             return judge
 
         return dataclasses.replace(deps, judge_factory=judge)
 
-    async def _consult(self, judge: Judge, deps: ToolDeps) -> None:
-        self.cache_key = await self._key(judge, deps)
-        if self.cache_key is None or not self.policy.cacheable or self.no_cache:
-            return
+    async def look_up(self, deps: ToolDeps) -> Served | None:
+        """Resolve the judge and answer from the ledger when it holds this judgment; `deps` from `track`.
+
+        Call it only once the request is known to be valid, and before the tool runs.
+        """
+        self._judge = await deps.judge()
+        self.judged = False  # resolving a judge is not judging: only the tool's own ask counts
+        if self.cache_key is None or not self.result_model.ledger_serves or self.no_cache:
+            return None
         hit = self.ledger.serve_remembered(self.cache_key, self._serve)
         if hit is None:
             hit = await self.ledger.aserve_cached(self.cache_key, self._serve)
-        if hit is not None:
-            source_id, stored, result, structured = hit
-            if await self._record_hit(source_id, stored, result):
-                raise CacheHit(result, structured)
-            log.info("the served call could not be recorded; judging afresh", source_id=source_id)
+        if hit is None:
+            return None
+        source_id, stored, result, structured = hit
+        if await self._record_hit(source_id, stored, result):
+            return Served(result, structured)
+        log.info("the served call could not be recorded; judging afresh", source_id=source_id)
+        return None
 
     async def _key(self, judge: Judge, deps: ToolDeps) -> str | None:
         """The cache key, or None when this judgment cannot be identified well enough to be served again."""
@@ -189,10 +201,11 @@ class LedgerCall:
             return None
         rubric_id = getattr(self.request, "rubric", None)
         custom = getattr(self.request, "custom_rubric", None)
+        default_rubric = self.result_model.ledger_default_rubric
         rubric_part, rubric = None, None
-        if rubric_id is not None or custom is not None or self.policy.default_rubric is not None:
+        if rubric_id is not None or custom is not None or default_rubric is not None:
             try:
-                rubric = deps.registry.resolve(rubric_id, custom, default=self.policy.default_rubric or "")
+                rubric = deps.registry.resolve(rubric_id, custom, default=default_rubric or "")
             except GavelError:
                 return None  # the tool reports it
             rubric_part = _rubric_part(deps.registry, rubric, from_registry=custom is None)
@@ -239,10 +252,8 @@ class LedgerCall:
             return None
         result.evaluation_id = source_id  # the stored result says so already; the row is the authority
         result.cached = True
-        if self.policy.served_children:
-            for item in getattr(result, self.policy.served_children, None) or []:
-                if isinstance(item, ToolResult):
-                    item.cached = True
+        for item in result.ledger_items():
+            item.cached = True
         return source_id, stored, result, result.model_dump(mode="json", by_alias=True)
 
     async def _record_hit(self, source_id: str, stored: str, result: ToolResult) -> bool:
@@ -322,7 +333,7 @@ class LedgerCall:
         """
         if not self.judged:
             return None
-        children = self.policy.children(result)
+        children = result.ledger_items()
         result.evaluation_id = self.evaluation_id
         for child in children:
             child.evaluation_id = new_evaluation_id()
@@ -332,7 +343,7 @@ class LedgerCall:
                 result_json=model_json(result),
                 structured=structured,
                 headline=headline_of(str(getattr(result, "summary", ""))),
-                servable=self.policy.servable(result),
+                servable=result.is_cacheable(),
             )
         ]
         for child in children:
@@ -352,3 +363,33 @@ class LedgerCall:
         for child in children:
             child.evaluation_id = None
         return None
+
+
+async def through_ledger(
+    ledger: Ledger,
+    *,
+    tool: str,
+    request: BaseModel,
+    result_model: type[ToolResult],
+    run: Callable[[ToolDeps], Awaitable[ToolResult]],
+    deps: ToolDeps,
+    evaluation_id: str,
+    check: Check[Any] | None = None,
+    fitness: bool = True,
+) -> tuple[ToolResult, dict[str, Any] | None]:
+    """Look up, run, record one judging call: the result it answers with, and its structured content once recorded.
+
+    `check` refuses a bad request and says whether the call needs a model (see `ToolSpec.check`); `fitness`
+    False judges with no calibration shaping the judge (a calibration's own items).
+    """
+    call = LedgerCall(
+        ledger, tool=tool, request=request, result_model=result_model, evaluation_id=evaluation_id, fitness=fitness
+    )
+    deps = call.track(deps)
+    if result_model.ledger_serves and (check is None or await check(request, deps)):
+        served = await call.look_up(deps)
+        if served is not None:
+            return served.result, served.structured
+    result = await run(deps)
+    # Committed before the client hears of the result: a reported judgment is never lost.
+    return result, await call.record(result)

@@ -1,0 +1,48 @@
+"""`score_candidates`: weighted multi-criteria scoring, diversity-aware selection, explanations.
+
+Generalizes two judges: a music recommender's (planner-given weights and diversity targets, one weighted
+score per candidate, a greedy two-pass diversity selection, template explanations, a reasoning log) and an
+idea judge's (a model scores each idea on a rubric, accepts at a threshold, rejects with reasons, lists key
+points for the accepted ones).
+
+The deterministic path needs no model: the judge is resolved only when a weighted criterion has to be read
+from a candidate's text, or when a narrative explanation is asked for. Everything is linear in the number of
+candidates except one stable sort, so 100k candidates stay cheap.
+
+The phases, in order: `plan` (check the request, sum the given values), `scoring` (the judge scores what is
+missing), `selection` (rank, pick), `explain` (why each was picked); `orchestration` runs them and assembles the
+result described in `models`.
+"""
+
+from gavel.tools.candidates.models import (
+    Contribution,
+    DiversityOutcome,
+    Failure,
+    KeyPoints,
+    RankingEntry,
+    RejectedCandidate,
+    ScoreCandidatesRequest,
+    ScoreCandidatesResult,
+    SelectedCandidate,
+    UnscoredCandidate,
+)
+from gavel.tools.candidates.orchestration import check_candidates, score_candidates
+from gavel.tools.candidates.selection import select_diverse
+from gavel.tools.candidates.values import canonical_key
+
+__all__ = [
+    "Contribution",
+    "DiversityOutcome",
+    "Failure",
+    "KeyPoints",
+    "RankingEntry",
+    "RejectedCandidate",
+    "ScoreCandidatesRequest",
+    "ScoreCandidatesResult",
+    "SelectedCandidate",
+    "UnscoredCandidate",
+    "canonical_key",
+    "check_candidates",
+    "score_candidates",
+    "select_diverse",
+]

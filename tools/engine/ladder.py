@@ -1,0 +1,131 @@
+"""The repair ladder: what the judge does with a reply that does not validate, before it gives up.
+
+Clean → parse → validate; then one re-ask with the validation error; then, for a metric, the reply's last
+`Score: N` line when it is on the scale and follows real reasoning. Otherwise the result says why it failed
+and keeps the raw reply: never a default score, never a clamp.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from gavel.tools.engine import prompts
+from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest
+from gavel.tools.engine.parse import explanation_before_score, is_placeholder, last_score_line, parse_reply
+from gavel.tools.engine.verdict import SampleRecord, Usage
+from gavel.tools.errors import BackendError
+from gavel.tools.rubrics import Rubric
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.judge import Judge, Tally
+
+T = TypeVar("T", bound=BaseModel)
+
+
+@dataclass
+class Structured(Generic[T]):
+    value: T | None
+    error: str | None
+    raw: str | None
+    usage: Usage
+
+
+def _reask(request: ChatRequest, reply: ChatReply, rubric: Rubric | None, error: str) -> ChatRequest:
+    """The request again, with the model's reply and the validation error it should fix."""
+    return ChatRequest(
+        **{
+            **request.__dict__,
+            "messages": (
+                *request.messages,
+                ChatMessage("assistant", reply.text[:4000]),
+                ChatMessage("user", prompts.reask_instruction(rubric, error)),
+            ),
+        }
+    )
+
+
+async def metric_sample(
+    judge: Judge, rubric: Rubric, verdict: type[BaseModel], request: ChatRequest, seed: int, tally: Tally, step: str
+) -> SampleRecord:
+    """Run one metric sample through the repair ladder. `step` names it in progress."""
+    try:
+        reply = await judge._call(request, tally, step=step)
+    except BackendError as exc:
+        return SampleRecord(score=None, seed=seed, error=f"the model call failed: {exc}")
+    record = _record(verdict, reply, seed)
+    if record.score is not None or record.error == "placeholder echo":
+        return record
+    first_error = record.error or "no score"
+    retry = _reask(request, reply, rubric, first_error)
+    try:
+        second = await judge._call(retry, tally, step=f"{step}, re-asked")
+    except BackendError as exc:
+        second = None
+        retry_error = f"the re-ask failed: {exc}"
+    if second is not None:
+        record = _record(verdict, second, seed, repaired="re-asked with the validation error")
+        if record.score is not None or record.error == "placeholder echo":
+            return record
+        retry_error = record.error or "no score"
+    last = second if second is not None else reply
+    raw = last.text
+    # A reply cut off mid-stream may end inside a number ("Score: 1" of "Score: 10"): never read it.
+    fallback = None if last.truncated else last_score_line(raw)
+    if fallback is not None and rubric.scale.contains(fallback) and (not rubric.scale.integer or fallback.is_integer()):
+        explanation = explanation_before_score(raw)
+        if not is_placeholder(explanation):
+            return SampleRecord(
+                score=fallback, explanation=explanation, seed=seed, repaired="last 'Score:' line", raw_reply=raw
+            )
+    reason = f"{first_error}; after one re-ask: {retry_error}"
+    if fallback is not None:
+        reason += f"; its last 'Score:' line ({fallback:g}) is not a valid score on this scale"
+    return SampleRecord(score=None, seed=seed, error=reason, raw_reply=raw[:4000])
+
+
+def _record(verdict: type[BaseModel], reply: ChatReply, seed: int, repaired: str | None = None) -> SampleRecord:
+    parsed = parse_reply(reply.text, verdict)
+    if parsed.value is None:
+        error = parsed.error or "no score"
+        if reply.truncated:
+            error = f"the reply was cut off before it was complete ({error})"
+        return SampleRecord(score=None, seed=seed, error=error, raw_reply=reply.text[:4000])
+    explanation = str(getattr(parsed.value, "explanation", ""))
+    if is_placeholder(explanation):
+        return SampleRecord(score=None, seed=seed, error="placeholder echo", raw_reply=reply.text[:4000])
+    how = ", ".join(x for x in (repaired, parsed.repaired) if x) or None
+    return SampleRecord(
+        score=float(getattr(parsed.value, "score")),  # noqa: B009 - dynamic model
+        explanation=explanation,
+        seed=seed,
+        repaired=how,
+        raw_reply=reply.text[:4000] if how else None,
+    )
+
+
+async def structured(
+    judge: Judge, output: type[T], request: ChatRequest, tally: Tally, rubric: Rubric | None = None, *, step: str
+) -> Structured[T]:
+    """Any structured reply (a joint verdict, a grounding check) through parse, validate and one re-ask."""
+    try:
+        reply = await judge._call(request, tally, step=step)
+    except BackendError as exc:
+        return Structured(None, f"the model call failed: {exc}", None, tally.usage)
+    parsed = parse_reply(reply.text, output)
+    if parsed.value is not None:
+        return Structured(parsed.value, None, reply.text, tally.usage)
+    retry = _reask(request, reply, rubric, parsed.error or "invalid")
+    try:
+        second = await judge._call(retry, tally, step=f"{step}, re-asked")
+    except BackendError as exc:
+        return Structured(None, f"{parsed.error}; the re-ask failed: {exc}", reply.text, tally.usage)
+    reparsed = parse_reply(second.text, output)
+    if reparsed.value is not None:
+        return Structured(reparsed.value, None, second.text, tally.usage)
+    return Structured(None, f"{parsed.error}; after one re-ask: {reparsed.error}", second.text, tally.usage)
+
+
+__all__ = ["Structured", "metric_sample", "structured"]
