@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import anyio
 import mcp
@@ -40,11 +40,11 @@ from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from bench.common import REPO_ROOT, RESULTS_DIR, Run, quiet_logging, say, summary_ms, table
 from bench.scripted import valid_backend
-from bench.server_entry import BenchDeps
+from bench.server_entry import ECHO_TOOL, BenchDeps, register_echo
 from gavel.server.app import build_server
 from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
 from gavel.server.ledger_calls import LedgerCall, new_evaluation_id
@@ -53,6 +53,7 @@ from gavel.server.tool_registry import register_all_tools
 from gavel.tools.assessment import EvaluateAssessmentRequest, EvaluationResult, evaluate_assessment
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.config import Limits
+from gavel.tools.engine.progress import no_progress
 from gavel.tools.ledger import Entry, Ledger, timestamp, to_json, utc_now
 from gavel.tools.rag import JudgeRagAnswersRequest, RagBatchResult, judge_rag_answers
 from gavel.tools.rubrics import RubricRegistry
@@ -60,7 +61,6 @@ from gavel.tools.rubrics import RubricRegistry
 NAME = "ledger"
 GOAL_RATIO = 1.5
 CALL_TIMEOUT_S = 30.0
-ECHO_TOOL = "echo"
 
 TRANSCRIPT = (
     "Interviewer: How have you been sleeping?\nPatient: Badly. For about three weeks I wake at 4 a.m. nearly "
@@ -74,23 +74,6 @@ SOURCES = [
 
 
 # -- the server (this module with --serve) -------------------------------------------------------------------
-
-
-class EchoRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    text: Annotated[str, Field(min_length=1, max_length=1000, description="The text to send back.")]
-
-
-class EchoResult(BaseModel):
-    text: str = Field(description="The text, unchanged.")
-
-    def render_text(self) -> str:
-        return self.text
-
-
-async def echo(request: EchoRequest, deps: ToolDeps) -> EchoResult:
-    return EchoResult(text=request.text)
 
 
 class StoredEvaluation:
@@ -122,17 +105,7 @@ def register_with_echo(server: MCPServer[Any], deps_factory: DepsFactory, limits
         deps_factory=deps_factory,
         annotations=judging_annotations(idempotent=True, title="Stored evaluation"),
     )
-    register_tool(
-        server,
-        name=ECHO_TOOL,
-        title="Echo",
-        description="Send the text back unchanged (the benchmark's reference tool).",
-        request_model=EchoRequest,
-        result_model=EchoResult,
-        impl=echo,
-        deps_factory=deps_factory,
-        annotations=judging_annotations(idempotent=True, title="Echo"),
-    )
+    register_echo(server, deps_factory)
 
 
 def serve(ledger_path: str) -> None:
@@ -195,7 +168,7 @@ def _store_times(ledger: Ledger, result: EvaluationResult, count: int) -> list[f
 
 async def write_cost(directory: Path, writes: int) -> list[dict[str, Any]]:
     settings = load_settings({"GAVEL_LEDGER_PATH": "off"})
-    deps = BenchDeps(settings, RubricRegistry.load(), valid_backend())(None, _no_progress)  # type: ignore[arg-type]
+    deps = BenchDeps(settings, RubricRegistry.load(), valid_backend())(None, no_progress)  # type: ignore[arg-type]
     evaluate, evaluation, batch, batch_result = await _judged(deps)
     ledger = Ledger(directory / "writes.sqlite3")
     try:
@@ -212,10 +185,6 @@ async def write_cost(directory: Path, writes: int) -> list[dict[str, Any]]:
         return rows
     finally:
         ledger.close()
-
-
-async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
-    return None
 
 
 # -- 2. round trips over stdio -------------------------------------------------------------------------------

@@ -185,7 +185,7 @@ class SlottedModel:
         self.calls = 0
 
     def __call__(self, body: dict[str, Any]) -> str:
-        from tests.reliability.support import reply_for_schema
+        from tests.support.replies import reply_for_schema
 
         with self.slots:
             with self.lock:

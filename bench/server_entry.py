@@ -46,8 +46,8 @@ async def echo(request: EchoRequest, deps: ToolDeps) -> EchoResult:
     return EchoResult(text=request.text)
 
 
-def register_with_echo(server: MCPServer[Any], deps_factory: DepsFactory, limits: Limits) -> None:
-    register_all_tools(server, deps_factory, limits)
+def register_echo(server: MCPServer[Any], deps_factory: DepsFactory) -> None:
+    """The echo tool, through the same boundary as the real tools (every benchmark's reference round trip)."""
     register_tool(
         server,
         name=ECHO_TOOL,
@@ -59,6 +59,11 @@ def register_with_echo(server: MCPServer[Any], deps_factory: DepsFactory, limits
         deps_factory=deps_factory,
         annotations=judging_annotations(idempotent=True, title="Echo"),
     )
+
+
+def register_with_echo(server: MCPServer[Any], deps_factory: DepsFactory, limits: Limits) -> None:
+    register_all_tools(server, deps_factory, limits)
+    register_echo(server, deps_factory)
 
 
 class BenchDeps:

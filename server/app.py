@@ -33,7 +33,9 @@ from gavel.tools.rubrics import RUBRIC_SCHEMA_URI, Rubric, RubricRegistry
 ToolRegistrar = Callable[[MCPServer[Any], DepsFactory, Limits], None]
 
 SERVER_NAME = "gavel"
-PROMPTS_FILE = Path(__file__).with_name("prompts.toml")
+# MCP prompts (prompts/list, prompts/get) and the server instructions: text for the client and the person,
+# never sent to the judge, so not in the prompt-template hash (tools/prompts/ is the judge's).
+MCP_PROMPTS_FILE = Path(__file__).with_name("mcp_prompts.toml")
 RUBRIC_MIME = "application/json"
 INDEX_URI = "rubric://index"
 RECENT_URI = "evaluation://recent"
@@ -78,7 +80,7 @@ class ServerText:
     prompts: tuple[PromptSpec, ...]
 
 
-def load_server_text(path: Path = PROMPTS_FILE) -> ServerText:
+def load_server_text(path: Path = MCP_PROMPTS_FILE) -> ServerText:
     """The instructions and prompt specs from the data file shipped beside this module."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     prompts = tuple(

@@ -44,6 +44,7 @@ from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_sch
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Check, Impl, JudgeThroughLedger, ProgressFn, ToolDeps
 from gavel.tools.engine.fitness import fitness_line
+from gavel.tools.engine.progress import no_progress
 from gavel.tools.engine.verdict import Provenance
 from gavel.tools.errors import GavelError, caller_errors
 from gavel.tools.ledger import Ledger
@@ -301,7 +302,7 @@ def _progress_for(ctx: Context[Any, Any]) -> ProgressFn:
     try:
         ctx.request_context  # noqa: B018 - raises outside a request
     except ValueError:
-        return _no_progress
+        return no_progress
 
     async def progress(value: float, total: float | None, message: str | None) -> None:
         await ctx.report_progress(value, total, message)
@@ -323,7 +324,3 @@ def _render_text(result: BaseModel, text_renderer: Callable[[Any], str] | None) 
         # A person reading the chat should know no model judged this call.
         text += f"\n(served from the ledger: {result.evaluation_id}; no model call; no_cache re-judges)"  # type: ignore[attr-defined]
     return text
-
-
-async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
-    return None

@@ -219,6 +219,8 @@ class LedgerCall:
                 "tool": self.tool,
                 "request": self._request_without_flag(),
                 "rubric": rubric_part,
+                # Also for a call without a rubric (candidate narratives): its prompts shape the judgment too.
+                "prompts": prompts.template_hash(None),
                 "judge": {
                     "backend": info.backend,
                     "model": info.model,

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ValidationError
 
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.engine.progress import no_progress
 from gavel.tools.engine.sampling import SampledText, SamplingBackend
 from gavel.tools.errors import BackendError, GavelError, leaves
 
@@ -174,10 +175,6 @@ def _as_sample(request: ChatRequest) -> Sample:
     )
 
 
-async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
-    return None
-
-
 @contextmanager
 def replaying(ctx: Context[Any, Any], answers: list[SampledText]) -> Iterator[_Replay]:
     state = _Replay(answers, _client_name(ctx))
@@ -214,7 +211,7 @@ def sampling_slots(
             return None
         with replaying(ctx, answers) as state:
             try:
-                await impl(request, deps_factory(ctx, _no_progress))
+                await impl(request, deps_factory(ctx, no_progress))
             except NeedSample:
                 pass
             except BaseExceptionGroup as group:

@@ -197,7 +197,7 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
 
     total = Usage()
     history: list[Iteration] = []
-    task = request.task or f"A {subject} that meets the rubric '{rubric.title}'."
+    task = request.task or template.fill("default_task", subject=subject, rubric_title=rubric.title)
 
     text = request.draft
     generation_usage: Usage | None = None

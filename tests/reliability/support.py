@@ -26,10 +26,11 @@ from mcp_types import CallToolResult, TextContent, Tool
 from gavel.server.app import build_server
 from gavel.server.settings import Settings, load_settings
 from gavel.tools.deps import ProgressFn, ToolDeps
-from gavel.tools.engine.backend import Backend, ChatRequest
+from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.replies import schema_reply
 from tests.support.scripted import ScriptedBackend
 
 # `GAVEL_FULL_RELIABILITY=1 pytest tests/reliability` runs every suite at full size.
@@ -67,54 +68,8 @@ LEAK_MARKERS = (
     "input_value=",
 )
 
-# Plain content: a rewrite that talks about itself ("addresses the feedback") is re-asked and then rejected.
-GENERATED_TEXT = "Low mood for three weeks, most days; wakes at 4 a.m. nightly; has stopped going to choir."
 
-
-# -- a model that answers any schema ---------------------------------------------------------------------------
-
-
-def _resolve(node: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        return root["$defs"][ref.removeprefix("#/$defs/")]
-    return node
-
-
-def _value(name: str, node: Mapping[str, Any], root: Mapping[str, Any], score: str) -> Any:
-    node = _resolve(node, root)
-    if "anyOf" in node:
-        options = [o for o in node["anyOf"] if _resolve(o, root).get("type") != "null"]
-        return _value(name, options[0], root, score) if options else None
-    kind = node.get("type")
-    if kind == "object":
-        return {key: _value(key, sub, root, score) for key, sub in node.get("properties", {}).items()}
-    if kind == "array":
-        count = max(int(node.get("minItems", 0)), 3 if name == "key_points" else 0)
-        return [_value(name, node.get("items", {}), root, score) for _ in range(count)]
-    if kind == "boolean":
-        # The best answer for a judged text: relevant, grounded, contradicting nothing.
-        return "contradict" not in name
-    if kind in ("number", "integer"):
-        low, high = node.get("minimum", 0), node.get("maximum", 1)
-        value = high if score == "max" else low
-        return int(value) if kind == "integer" else value
-    if kind == "string":
-        text = f"The {name} is well supported and clear." if name else "ok"
-        return text[: int(node.get("maxLength", len(text)))]
-    return None
-
-
-def reply_for_schema(schema: Mapping[str, Any] | None, score: str = "max") -> str:
-    """A reply that validates against `schema`, with every score at the scale's top ("max") or bottom
-    ("min"); without a schema (a generation request), a short text."""
-    if schema is None:
-        return GENERATED_TEXT
-    return json.dumps(_value("", schema, schema, score))
-
-
-def schema_reply(request: ChatRequest, score: str = "max") -> str:
-    return reply_for_schema(request.schema, score)
+# -- models that answer any schema (replies chosen by the schema: tests.support.replies) ------------------------
 
 
 def perfect_model(*, latency_s: float = 0.0) -> ScriptedBackend:

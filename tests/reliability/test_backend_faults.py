@@ -25,12 +25,12 @@ from tests.reliability.support import (
     PortalClient,
     leaks,
     portal_client,
-    reply_for_schema,
     result_text,
     scripted_server,
 )
 from tests.support.injection_cases import ASSESSMENT, IDEA, RAG_ANSWER, RAG_PASSAGES, RAG_QUESTION, TRANSCRIPT
 from tests.support.ollama_server import Fault, OllamaTestServer
+from tests.support.replies import reply_for_schema
 
 MODEL = "judge-model:latest"
 TIMEOUT_S = 1.0

@@ -28,12 +28,12 @@ from tests.reliability.support import (
     TALLY,
     check_result,
     perfect_model,
-    reply_for_schema,
     result_text,
     scripted_server,
 )
 from tests.server.processes import GAVEL, STOP_TIMEOUT_S, RunningServer, http_server
 from tests.support.ollama_server import OllamaTestServer
+from tests.support.replies import reply_for_schema
 
 MODEL = "judge-model:latest"
 SHUTDOWN_BOUND_S = 12.0  # the server's graceful shutdown (5 s) plus start-up noise on a loaded machine

@@ -23,10 +23,10 @@ from tests.reliability.support import (
     PortalClient,
     portal_client,
     result_text,
-    schema_reply,
     scripted_server,
 )
 from tests.support.injection_cases import CASES, InjectionCase, arguments
+from tests.support.replies import schema_reply
 from tests.support.scripted import ScriptedBackend
 
 BY_ID = [pytest.param(case, id=case.id) for case in CASES]

@@ -379,7 +379,7 @@ async def test_inline_rubric_text_with_placeholders_reaches_the_prompt_literally
 
 
 def _worst_then_perfect() -> ScriptedBackend:
-    from tests.reliability.support import schema_reply
+    from tests.support.replies import schema_reply
 
     calls: list[int] = []
 

@@ -7,8 +7,6 @@ for subprocesses); everything from the MCP client to the SQLite file is real.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.replies import reply_for_schema
 from tests.support.scripted import ScriptedBackend
 
 REGISTRY = RubricRegistry.load()
@@ -38,47 +37,15 @@ SOURCES = [
 ]
 
 
-def _resolve(node: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        return root["$defs"][ref.removeprefix("#/$defs/")]
-    return node
-
-
-def fill(name: str, node: Mapping[str, Any], root: Mapping[str, Any]) -> Any:
-    """A value valid against `node`: top scores, favourable decisions, short texts."""
-    node = _resolve(node, root)
-    if "anyOf" in node:
-        options = [o for o in node["anyOf"] if _resolve(o, root).get("type") != "null"]
-        return fill(name, options[0], root) if options else None
-    kind = node.get("type")
-    if kind == "object":
-        return {key: fill(key, sub, root) for key, sub in node.get("properties", {}).items()}
-    if kind == "array":
-        return [fill(name, node.get("items", {}), root) for _ in range(int(node.get("minItems", 0)))]
-    if kind == "boolean":
-        return "contradict" not in name
-    if kind in ("number", "integer"):
-        value = node.get("maximum", 1)
-        return int(value) if kind == "integer" else value
-    if kind == "string":
-        return f"The {name or 'text'} is well supported by the passage."[: int(node.get("maxLength", 200))]
-    return None
-
-
 def valid_reply(request: ChatRequest) -> str:
     """A reply that validates against the request's schema; a generation gets a revised text."""
-    if request.schema is None:
-        return REVISED_TEXT
-    return json.dumps(fill("", request.schema, request.schema))
+    return reply_for_schema(request.schema, text=REVISED_TEXT)
 
 
 def ollama_valid_reply(body: dict[str, Any]) -> str:
     """The same, for the Ollama-API test server: the schema arrives as the chat request's `format`."""
     schema = body.get("format")
-    if not isinstance(schema, dict):
-        return REVISED_TEXT
-    return json.dumps(fill("", schema, schema))
+    return reply_for_schema(schema if isinstance(schema, dict) else None, text=REVISED_TEXT)
 
 
 def perfect_model(*, model: str = "scripted-model", latency_s: float = 0.0) -> ScriptedBackend:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextResourceContents
 
 from gavel.server.boundary import BoundaryServer
+from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ModelInfo
 from gavel.tools.ledger import Entry, Ledger, timestamp, utc_now
 from tests.server.ledger_helpers import (
@@ -220,6 +222,31 @@ async def test_an_engine_option_that_changed_between_judgments_is_a_miss(rig: Ri
     server, _ = ledger_server(rig.path, later, **{setting: value})
     async with mcp.Client(server) as client:
         again = structured(await client.call_tool("evaluate_assessment", evaluate_args()))
+    assert again["cached"] is False
+    assert len(later.requests) > 0
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        pytest.param("evaluate_assessment", evaluate_args(), id="with-a-rubric"),
+        pytest.param("score_candidates", numeric_candidates_args() | {"explain": "narrative"}, id="without-a-rubric"),
+    ],
+)
+async def test_a_prompt_edited_between_judgments_is_a_miss(
+    rig: Rig, tool: str, arguments: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with mcp.Client(rig.server) as client:
+        structured(await client.call_tool(tool, arguments))
+    edited = tmp_path / "prompts"
+    shutil.copytree(prompts.PROMPTS_DIR, edited)
+    (edited / "judge.toml").write_bytes((edited / "judge.toml").read_bytes() + b"\n# edited\n")
+    # What a restart after the edit would read.
+    monkeypatch.setattr(prompts, "_installed_prompts_digest", lambda: prompts.prompts_digest(edited))
+    later = perfect_model()
+    server, _ = ledger_server(rig.path, later)
+    async with mcp.Client(server) as client:
+        again = structured(await client.call_tool(tool, arguments))
     assert again["cached"] is False
     assert len(later.requests) > 0
 

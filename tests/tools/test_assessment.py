@@ -8,23 +8,25 @@ from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessmen
 from gavel.tools.engine.config import Limits
 from gavel.tools.errors import BackendError, InvalidInput, UnknownRubric
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
+from gavel.tools.rubrics import RubricRegistry
 from tests.support.deps import ProgressLog, make_deps, strictly_increasing
+from tests.support.replies import asked_metric
 from tests.support.scripted import ScriptedBackend
 
 METRICS = ["specificity", "completeness", "coherence", "accuracy"]
+CLINICAL = RubricRegistry.load().get("clinical-assessment")
 
 
 def by_metric(scores: dict[str, int | str]):
     """A reply function: answers each per-metric call with the score scripted for the metric it names."""
 
     def reply(request):
-        prompt = request.messages[1].content
-        for metric, score in scores.items():
-            if f"ONE metric only: {metric.capitalize()}" in prompt:
-                if isinstance(score, str):
-                    return score
-                return {"explanation": f"{metric} has some mistakes.", "score": score}
-        raise AssertionError("no metric in prompt")
+        metric = asked_metric(request, CLINICAL)
+        assert metric is not None and metric.id in scores, "a metric call for a scripted metric"
+        score = scores[metric.id]
+        if isinstance(score, str):
+            return score
+        return {"explanation": f"{metric.id} has some mistakes.", "score": score}
 
     return reply
 

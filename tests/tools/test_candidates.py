@@ -25,6 +25,7 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.errors import InvalidInput, UnknownRubric
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.deps import ProgressLog, make_deps, strictly_increasing
+from tests.support.replies import asked_metric, schema_fields
 from tests.support.scripted import ScriptedBackend, backend_error
 
 REGISTRY = RubricRegistry.load()
@@ -609,13 +610,13 @@ def idea_judge(scores: dict[str, dict[str, Any]], key_points: Any = KEY_POINTS):
     def reply(request):
         prompt = request.messages[1].content
         idea = next(i for i in IDEAS if i["text"] in prompt)
-        if "ONE metric only: " in prompt:
-            metric = prompt.split("ONE metric only: ")[1].split(".")[0]
-            score = scores[idea["id"]][metric]
+        metric = asked_metric(request, IDEA)
+        if metric is not None:
+            score = scores[idea["id"]][metric.name]
             if isinstance(score, str):
                 return score
-            return {"explanation": f"{metric} of {idea['id']} is {score}.", "score": score}
-        if "key points" in prompt:
+            return {"explanation": f"{metric.name} of {idea['id']} is {score}.", "score": score}
+        if "key_points" in schema_fields(request):
             return key_points(idea) if callable(key_points) else key_points
         raise AssertionError(f"unexpected call: {prompt[-200:]}")
 
@@ -719,17 +720,16 @@ async def test_only_criteria_a_candidate_lacks_are_judged():
     ]
 
     def reply(request):
-        prompt = request.messages[1].content
-        if "key points" in prompt:
+        if "key_points" in schema_fields(request):
             return KEY_POINTS
-        assert "ONE metric only: Originality" in prompt
+        assert asked_metric(request, IDEA) == IDEA.metric("originality")
         return {"explanation": "fine", "score": 6}
 
     backend = ScriptedBackend(default=reply)
     result = await run(
         make_deps(backend), candidates=candidates, rubric="idea-quality", weights={"originality": 1, "popularity": 1}
     )
-    assert len([p for p in backend.prompts if "ONE metric only" in p]) == 1
+    assert len([r for r in backend.requests if asked_metric(r, IDEA)]) == 1
     by_id = {r["id"]: r["judge_score"] for r in result.ranking}
     assert by_id == pytest.approx({"a": 9.2, "b": 1.5})
     b = next(s for s in result.selected if s.id == "b")
@@ -766,7 +766,7 @@ async def test_judging_reports_progress_per_candidate():
 async def test_samples_and_model_reach_the_judge():
     backend = ScriptedBackend(default=idea_judge(IDEA_SCORES))
     result = await run(make_deps(backend), candidates=IDEAS[:1], rubric="idea-quality", samples=3, model="other-model")
-    metric_calls = [r for r in backend.requests if "ONE metric only" in r.messages[1].content]
+    metric_calls = [r for r in backend.requests if asked_metric(r, IDEA)]
     assert len(metric_calls) == 4 * 3
     assert {r.model for r in backend.requests} == {"other-model"}
     assert result.provenance is not None and result.provenance.samples == 3

@@ -28,6 +28,7 @@ from gavel.tools.rag.grounding import GroundingCheck, grounding_instruction
 from gavel.tools.rag.rules import confidence_of, decide_verdict, overall_score
 from gavel.tools.rubrics import ContextRules, Rubric, RubricRegistry
 from tests.support.deps import ProgressLog, make_deps, strictly_increasing
+from tests.support.replies import asked_metric
 from tests.support.scripted import ScriptedBackend
 
 REGISTRY = RubricRegistry.load()
@@ -97,17 +98,24 @@ def router(scripts: Script | dict[str, Script], seed_base: int = 42):
             raise BackendError("scripted: the model server went away")
         if is_grounding_call(request):
             return script.grounding
-        for metric in RAG_RUBRIC.metrics:
-            if f"ONE metric only: {metric.name}." in user:
-                value = script.scores[metric.id]
-                if isinstance(value, list):
-                    value = value[(request.seed or seed_base) - seed_base]
-                if isinstance(value, str):
-                    return value
-                return {"explanation": f"{metric.name} evidence is thin. A second sentence.", "score": value}
-        raise AssertionError("neither a metric call nor the grounding call")
+        metric = asked_metric(request, RAG_RUBRIC)
+        assert metric is not None, "neither a metric call nor the grounding call"
+        value = script.scores[metric.id]
+        if isinstance(value, list):
+            value = value[(request.seed or seed_base) - seed_base]
+        if isinstance(value, str):
+            return value
+        return {"explanation": f"{metric.name} evidence is thin. A second sentence.", "score": value}
 
     return reply
+
+
+def prompt_for(backend: ScriptedBackend, metric_id: str) -> str:
+    """The prompt of the call that judged this metric."""
+    metric = RAG_RUBRIC.metric(metric_id)
+    return next(
+        p for r, p in zip(backend.requests, backend.prompts, strict=True) if asked_metric(r, RAG_RUBRIC) == metric
+    )
 
 
 def backend_for(scripts: Script | dict[str, Script], **kwargs: Any) -> ScriptedBackend:
@@ -456,11 +464,11 @@ async def test_an_approved_answer_reports_every_dimension_grounding_and_citation
 
 async def test_the_judge_sees_the_question_the_numbered_passages_and_the_agents_reasoning():
     _, backend = await judge(Script(uniform(0.9)), agent_reasoning="I read passage S1 first.")
-    metric_prompt = next(p for p in backend.prompts if "ONE metric only: Accuracy" in p)
+    metric_prompt = prompt_for(backend, "accuracy")
     assert QUESTION in metric_prompt
     assert "[1] id: S1 — title: Kaplan & Norton 1996" in metric_prompt
     assert "I read passage S1 first." in metric_prompt
-    relevance_prompt = next(p for p in backend.prompts if "ONE metric only: Relevance." in p)
+    relevance_prompt = prompt_for(backend, "relevance")
     assert QUESTION in relevance_prompt
     assert "I read passage S1 first." in relevance_prompt
     assert "Kaplan & Norton 1996" not in relevance_prompt, "relevance is judged against the question alone"
@@ -497,7 +505,7 @@ async def test_diagnostic_does_not_score_source_attribution_or_penalize_missing_
     result, backend = await judge(Script(uniform(0.8)), answer="Four perspectives.", evaluation_context="DIAGNOSTIC")
     assert result.source_attribution.status == "not_applicable"
     assert result.source_attribution.score is None
-    assert not any("ONE metric only: Source attribution." in p for p in backend.prompts)
+    assert not any(asked_metric(r, RAG_RUBRIC) == RAG_RUBRIC.metric("source_attribution") for r in backend.requests)
     assert result.has_sources is False
     assert result.verdict == "approved"
     assert not any("cites none" in issue for issue in result.issues)

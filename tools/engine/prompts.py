@@ -21,13 +21,13 @@ from typing import Literal
 from gavel.tools.guards import neutralize
 from gavel.tools.rubrics import Metric, Rubric
 
-_PROMPTS_FILE = Path(__file__).resolve().parent.parent / "prompts" / "judge.toml"
+PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+_PROMPTS_FILE = PROMPTS_DIR / "judge.toml"
 
 
 @dataclass(frozen=True)
 class PromptSet:
     text: Mapping[str, str]
-    digest: str
 
     def fill(self, name: str, **values: object) -> str:
         """The template filled, without the lines an empty placeholder left blank."""
@@ -43,17 +43,48 @@ class PromptSet:
 def prompt_set() -> PromptSet:
     raw = _PROMPTS_FILE.read_bytes()
     data = tomllib.loads(raw.decode("utf-8"))
-    return PromptSet(text={k: v for k, v in data.items() if isinstance(v, str)}, digest=_sha(raw))
+    return PromptSet(text={k: v for k, v in data.items() if isinstance(v, str)})
 
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def template_hash(rubric: Rubric | None) -> str:
-    """A hash of everything trusted that shapes the prompt: the template file and the rubric text."""
+def prompt_files(directory: Path = PROMPTS_DIR) -> list[Path]:
+    """Every file of prompt text: all of the directory, whatever the files are named or whoever reads them."""
+    return sorted(
+        path
+        for path in directory.rglob("*")
+        if path.is_file()
+        and not any(part.startswith(".") or part == "__pycache__" for part in path.relative_to(directory).parts)
+    )
+
+
+def prompts_digest(directory: Path = PROMPTS_DIR) -> str:
+    """A hash of every byte of every prompt file, each framed by its name and length so no two sets collide."""
+    digest = hashlib.sha256()
+    for path in prompt_files(directory):
+        name = path.relative_to(directory).as_posix().encode("utf-8", "surrogatepass")
+        data = path.read_bytes()
+        digest.update(len(name).to_bytes(8, "big") + name + len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()[:16]
+
+
+@cache
+def _installed_prompts_digest() -> str:
+    # Read once per process, like the prompts themselves: an edit takes effect on restart, hash and text together.
+    return prompts_digest()
+
+
+def template_hash(rubric: Rubric | None, *, directory: Path | None = None) -> str:
+    """A hash of everything trusted that shapes a prompt: every prompt file and the rubric text.
+
+    The ledger's cache key and each verdict's provenance carry it, so editing any prompt text, in any file
+    under tools/prompts/, means no judgment made with the old text is served for the new.
+    """
+    files = _installed_prompts_digest() if directory is None else prompts_digest(directory)
     rubric_part = rubric.model_dump_json().encode() if rubric else b""
-    return _sha(prompt_set().digest.encode() + rubric_part)
+    return _sha(files.encode() + rubric_part)
 
 
 def nonce_for(blocks: Mapping[str, str]) -> str:

@@ -7,6 +7,8 @@ Ollama after Gavel, or pulling the model, is picked up without a restart.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import anyio
 import structlog
 
@@ -15,10 +17,14 @@ from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.embedded import EmbeddedBackend, default_model_installed, embedded_available
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.ollama import OllamaBackend
-from gavel.tools.engine.openai_backend import OpenAIBackend
 from gavel.tools.engine.sampling import SamplingBackend
 from gavel.tools.errors import BackendUnavailable
+
+if TYPE_CHECKING:
+    # Imported when first used: the ollama and openai clients take most of a second to import on 2 cores, and
+    # a server start (`gavel serve` to its first tools/list) needs neither; a process uses one at most.
+    from gavel.tools.engine.ollama import OllamaBackend
+    from gavel.tools.engine.openai_backend import OpenAIBackend
 
 log = structlog.get_logger("gavel.backend")
 
@@ -40,6 +46,8 @@ class BackendProvider:
 
     def _ollama_backend(self, model: str | None = None) -> OllamaBackend:
         if self._ollama is None:
+            from gavel.tools.engine.ollama import OllamaBackend
+
             self._ollama = OllamaBackend(
                 self.config.ollama_host,
                 model or self.config.judge_model or self.config.default_ollama_model,
@@ -50,6 +58,8 @@ class BackendProvider:
 
     def _openai_backend(self) -> OpenAIBackend:
         if self._openai is None:
+            from gavel.tools.engine.openai_backend import OpenAIBackend
+
             self._openai = OpenAIBackend(
                 self.config.openai_base_url or "",
                 self.config.judge_model,

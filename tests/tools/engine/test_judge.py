@@ -11,6 +11,7 @@ from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge, joint_model, verdict_model
 from gavel.tools.errors import BackendError
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.replies import asked_metric
 from tests.support.scripted import ScriptedBackend
 
 REGISTRY = RubricRegistry.load()
@@ -138,9 +139,7 @@ async def test_the_prompt_puts_the_shared_material_first_and_the_metric_last():
     assert len(prefixes) == 1, "every metric call must share the same prefix"
     prefix = prefixes.pop()
     assert prefix.index("ASSESSMENT TEXT") < prefix.index("TRANSCRIPT TEXT")
-    assert sorted(u.split("ONE metric only: ")[1].split(".")[0] for u in users) == sorted(
-        m.name for m in CLINICAL.metrics
-    )
+    assert sorted(asked_metric(r, CLINICAL).id for r in backend.requests) == sorted(m.id for m in CLINICAL.metrics)
 
 
 async def judge_rag_metrics(*metric_ids: str) -> dict[str, object]:
@@ -152,7 +151,7 @@ async def judge_rag_metrics(*metric_ids: str) -> dict[str, object]:
         source="PASSAGE TEXT",
         data={"question": "QUESTION TEXT"},
     )
-    return {r.messages[1].content.split("ONE metric only: ")[1].split(".")[0]: r for r in backend.requests}
+    return {asked_metric(r, RAG).name: r for r in backend.requests}
 
 
 async def test_a_metric_judged_against_the_question_sees_the_question_then_the_answer_and_no_passages():
