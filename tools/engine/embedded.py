@@ -36,6 +36,7 @@ import structlog
 from gavel.tools.common import one_line
 from gavel.tools.distribution import install_hint
 from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenLogprob
+from gavel.tools.engine.openai_body import beyond_openai, chat_body
 from gavel.tools.errors import BackendError, BackendTimeout, ModelAssemblyError
 
 LOGGER_NAME = "gavel.embedded"
@@ -232,28 +233,8 @@ class EmbeddedBackend:
 
     async def chat(self, request: ChatRequest) -> ChatReply:
         server = await self._ensure_loaded()
-        body: dict[str, Any] = {
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-            "temperature": request.temperature,
-            "max_tokens": request.max_tokens,
-            "cache_prompt": True,
-        }
-        if request.seed is not None:
-            body["seed"] = request.seed
-        if request.top_k is not None:
-            body["top_k"] = request.top_k
-        if request.top_p is not None:
-            body["top_p"] = request.top_p
-        if request.repeat_penalty is not None:
-            body["repeat_penalty"] = request.repeat_penalty
-        if request.top_logprobs is not None:
-            body["logprobs"] = True
-            body["top_logprobs"] = request.top_logprobs
-        if request.schema is not None:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "verdict", "schema": request.schema, "strict": True},
-            }
+        # llama.cpp's own server takes top_k and repeat_penalty as top-level fields.
+        body = {**chat_body(request, {}), "cache_prompt": True, **beyond_openai(request)}
         started = time.perf_counter()
         try:
             with anyio.fail_after(self.timeout_s):

@@ -29,6 +29,7 @@ from pydantic import SecretStr
 from pydantic import ValidationError as PydanticValidationError
 
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest, ModelInfo, TokenLogprob
+from gavel.tools.engine.openai_body import beyond_openai, chat_body
 from gavel.tools.errors import BackendError, BackendTimeout
 
 log = structlog.get_logger("gavel.openai")
@@ -102,27 +103,9 @@ class OpenAIBackend:
     # chat
 
     def _body(self, request: ChatRequest, model: str) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "model": model,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-            "temperature": request.temperature,
-            "max_tokens": request.max_tokens,
-        }
-        if request.seed is not None:
-            body["seed"] = request.seed
-        if request.top_p is not None:
-            body["top_p"] = request.top_p
-        if request.top_logprobs is not None:
-            body["logprobs"] = True
-            body["top_logprobs"] = request.top_logprobs
-        if request.schema is not None and model not in self._no_json_schema:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "verdict", "schema": request.schema, "strict": True},
-            }
-        # Not in OpenAI's API, understood by vLLM, llama-server, LocalAI and SGLang (others ignore them).
-        extra = {"top_k": request.top_k, "repeat_penalty": request.repeat_penalty}
-        extra = {key: value for key, value in extra.items() if value is not None}
+        body = chat_body(request, {"model": model}, json_schema=model not in self._no_json_schema)
+        # Not in OpenAI's API, so sent as extra_body: servers that know them use them, others ignore them.
+        extra = beyond_openai(request)
         if extra:
             body["extra_body"] = extra
         return body

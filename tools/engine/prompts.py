@@ -185,20 +185,27 @@ def _evidence_note(rubric: Rubric, evidence: Evidence) -> str:
     )
 
 
+def _instruction_values(rubric: Rubric, context_instructions: str | None, evidence: Evidence) -> dict[str, object]:
+    """What the per-metric and the joint instruction fill alike, so the two prompts cannot drift apart."""
+    return {
+        "evidence_note": _evidence_note(rubric, evidence),
+        "rubric_title": rubric.title,
+        "rubric_guidance": rubric.prompt.guidance,
+        "context_instructions": context_instructions or "",
+        "subject": rubric.prompt.subject,
+        **_scale_values(rubric),
+    }
+
+
 def metric_instruction(
     rubric: Rubric, metric: Metric, context_instructions: str | None, evidence: Evidence = None
 ) -> str:
     return prompt_set().fill(
         "metric",
-        evidence_note=_evidence_note(rubric, evidence),
-        rubric_title=rubric.title,
-        rubric_guidance=rubric.prompt.guidance,
-        context_instructions=context_instructions or "",
-        subject=rubric.prompt.subject,
         metric_name=metric.name,
         metric_description=metric.description,
         levels=anchors(metric),
-        **_scale_values(rubric),
+        **_instruction_values(rubric, context_instructions, evidence),
     )
 
 
@@ -210,14 +217,7 @@ def joint_instruction(
         for m in metrics
     )
     return prompt_set().fill(
-        "joint",
-        evidence_note=_evidence_note(rubric, evidence),
-        rubric_title=rubric.title,
-        rubric_guidance=rubric.prompt.guidance,
-        context_instructions=context_instructions or "",
-        subject=rubric.prompt.subject,
-        metric_blocks=metric_blocks,
-        **_scale_values(rubric),
+        "joint", metric_blocks=metric_blocks, **_instruction_values(rubric, context_instructions, evidence)
     )
 
 
