@@ -155,6 +155,10 @@ class SqliteStore:
         self._conn: sqlite3.Connection | None = None
         # The file the connection opened (device, inode): one replaced or deleted under it is noticed.
         self._identity: tuple[int, int] | None = None
+        # A descriptor of the file kept open as long as the connection, to read its header: opening and closing
+        # the file again at every check released this process's POSIX locks on it (closing any descriptor of a
+        # file drops them all), so a second process's writes interleaved with this one's and rows were lost.
+        self._header_fd: int | None = None
         self._lock = threading.Lock()
         # Whether this thread's last session had to open the connection (decided under the lock).
         self._local = threading.local()
@@ -170,7 +174,8 @@ class SqliteStore:
                 if create:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._conn = connect(self.path, busy_timeout_s=self.busy_timeout_s)
-                stat = os.stat(self.path)
+                self._header_fd = os.open(self.path, os.O_RDONLY)
+                stat = os.fstat(self._header_fd)
                 self._identity = (stat.st_dev, stat.st_ino)
             else:
                 self._check_file()
@@ -185,8 +190,8 @@ class SqliteStore:
         """
         try:
             stat = os.stat(self.path)
-            with self.path.open("rb") as file:
-                header = file.read(len(SQLITE_HEADER))
+            assert self._header_fd is not None
+            header = os.pread(self._header_fd, len(SQLITE_HEADER), 0)
         except FileNotFoundError:
             raise LedgerError("the ledger file was deleted while the server was using it") from None
         if (stat.st_dev, stat.st_ino) != self._identity:
@@ -214,6 +219,14 @@ class SqliteStore:
                 with contextlib.suppress(sqlite3.Error):
                     self._conn.close()
                 self._conn = None
+            self._close_header_fd()
+
+    def _close_header_fd(self) -> None:
+        # After the connection: SQLite holds no lock of this connection's any more when the descriptor goes.
+        if self._header_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._header_fd)
+            self._header_fd = None
 
     def missing(self) -> str | None:
         if self.path.is_dir():
@@ -231,6 +244,7 @@ class SqliteStore:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+            self._close_header_fd()
 
 
 class PostgresStore:
