@@ -651,6 +651,15 @@ async def test_a_candidate_whose_text_addresses_the_judge_is_rejected_whatever_i
     assert result.flags == ["judge_uncalibrated", "prompt_injection_suspected"]
 
 
+async def test_a_judge_flag_about_the_judge_is_no_injection_warning_about_the_candidates():
+    # Before: every judged candidate was listed as "possible prompt injection" once judgments carried the
+    # judge-fitness flag (make demo warned so for three ordinary ideas).
+    result = await run(make_deps(ScriptedBackend(default=idea_judge(IDEA_SCORES))), candidates=IDEAS,
+                       rubric="idea-quality")  # fmt: skip
+    assert "judge_uncalibrated" in result.flags and "prompt_injection_suspected" not in result.flags
+    assert not any("prompt injection" in warning for warning in result.warnings)
+
+
 async def test_an_average_exactly_at_the_threshold_is_accepted():
     backend = ScriptedBackend(default=idea_judge(IDEA_SCORES))
     result = await run(make_deps(backend), candidates=IDEAS, rubric="idea-quality")

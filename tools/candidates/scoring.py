@@ -169,8 +169,8 @@ def _apply_judgments(
     judged = Judged()
     for index in sorted(judgments):
         judgment = judgments[index]
-        if judgment.flags:
-            judged.flags.update(judgment.flags)
+        judged.flags.update(judgment.flags)
+        if PROMPT_INJECTION_FLAG in judgment.flags:  # not the judge-fitness flags, which concern the judge
             judged.flagged.append(index)
         judged.usage = judgment.usage if judged.usage is None else judged.usage.add(judgment.usage)
         judged.provenance = judged.provenance or judgment.provenance
