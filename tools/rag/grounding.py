@@ -4,7 +4,6 @@ claims are supported by the passages. Its prompt is `rag_grounding` in tools/pro
 
 from __future__ import annotations
 
-from string import Template
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -54,8 +53,11 @@ Grounding = GroundingCheck | ProbabilityGrounding
 
 def grounding_instruction(rubric: Rubric, rules: ContextRules) -> str:
     # One substitution pass, every line kept: the context's instructions may hold blank lines of their own.
-    return Template(prompts.prompt_set().text["rag_grounding"]).safe_substitute(
-        instructions=rules.instructions, subject=rubric.prompt.subject, source_label=rubric.prompt.source_label
+    return prompts.prompt_set().substitute(
+        "rag_grounding",
+        instructions=rules.instructions,
+        subject=rubric.prompt.subject,
+        source_label=rubric.prompt.source_label,
     )
 
 
