@@ -296,12 +296,9 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     def build(judged: dict[str, list[Pair]], complete: bool) -> dict[str, Any]:
         if args.peers_from is not None:
             judged = {**judged, **load_peer_pairs(args.peers_from)}
-        summaries = [summarize(name, pairs) for name, pairs in judged.items() if pairs] + _held_out(judged)
+        summaries = [summarize(name, pairs) for name, pairs in judged.items() if pairs]
+        summaries += _held_out(judged) + _as_the_peers(judged)
         done = len(judged.get("gavel") or judged.get(PEER_METRICS[0]) or [])
-        if peer_client is not None and done > peer_count and judged.get(PEER_METRICS[0]):
-            extra = summarize("gavel", judged["gavel"][:peer_count])
-            extra["judge"] = f"gavel (first {peer_count} pairs, as the peers)"
-            summaries.append(extra)
         return {
             "complete": complete,
             "data": str(data_path()),
@@ -357,6 +354,19 @@ def _held_out(judged: dict[str, list[Pair]]) -> list[dict[str, Any]]:
     return rows
 
 
+def _as_the_peers(judged: dict[str, list[Pair]]) -> list[dict[str, Any]]:
+    """Gavel's rows again on exactly the question pairs the peers judged, so the table compares like with like."""
+    peer_ids = {right.item_id for right, _ in judged.get(PEER_METRICS[0], [])}
+    rows = []
+    for name in ("gavel", GROUNDED) if peer_ids else ():
+        same = [p for p in judged.get(name, []) if p[0].item_id in peer_ids]
+        if same and len(same) < len(judged[name]):
+            extra = summarize(name, same)
+            extra["judge"] = f"{name}, on the peers' {len(same)} question pairs"
+            rows.append(extra)
+    return rows
+
+
 def _rebuild(path: Path, peers_from: Path | None, run: Run) -> Path:
     import json
 
@@ -364,7 +374,8 @@ def _rebuild(path: Path, peers_from: Path | None, run: Run) -> Path:
     judged = load_peer_pairs(path, ("gavel", GROUNDED))
     if peers_from is not None:
         judged.update(load_peer_pairs(peers_from))
-    summaries = [summarize(name, pairs) for name, pairs in judged.items() if pairs] + _held_out(judged)
+    summaries = [summarize(name, pairs) for name, pairs in judged.items() if pairs]
+    summaries += _held_out(judged) + _as_the_peers(judged)
     earlier.update(
         summaries=summaries,
         items=_item_rows(judged),

@@ -129,6 +129,12 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+# With more than one slot, probability checks (one-token calls behind one long shared prefix, the passages)
+# all go to this slot: each llama.cpp slot keeps its own prompt cache, so the prefix is evaluated once and no
+# generated reply overwrites it. Generated replies get slots 1..parallel and decode side by side.
+PROBABILITY_SLOT = 0
+
+
 class EmbeddedBackend:
     name = "embedded"
 
@@ -146,7 +152,10 @@ class EmbeddedBackend:
         self._cache_dir = cache_dir
         self.timeout_s = timeout_s
         self.n_ctx = n_ctx
+        # Generated replies decoded side by side; above 1, one more slot is kept for probability checks.
         self.parallel = max(1, parallel)
+        self.slots = 1 if self.parallel == 1 else self.parallel + 1
+        self._free_slots = list(range(self.slots - 1, PROBABILITY_SLOT, -1))
         self.threads = threads or max(1, os.cpu_count() or 1)
         self._server: Any = None
         self._resolved_path: Path | None = None
@@ -177,8 +186,8 @@ class EmbeddedBackend:
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
         # llama.cpp splits n_ctx across the parallel slots; give each slot the full window.
-        params.n_ctx = self.n_ctx * self.parallel
-        params.n_parallel = self.parallel
+        params.n_ctx = self.n_ctx * self.slots
+        params.n_parallel = self.slots
         params.cpuparams.n_threads = self.threads
         params.cpuparams_batch.n_threads = self.threads
         params.warmup = False
@@ -235,6 +244,9 @@ class EmbeddedBackend:
         server = await self._ensure_loaded()
         # llama.cpp's own server takes top_k and repeat_penalty as top-level fields.
         body = {**chat_body(request, {}), "cache_prompt": True, **beyond_openai(request)}
+        slot = self._take_slot(request)
+        if slot is not None:
+            body["id_slot"] = slot
         started = time.perf_counter()
         try:
             with anyio.fail_after(self.timeout_s):
@@ -244,7 +256,19 @@ class EmbeddedBackend:
                 f"the embedded model ({self.model_name}) did not answer within {self.timeout_s:g}s; "
                 "raise GAVEL_TIMEOUT_S or lower GAVEL_MAX_CONCURRENCY"
             ) from exc
+        finally:
+            if slot is not None and slot != PROBABILITY_SLOT:
+                self._free_slots.append(slot)
         return self._reply(result, (time.perf_counter() - started) * 1000)
+
+    def _take_slot(self, request: ChatRequest) -> int | None:
+        """The llama.cpp slot for this call; None lets llama.cpp choose (one slot, or every generation slot busy
+        with calls beyond GAVEL_MAX_CONCURRENCY, e.g. from several clients)."""
+        if self.parallel == 1:
+            return None
+        if request.top_logprobs is not None:
+            return PROBABILITY_SLOT
+        return self._free_slots.pop() if self._free_slots else None
 
     def _reply(self, result: Any, duration_ms: float) -> ChatReply:
         if not isinstance(result, dict) or "choices" not in result:

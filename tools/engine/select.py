@@ -84,10 +84,9 @@ class BackendProvider:
                 self.config.model_path,
                 timeout_s=self.config.timeout_s,
                 n_ctx=self.config.num_ctx,
-                # Probability readouts are one-token calls that share a long prompt prefix: one llama.cpp slot
-                # keeps that prefix cached for every check (each slot has its own cache), where two slots
-                # would evaluate it twice on the same cores. Generated replies gain from batched decoding.
-                parallel=1 if self.config.readout == "probability" else self.config.max_concurrency,
+                # Generated replies gain from batched decoding across slots; probability readouts are pinned
+                # to one slot by the backend, so their shared prompt prefix stays in one cache.
+                parallel=self.config.max_concurrency,
             )
         return self._embedded
 

@@ -1,0 +1,66 @@
+"""Which llama.cpp slot each embedded call asks for: probability checks share one slot (one prompt cache for
+their shared prefix), generated replies get slots of their own so two of them decode side by side.
+
+llama.cpp itself is replaced by a recorder of the request bodies (the model seam); the real server honours
+`id_slot` (llama.cpp's server API).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from gavel.tools.engine.backend import ChatMessage, ChatRequest
+from gavel.tools.engine.embedded import PROBABILITY_SLOT, EmbeddedBackend
+
+REPLY = {"choices": [{"message": {"content": "Yes"}, "finish_reason": "stop"}]}
+
+
+class _Recorder:
+    """Answers every call; generated calls wait until two are in flight, to hold both generation slots."""
+
+    def __init__(self) -> None:
+        self.bodies: list[dict[str, Any]] = []
+        self.both_in_flight = threading.Barrier(2, timeout=5)
+
+    def handle_chat_completions(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.bodies.append(body)
+        if "logprobs" not in body:
+            self.both_in_flight.wait()
+        return REPLY
+
+
+def _backend(parallel: int) -> tuple[EmbeddedBackend, _Recorder]:
+    backend = EmbeddedBackend(Path("/nonexistent.gguf"), parallel=parallel)
+    recorder = _Recorder()
+    backend._server = recorder
+    return backend, recorder
+
+
+def _request(*, probability: bool) -> ChatRequest:
+    return ChatRequest(messages=(ChatMessage("user", "Is it supported?"),), top_logprobs=20 if probability else None)
+
+
+async def test_probability_checks_share_slot_0_and_generated_replies_take_the_other_slots() -> None:
+    backend, recorder = _backend(parallel=2)
+    assert backend.slots == 3
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(backend.chat, _request(probability=False))
+        tg.start_soon(backend.chat, _request(probability=False))
+    await backend.chat(_request(probability=True))
+    await backend.chat(_request(probability=True))
+    generated = sorted(b["id_slot"] for b in recorder.bodies[:2])
+    assert generated == [1, 2]
+    assert [b["id_slot"] for b in recorder.bodies[2:]] == [PROBABILITY_SLOT, PROBABILITY_SLOT]
+    assert sorted(backend._free_slots) == [1, 2]  # given back after each call
+
+
+async def test_one_slot_leaves_the_choice_to_llama_cpp() -> None:
+    backend, recorder = _backend(parallel=1)
+    recorder.both_in_flight = threading.Barrier(1)
+    await backend.chat(_request(probability=True))
+    await backend.chat(_request(probability=False))
+    assert backend.slots == 1 and all("id_slot" not in b for b in recorder.bodies)
