@@ -6,6 +6,7 @@ The environment variable names are part of Gavel's interface (clients' config fi
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -94,37 +95,14 @@ class Settings(BaseModel):
         return value
 
     def engine_config(self) -> EngineConfig:
-        return EngineConfig(
-            backend=self.backend,
-            judge_model=self.judge_model,
-            generator_model=self.generator_model,
-            ollama_host=self.ollama_host,
-            openai_base_url=self.openai_base_url,
-            openai_api_key=self.openai_api_key,
-            model_path=self.model_path,
-            timeout_s=self.timeout_s,
-            call_deadline_s=self.call_deadline_s,
-            max_concurrency=self.max_concurrency,
-            num_ctx=self.num_ctx,
-            temperature=self.temperature,
-            sample_temperature=self.sample_temperature,
-            seed=self.seed,
-            default_ollama_model=DEFAULT_OLLAMA_MODEL,
-            strategy=self.strategy,
-            readout=self.readout,
-            use_calibrated_cut=self.use_calibrated_cut,
-        )
+        return EngineConfig(**self._carried(EngineConfig), default_ollama_model=DEFAULT_OLLAMA_MODEL)
 
     def limits(self) -> Limits:
-        return Limits(
-            max_text_chars=self.max_text_chars,
-            max_sources=self.max_sources,
-            max_candidates=self.max_candidates,
-            max_batch=self.max_batch,
-            max_samples=self.max_samples,
-            max_iterations=self.max_iterations,
-            call_deadline_s=self.call_deadline_s,
-        )
+        return Limits(**self._carried(Limits))
+
+    def _carried(self, config: type[EngineConfig | Limits]) -> dict[str, Any]:
+        """The settings a config dataclass takes under the same name; its other fields keep their defaults."""
+        return {f.name: getattr(self, f.name) for f in fields(config) if f.name in type(self).model_fields}
 
     def ledger_off(self) -> bool:
         return self.ledger_path is not None and self.ledger_path.strip().lower() == LEDGER_OFF

@@ -1,0 +1,58 @@
+"""How the settings reach the engine: every setting an engine config takes, under its own name."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from gavel.server.settings import DEFAULT_OLLAMA_MODEL, Settings, load_settings
+from gavel.tools.engine.config import EngineConfig, Limits
+
+# A value for each setting the engine configs share, none of them a default.
+GIVEN = {
+    "GAVEL_BACKEND": "ollama",
+    "GAVEL_JUDGE_MODEL": "judge:1b",
+    "GAVEL_GENERATOR_MODEL": "writer:1b",
+    "GAVEL_OLLAMA_HOST": "http://10.0.0.2:11434",
+    "GAVEL_OPENAI_BASE_URL": "http://10.0.0.3:8000/v1",
+    "GAVEL_OPENAI_API_KEY": "sk-test",
+    "GAVEL_MODEL_PATH": "/models/judge.gguf",
+    "GAVEL_TIMEOUT_S": "30",
+    "GAVEL_CALL_DEADLINE_S": "90",
+    "GAVEL_MAX_CONCURRENCY": "3",
+    "GAVEL_NUM_CTX": "4096",
+    "GAVEL_TEMPERATURE": "0.1",
+    "GAVEL_SAMPLE_TEMPERATURE": "0.5",
+    "GAVEL_SEED": "7",
+    "GAVEL_STRATEGY": "joint",
+    "GAVEL_READOUT": "generated",
+    "GAVEL_USE_CALIBRATED_CUT": "true",
+    "GAVEL_MAX_TEXT_CHARS": "1000",
+    "GAVEL_MAX_SOURCES": "5",
+    "GAVEL_MAX_CANDIDATES": "100",
+    "GAVEL_MAX_BATCH": "4",
+}
+
+
+def test_the_engine_config_carries_every_setting_of_its_name_and_keeps_its_own_defaults() -> None:
+    settings = load_settings(GIVEN)
+    config = settings.engine_config()
+    shared = [f.name for f in fields(EngineConfig) if f.name in Settings.model_fields]
+    assert len(shared) == 17
+    assert all(getattr(settings, name) != Settings.model_fields[name].default for name in shared)
+    assert {name: getattr(config, name) for name in shared} == {name: getattr(settings, name) for name in shared}
+    assert config.default_ollama_model == DEFAULT_OLLAMA_MODEL
+    assert (config.top_k, config.top_p, config.candidate_readout) == (20, 0.9, "generated")
+    assert config.backend == "ollama" and config.seed == 7 and config.call_deadline_s == 90
+
+
+def test_the_limits_carry_every_limit_setting() -> None:
+    settings = load_settings(GIVEN, {"max_samples": 3, "max_iterations": 5})
+    assert settings.limits() == Limits(
+        max_text_chars=1000,
+        max_sources=5,
+        max_candidates=100,
+        max_batch=4,
+        max_samples=3,
+        max_iterations=5,
+        call_deadline_s=90,
+    )
