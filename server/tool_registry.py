@@ -7,18 +7,18 @@ they say what the tool does, when to use it, and the limits that apply.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
-from gavel.server.boundary import DepsFactory, ToolSpec, publish
+from gavel.server.boundary import DepsFactory, RequestT, ResultT, ToolSpec, publish
 from gavel.server.sampling import client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
 from gavel.tools import assessment, calibration, candidates, rag, refine
-from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.deps import Check, ProgressFn, ToolDeps
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.config import Limits
 from gavel.tools.engine.judge import Judge
@@ -49,21 +49,32 @@ def limits_note(limits: Limits, tool: str) -> str:
     return f"Limits: {', '.join([*stated, f'{limits.call_deadline_s:g} s per call'])}."
 
 
+def _judging(
+    name: str,
+    title: str,
+    description: str,
+    request_model: type[RequestT],
+    result_model: type[ResultT],
+    impl: Callable[[RequestT, ToolDeps], Awaitable[ResultT]],
+    check: Check[RequestT],
+) -> ToolSpec[RequestT, ResultT]:
+    """A tool that only judges, given in ToolSpec's field order: its request is checked up front, and it is
+    idempotent (a repeated call changes nothing more)."""
+    return ToolSpec(name, title, description, request_model, result_model, impl, check, idempotent=True)
+
+
 # The tools, in the order clients list them.
 TOOLS: tuple[ToolSpec[Any, Any], ...] = (
-    ToolSpec(
-        name="evaluate_assessment",
-        title="Evaluate a text against a rubric",
-        description=(
-            "Score a text against a rubric's metrics with a local judge model, optionally against its source: a "
-            "score and reasoning per metric, the average, the low metrics, whether all pass. Unscorable metrics "
-            "are 'unscored', never guessed."
-        ),
-        request_model=assessment.EvaluateAssessmentRequest,
-        result_model=assessment.EvaluationResult,
-        impl=assessment.evaluate_assessment,
-        check=assessment.check_evaluation,
-        idempotent=True,
+    _judging(
+        "evaluate_assessment",
+        "Evaluate a text against a rubric",
+        "Score a text against a rubric's metrics with a local judge model, optionally against its source: a "
+        "score and reasoning per metric, the average, the low metrics, whether all pass. Unscorable metrics "
+        "are 'unscored', never guessed.",
+        assessment.EvaluateAssessmentRequest,
+        assessment.EvaluationResult,
+        assessment.evaluate_assessment,
+        assessment.check_evaluation,
     ),
     ToolSpec(
         name="refine_until_pass",
@@ -77,46 +88,37 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         result_model=refine.RefinementResult,
         impl=refine.refine_until_pass,
     ),
-    ToolSpec(
-        name="judge_rag_answer",
-        title="Judge a RAG answer against its sources",
-        description=(
-            "Judge an answer against its passages: relevance, completeness, accuracy, attribution, coherence "
-            "(0-1), overall score, grounding, a verdict (approved, needs_improvement, rejected, unscored) and "
-            "what to fix. Text aimed at the judge is flagged."
-        ),
-        request_model=rag.JudgeRagAnswerRequest,
-        result_model=rag.RagJudgment,
-        impl=rag.judge_rag_answer,
-        check=rag.check_rag_answer,
-        idempotent=True,
+    _judging(
+        "judge_rag_answer",
+        "Judge a RAG answer against its sources",
+        "Judge an answer against its passages: relevance, completeness, accuracy, attribution, coherence "
+        "(0-1), overall score, grounding, a verdict (approved, needs_improvement, rejected, unscored) and "
+        "what to fix. Text aimed at the judge is flagged.",
+        rag.JudgeRagAnswerRequest,
+        rag.RagJudgment,
+        rag.judge_rag_answer,
+        rag.check_rag_answer,
     ),
-    ToolSpec(
-        name="judge_rag_answers",
-        title="Judge and rank several answers to one question",
-        description=(
-            "Judge several answers to one question against the same passages and rank them, naming the best "
-            "approved one. Each gets judge_rag_answer's judgment."
-        ),
-        request_model=rag.JudgeRagAnswersRequest,
-        result_model=rag.RagBatchResult,
-        impl=rag.judge_rag_answers,
-        check=rag.check_rag_answers,
-        idempotent=True,
+    _judging(
+        "judge_rag_answers",
+        "Judge and rank several answers to one question",
+        "Judge several answers to one question against the same passages and rank them, naming the best "
+        "approved one. Each gets judge_rag_answer's judgment.",
+        rag.JudgeRagAnswersRequest,
+        rag.RagBatchResult,
+        rag.judge_rag_answers,
+        rag.check_rag_answers,
     ),
-    ToolSpec(
-        name="score_candidates",
-        title="Score and select among candidates",
-        description=(
-            "Choose top_k among candidates (tracks, hits, patches, ideas): weighted scores from their numbers, "
-            "diverse picks, an explanation each. No model when every weighted criterion is a number; with a "
-            "rubric the judge scores the rest from their text."
-        ),
-        request_model=candidates.ScoreCandidatesRequest,
-        result_model=candidates.ScoreCandidatesResult,
-        impl=candidates.score_candidates,
-        check=candidates.check_candidates,
-        idempotent=True,
+    _judging(
+        "score_candidates",
+        "Score and select among candidates",
+        "Choose top_k among candidates (tracks, hits, patches, ideas): weighted scores from their numbers, "
+        "diverse picks, an explanation each. No model when every weighted criterion is a number; with a "
+        "rubric the judge scores the rest from their text.",
+        candidates.ScoreCandidatesRequest,
+        candidates.ScoreCandidatesResult,
+        candidates.score_candidates,
+        candidates.check_candidates,
     ),
     ToolSpec(
         name="calibrate_judge",
