@@ -24,7 +24,7 @@ from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.narrative import Explain, narrate
-from gavel.tools.rubrics import CustomRubric, Rubric
+from gavel.tools.rubrics import CustomRubric, Rubric, rubric_identity
 
 DEFAULT_RUBRIC = "clinical-assessment"
 # The evaluate table's cells: a row stays readable in a chat window.
@@ -153,8 +153,7 @@ def summarize(
     avg = f"{average:.2f}" if average is not None else "n/a"
     summary = f"{rubric.id} v{rubric.version}: average {avg}/{rubric.scale.max:g}, threshold {threshold:g}, {verdict}"
     return EvaluationResult(
-        rubric_id=rubric.id,
-        rubric_version=rubric.version,
+        **rubric_identity(rubric),
         scores=scores,
         average=average,
         low_metrics=low,

@@ -226,6 +226,13 @@ class Rubric(BaseModel):
         }
 
 
+def rubric_identity(rubric: Rubric | None) -> dict[str, str | None]:
+    """How a result or a provenance names the rubric it was made with; both null when there was none."""
+    if rubric is None:
+        return {"rubric_id": None, "rubric_version": None}
+    return {"rubric_id": rubric.id, "rubric_version": rubric.version}
+
+
 def _format_validation_error(error: ValidationError) -> str:
     parts = []
     for item in error.errors():

@@ -34,6 +34,7 @@ from gavel.tools.candidates.selection import Ranking, diversity_outcomes, rank, 
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.verdict import Provenance, Usage
+from gavel.tools.rubrics import rubric_identity
 
 
 @dataclass
@@ -188,8 +189,7 @@ def _result(
         diversity_targets=plan.targets,
         diversity_targets_source=plan.targets_source,
         top_k=request.top_k,
-        rubric_id=plan.rubric.id if plan.rubric else None,
-        rubric_version=plan.rubric.version if plan.rubric else None,
+        **rubric_identity(plan.rubric),
         accept_threshold=plan.threshold,
         reasoning_log=outcome.notes.log,
         warnings=outcome.notes.warnings,

@@ -29,7 +29,7 @@ from gavel.tools.engine.reply_schema import joint_model, request_schema, verdict
 from gavel.tools.engine.verdict import MetricScore, Provenance, ReadoutKind, Usage
 from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
-from gavel.tools.rubrics import Metric, Rubric
+from gavel.tools.rubrics import Metric, Rubric, rubric_identity
 
 log = structlog.get_logger("gavel.judge")
 
@@ -330,8 +330,7 @@ class Judge:
             backend=info.backend,
             model=info.model,
             model_digest=info.digest,
-            rubric_id=rubric.id if rubric else None,
-            rubric_version=rubric.version if rubric else None,
+            **rubric_identity(rubric),
             prompt_template_hash=template,
             temperature=self.config.temperature if samples == 1 else self.config.sample_temperature,
             seed=self.config.seed,
