@@ -131,19 +131,21 @@ class RankingEntry(TypedDict):
     status: Annotated[Status, Field(description="selected, not_selected, rejected (below threshold) or unscored.")]
 
 
-class RejectedCandidate(BaseModel):
+class _SetAside(BaseModel):
+    """What names a candidate that was set aside (rejected or unscored): the fields both lists open with."""
+
     index: int = Field(description="0-based position in the request.")
     id: str = Field(description="The candidate's id.")
     name: str = Field(description="Display name.")
+
+
+class RejectedCandidate(_SetAside):
     judge_score: float = Field(description="Its weighted score (it is rejected regardless).")
     average: float = Field(description="Its rubric average, below the accept threshold.")
     reasons: list[str] = Field(description="The average, then each low metric with the judge's explanation.")
 
 
-class UnscoredCandidate(BaseModel):
-    index: int = Field(description="0-based position in the request.")
-    id: str = Field(description="The candidate's id.")
-    name: str = Field(description="Display name.")
+class UnscoredCandidate(_SetAside):
     reasons: list[str] = Field(description="Each judge-scored criterion the model gave no valid score for, and why.")
 
 
