@@ -15,6 +15,7 @@ from gavel.tools.common import (
     Samples,
     ToolResult,
     check_samples,
+    flags_line,
     one_line,
     require_text,
 )
@@ -106,8 +107,7 @@ class EvaluationResult(ToolResult):
             )
             reason = one_line(s.explanation or s.reason or "", REASON_CHARS).replace("|", "/")
             lines.append(f"| {s.metric} | {shown} | {reason} |")
-        if self.flags:
-            lines.append(f"flags: {', '.join(self.flags)}")
+        lines += flags_line(self.flags)
         return "\n".join(lines)
 
     def is_cacheable(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
@@ -69,6 +70,11 @@ def clip(text: str, limit: int) -> str:
 def one_line(text: str, limit: int) -> str:
     """`text` on one line, cut to `limit` characters with an ellipsis."""
     return clip(" ".join(text.split()), limit)
+
+
+def flags_line(flags: Sequence[str]) -> list[str]:
+    """A result's text rendering names the flags raised in one line, and has no such line when there are none."""
+    return [f"flags: {', '.join(flags)}"] if flags else []
 
 
 def rounded(value: Any) -> Any:

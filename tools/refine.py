@@ -16,7 +16,7 @@ import anyio
 from pydantic import BaseModel, Field
 
 from gavel.tools.assessment import EvaluationResult, RubricChoice, UndecidedReason, evaluate_text, prepare
-from gavel.tools.common import ToolResult, require_text
+from gavel.tools.common import ToolResult, flags_line, require_text
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge
@@ -106,8 +106,7 @@ class RefinementResult(ToolResult):
             lines.append(f"generator error: {self.error}")
         if self.rejected_revision:
             lines.append(f"rejected rewrite ({self.rejected_revision.reason}): {self.rejected_revision.detail}")
-        if self.flags:
-            lines.append(f"flags: {', '.join(self.flags)}")
+        lines += flags_line(self.flags)
         lines += ["", "| iteration | average | passed | low metrics |", "|---|---|---|---|"]
         for item in self.history:
             e = item.evaluation

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field, Strict, WithJsonSchema
 from typing_extensions import TypedDict
 
 from gavel.tools.candidates.display import IDS_SHOWN, id_list, num
-from gavel.tools.common import ModelOverride, NoCache, RubricId, Samples, ToolResult
+from gavel.tools.common import ModelOverride, NoCache, RubricId, Samples, ToolResult, flags_line
 from gavel.tools.engine.verdict import Provenance, Usage
 from gavel.tools.rubrics import CustomRubric
 
@@ -214,8 +214,7 @@ class ScoreCandidatesResult(ToolResult):
             lines.append(f"rejected ({len(self.rejected)}): {id_list([r.id for r in self.rejected])}")
         if self.unscored:
             lines.append(f"unscored ({len(self.unscored)}): {id_list([u.id for u in self.unscored])}")
-        if self.flags:
-            lines.append(f"flags: {', '.join(self.flags)}")
+        lines += flags_line(self.flags)
         if self.warnings:
             lines.append("warnings:")
             lines.extend(f"- {w}" for w in self.warnings[:IDS_SHOWN])

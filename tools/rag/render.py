@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gavel.tools.common import one_line
+from gavel.tools.common import flags_line, one_line
 from gavel.tools.engine.verdict import MetricScore
 from gavel.tools.rubrics import Rubric
 
@@ -54,8 +54,7 @@ def table(batch: RagBatchResult) -> str:
         lines.append(
             f"| {rank} | {item.agent_name} | {item.verdict} | {fmt(item.overall_score)} | {item.diagnosis} | {first} |"
         )
-    if batch.flags:
-        lines.append(f"flags: {', '.join(batch.flags)}")
+    lines += flags_line(batch.flags)
     return "\n".join(lines)
 
 
