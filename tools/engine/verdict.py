@@ -7,11 +7,12 @@ the raw reply kept for audit.
 from __future__ import annotations
 
 import statistics
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from gavel.tools.engine.fitness import JudgeFitness
+from gavel.tools.engine.readout import ReasonCode
 
 MetricStatus = Literal["scored", "unscored", "not_applicable"]
 ReadoutKind = Literal["probability", "generated"]
@@ -63,9 +64,7 @@ class MetricScore(BaseModel):
         default=None, description="Probability readout: the answer tokens' share of the first token's probability."
     )
     reason_code: str | None = Field(
-        default=None,
-        description="Machine-readable reason when unscored: no_logprobs, answer_tokens_missing, answer_mass_low, "
-        "backend_error, timeout.",
+        default=None, description=f"Machine-readable reason when unscored: {', '.join(get_args(ReasonCode))}."
     )
 
     @classmethod
