@@ -22,7 +22,7 @@ class EngineConfig:
     max_concurrency: int = 2
     num_ctx: int = 8192
     temperature: float = 0.0
-    sample_temperature: float = 0.7
+    sample_temperature: float = 0.7  # with samples > 1: at 0.0 each seed would give the same greedy reply
     seed: int = 42
     top_k: int = 20
     top_p: float = 0.9
