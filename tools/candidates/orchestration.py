@@ -184,13 +184,8 @@ def _result(
         rejected=rejected,
         unscored=unscored,
         diversity=ranking.diversity,
-        weights=plan.weights,
-        weights_source=plan.weights_source,
-        diversity_targets=plan.targets,
-        diversity_targets_source=plan.targets_source,
+        **_plan_fields(plan),
         top_k=request.top_k,
-        **rubric_identity(plan.rubric),
-        accept_threshold=plan.threshold,
         reasoning_log=outcome.notes.log,
         warnings=outcome.notes.warnings,
         failures=outcome.notes.failures,
@@ -199,6 +194,18 @@ def _result(
         provenance=outcome.provenance,
         summary=_summary(outcome.selected, ranking.diversity, rejected, unscored, len(candidates), request.top_k),
     )
+
+
+def _plan_fields(plan: Plan) -> dict[str, Any]:
+    """What the plan settled (weights, targets, rubric, threshold) under the result's names for it."""
+    return {
+        "weights": plan.weights,
+        "weights_source": plan.weights_source,
+        "diversity_targets": plan.targets,
+        "diversity_targets_source": plan.targets_source,
+        **rubric_identity(plan.rubric),
+        "accept_threshold": plan.threshold,
+    }
 
 
 def _summary(
