@@ -11,7 +11,7 @@ from typing import Any
 from gavel.tools.engine.verdict import MetricScore, Usage
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
 from gavel.tools.rag import render
-from gavel.tools.rag.citations import detect_citations
+from gavel.tools.rag.citations import Citations, detect_citations
 from gavel.tools.rag.diagnosis import diagnose, question_terms_in_passages
 from gavel.tools.rag.grounding import Grounding
 from gavel.tools.rag.issues import issues
@@ -55,9 +55,7 @@ def assemble(prepared: Prepared, item: AnswerInput, judged: Judged, error: str |
         confidence_source=confidence_source,
         **{d: _dimension(scores, d, prepared) for d in DIMENSIONS},
         other_metrics=[s for mid, s in scores.items() if mid not in DIMENSIONS],
-        has_sources=citations.has_sources,
-        cited_source_ids=citations.cited,
-        unknown_citations=citations.unknown,
+        **_citation_fields(citations),
         is_grounded=is_grounded,
         **_grounding_fields(grounding, grounding_error),
         diagnosis=diagnosis,
@@ -155,6 +153,15 @@ def _diagnosis(
     if held_back and diagnosis == "ok":
         reason = "no retrieval or grounding fault found; held back only because of suspected prompt injection"
     return diagnosis, reason
+
+
+def _citation_fields(citations: Citations) -> dict[str, Any]:
+    """The result's fields that report what the answer cites, read from its text."""
+    return {
+        "has_sources": citations.has_sources,
+        "cited_source_ids": citations.cited,
+        "unknown_citations": citations.unknown,
+    }
 
 
 def _grounding_fields(grounding: Grounding | None, grounding_error: str | None) -> dict[str, Any]:
