@@ -132,6 +132,15 @@ def _rank(evaluation: EvaluationResult) -> tuple[int, float]:
 
 
 @dataclass(frozen=True)
+class _Stop:
+    """Why the loop ended; the generator's error and the refused rewrite come only with their own reasons."""
+
+    reason: StopReason
+    error: str | None = None
+    rejected: RejectedRevision | None = None
+
+
+@dataclass(frozen=True)
 class _Written:
     text: str | None
     usage: Usage
@@ -218,25 +227,23 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
     best = history[0]
     best_average = evaluation.average
     stale = 0
-    stop_reason: StopReason = "max_iterations"
-    error: str | None = None
-    rejected: RejectedRevision | None = None
+    stop = _Stop("max_iterations")
     await deps.progress(0, request.max_iterations, _progress_message(0, evaluation))
 
     iteration = 0
     while True:
         if evaluation.passed:
-            stop_reason = "passed"
+            stop = _Stop("passed")
             break
         if not evaluation.low_metrics:
             # Nothing to give feedback on: every scored metric passes but some are unscored.
-            stop_reason = "no_low_metrics"
+            stop = _Stop("no_low_metrics")
             break
         if iteration >= request.max_iterations:
-            stop_reason = "max_iterations"
+            stop = _Stop("max_iterations")
             break
         if request.stop_on_plateau is not None and stale >= request.stop_on_plateau:
-            stop_reason = "plateau"
+            stop = _Stop("plateau")
             break
         feedback = feedback_for(evaluation)
         history[-1].feedback = feedback
@@ -255,13 +262,13 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
         )
         total = total.add(revised.usage)
         if revised.problem is not None:
-            stop_reason = "revision_rejected"
             rejected = RejectedRevision(
                 reason=revised.problem.code, detail=revised.problem.describe(), text=revised.rejected_text or ""
             )
+            stop = _Stop("revision_rejected", rejected=rejected)
             break
         if revised.text is None:
-            stop_reason, error = "generator_failed", revised.error
+            stop = _Stop("generator_failed", error=revised.error)
             break
         iteration += 1
         text = revised.text
@@ -277,30 +284,37 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
         await deps.progress(iteration, request.max_iterations, _progress_message(iteration, evaluation))
         await anyio.lowlevel.checkpoint()
 
-    first, last = history[0].evaluation, history[-1].evaluation
+    return _result(history, best, total, stop)
+
+
+def _result(history: list[Iteration], best: Iteration, usage: Usage, stop: _Stop) -> RefinementResult:
+    """The loop's outcome: its final and its best iteration (the final one's verdict is the result's), and why
+    it stopped."""
+    final = history[-1]
+    first, last = history[0].evaluation, final.evaluation
     improved, improvement = _improvement(first, last)
     summary = (
-        f"{stop_reason} after {iteration} revision(s); average {_fmt(first.average)} → {_fmt(last.average)}"
+        f"{stop.reason} after {final.iteration} revision(s); average {_fmt(first.average)} → {_fmt(last.average)}"
         f"{improvement} (best {_fmt(best.evaluation.average)} at iteration {best.iteration}); passed: {_passed(last)}"
     )
-    if rejected is not None:
-        summary += f"; the next rewrite was refused twice: it carried {rejected.detail}"
+    if stop.rejected is not None:
+        summary += f"; the next rewrite was refused twice: it carried {stop.rejected.detail}"
     return RefinementResult(
-        final_text=text,
+        final_text=final.text,
         final_evaluation=last,
         best_text=best.text,
         best_evaluation=best.evaluation,
         best_iteration=best.iteration,
         passed=last.passed,
         undecided_reason=last.undecided_reason,
-        iterations_used=iteration,
+        iterations_used=final.iteration,
         improved=improved,
-        stop_reason=stop_reason,
-        error=error,
-        rejected_revision=rejected,
+        stop_reason=stop.reason,
+        error=stop.error,
+        rejected_revision=stop.rejected,
         flags=list(dict.fromkeys(flag for item in history for flag in item.evaluation.flags)),
         history=history,
-        usage=total,
+        usage=usage,
         summary=summary,
     )
 
