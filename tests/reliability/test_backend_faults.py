@@ -122,6 +122,9 @@ def rig(request: pytest.FixtureRequest) -> Iterator[Rig]:
         backend = OllamaBackend(ollama.url, MODEL, timeout_s=TIMEOUT_S, stream=request.param)
         server, _ = scripted_server(backend, overrides={"max_concurrency": CONCURRENCY}, timeout_s=TIMEOUT_S)
         with portal_client(server) as client:
+            # The backend asks once per model whether the server returns log-probabilities (one chat): asked
+            # here, so tests that count chats (`Model.after`) count the same whichever test runs first.
+            client.portal.call(backend.reads_probabilities)
             yield Rig(ollama, client, request.param)
             client.portal.call(backend.aclose)
 
@@ -331,7 +334,7 @@ def test_the_model_failing_after_a_revision_keeps_every_iteration_and_the_best_t
     TALLY["faults: injected (tool calls against a faulty model)"] += 1
     data = result.structured_content
     _only_given_numbers(data, model.given)
-    assert [item["iteration"] for item in data["history"]] == [0, 1]
+    assert [item["iteration"] for item in data["history"]] == [0, 1], (data["stop_reason"], data.get("error"), model.chats)
     first, second = (item["evaluation"] for item in data["history"])
     assert first["average"] == 1.0 and first["unscored_metrics"] == []
     assert second["average"] is None and second["passed"] is None
