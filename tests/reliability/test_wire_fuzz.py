@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,8 +124,21 @@ def frames(draw: st.DrawFn) -> Frame:
     _set(arguments, path, SENTINEL)
     depth = draw(st.integers(min_value=150, max_value=320))
     nested = "[" * depth + "1" + "]" * depth if draw(st.booleans()) else '{"a": ' * depth + "1" + "}" * depth
-    # The envelope adds 3 levels, and each step of the path one more.
-    return Frame(kind, tool, json.dumps(arguments).replace(f'"{SENTINEL}"', nested), depth + 3 + len(path))
+    text = json.dumps(arguments).replace(f'"{SENTINEL}"', nested)
+    # The JSON-RPC envelope (message, params) wraps the arguments in 2 more levels.
+    return Frame(kind, tool, text, _nesting(text) + 2)
+
+
+def _nesting(text: str) -> int:
+    """How deeply the JSON text's arrays and objects nest, counted from its outer value."""
+    deepest = level = 0
+    for token in re.findall(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        if token in "[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif token in "]}":
+            level -= 1
+    return deepest
 
 
 @pytest.fixture(scope="module")
