@@ -23,7 +23,7 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.verdict import Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
-from gavel.tools.revision import RevisionProblem, RevisionProblemCode, revision_problems
+from gavel.tools.revision import RevisionProblem, RevisionProblemCode, revision_problems, strip_frame
 from gavel.tools.rubrics import Rubric
 
 # Enough for a one-page assessment; a small local model writing more mostly repeats itself.
@@ -62,6 +62,11 @@ class Iteration(BaseModel):
     evaluation: EvaluationResult
     feedback: dict[str, str] = Field(default_factory=dict, description="Feedback given for the NEXT revision.")
     generation_usage: Usage | None = None
+    removed_from_reply: str | None = Field(
+        default=None,
+        description="What was cut from the writer's reply around the text: its own title line or a closing section "
+        "of remarks ('### Explanation: …'). Kept for audit; the text judged is without it.",
+    )
 
 
 class RejectedRevision(BaseModel):
@@ -118,13 +123,24 @@ class RefinementResult(ToolResult):
         return [item.evaluation for item in self.history]
 
 
-def feedback_for(evaluation: EvaluationResult) -> dict[str, str]:
-    """Feedback for each low metric, as the source design gives it: 'Scored s/max. <explanation>'."""
+def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]:
+    """Feedback for each low metric, as the source design gives it: 'Scored s/max. <explanation>'; for a score
+    read from probabilities, which comes with no reasoning, the metric's definition and its top anchor."""
     by_id = {s.metric: s for s in evaluation.scores}
-    return {
-        metric: f"Scored {by_id[metric].score:.3g}/{evaluation.scale.max:g}. {by_id[metric].explanation}".strip()
-        for metric in evaluation.low_metrics
-    }
+    metrics = {m.id: m for m in rubric.metrics}
+    top = f"{rubric.scale.max:g}"
+    feedback = {}
+    for metric in evaluation.low_metrics:
+        score = by_id[metric]
+        if score.readout == "probability" and metric in metrics:
+            anchor = metrics[metric].levels.get(top)
+            feedback[metric] = prompts.prompt_set().substitute(
+                "feedback_probability", score=f"{score.score:.3g}", max=top, description=metrics[metric].description,
+                anchor=f" A {top} means: {anchor}." if anchor else "",
+            )  # fmt: skip
+        else:
+            feedback[metric] = f"Scored {score.score:.3g}/{top}. {score.explanation}".strip()
+    return feedback
 
 
 def _rank(evaluation: EvaluationResult) -> tuple[int, float]:
@@ -147,6 +163,7 @@ class _Written:
     error: str | None = None
     problem: RevisionProblem | None = None
     rejected_text: str | None = None
+    removed: str | None = None
 
 
 async def _write(
@@ -166,15 +183,16 @@ async def _write(
         usage = usage.add(generated.usage)
         if generated.text is None:
             return _Written(None, usage, error=generated.error)
+        text, removed = strip_frame(generated.text, subject=rubric.prompt.subject)
         found = revision_problems(
-            generated.text,
+            text,
             subject=rubric.prompt.subject,
             metric_ids=[m.id for m in rubric.metrics],
             scale_max=rubric.scale.max,
             feedback=feedback,
         )
         if not found:
-            return _Written(generated.text, usage)
+            return _Written(text, usage, removed=removed)
         again = prompts.prompt_set().fill("revise_again", subject=rubric.prompt.subject, problem=found[0].describe())
         ask = f"{instruction}\n\n{again}"
     return _Written(None, usage, problem=found[0], rejected_text=generated.text)
@@ -209,6 +227,7 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
 
     text = request.draft
     generation_usage: Usage | None = None
+    removed: str | None = None
     if text is None:
         created = await _write(
             writer, rubric, data={"task": task, **source}, instruction=template.fill("write_first", subject=subject),
@@ -219,11 +238,14 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
             why = created.error or (created.problem.describe() if created.problem else "no text")
             raise InvalidInput(f"the generator could not write a first version ({why}); give a draft instead",
                                field="draft")  # fmt: skip
-        text, generation_usage = created.text, created.usage
+        text, generation_usage, removed = created.text, created.usage, created.removed
 
     evaluation = await evaluate_text(judge, rubric, threshold, text, request)
     total = total.add(evaluation.usage)
-    history.append(Iteration(iteration=0, text=text, evaluation=evaluation, generation_usage=generation_usage))
+    history.append(
+        Iteration(iteration=0, text=text, evaluation=evaluation, generation_usage=generation_usage,
+                  removed_from_reply=removed)
+    )  # fmt: skip
     best = history[0]
     best_average = evaluation.average
     stale = 0
@@ -245,7 +267,7 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
         if request.stop_on_plateau is not None and stale >= request.stop_on_plateau:
             stop = _Stop("plateau")
             break
-        feedback = feedback_for(evaluation)
+        feedback = feedback_for(evaluation, rubric)
         history[-1].feedback = feedback
         revised = await _write(
             writer,
@@ -274,7 +296,10 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
         text = revised.text
         evaluation = await evaluate_text(judge, rubric, threshold, text, request)
         total = total.add(evaluation.usage)
-        history.append(Iteration(iteration=iteration, text=text, evaluation=evaluation, generation_usage=revised.usage))
+        history.append(
+            Iteration(iteration=iteration, text=text, evaluation=evaluation, generation_usage=revised.usage,
+                      removed_from_reply=revised.removed)
+        )  # fmt: skip
         if evaluation.average is not None and (best_average is None or evaluation.average > best_average):
             best_average, stale = evaluation.average, 0
         else:

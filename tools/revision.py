@@ -78,6 +78,40 @@ def _notes(feedback: Mapping[str, str]) -> Iterable[str]:
                 yield _normalized(sentence)
 
 
+# A heading that opens the writer's closing remarks: "### Explanation:", "**Changes made**".
+_REMARKS_HEADING = re.compile(
+    r"^\W*(?:explanation|changes(?: made)?|revisions?(?: made)?|summary of (?:the )?(?:changes|revisions))\W*$",
+    re.IGNORECASE,
+)
+
+
+def _title(subject: str) -> re.Pattern[str]:
+    """The writer's own title for its reply: "### Revised Assessment", "Improved version of the assessment:"."""
+    word = re.escape(subject.split()[-1]) if subject.strip() else "text"
+    return re.compile(
+        rf"^\W*(?:revised|updated|improved|rewritten|new)\s+(?:version\s+(?:of\s+)?(?:the\s+)?)?{word}\W*$",
+        re.IGNORECASE,
+    )
+
+
+def strip_frame(text: str, *, subject: str) -> tuple[str, str | None]:
+    """The reply without the writer's frame around the text: its title line for it and a closing section under a
+    remarks heading. Small models add both however they are asked; neither is part of the text. Returns the
+    text and what was cut (None when nothing was), so the cut stays visible."""
+    lines = text.splitlines()
+    cut: list[str] = []
+    start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    if start < len(lines) and _title(subject).match(lines[start]):
+        cut.append(lines[start])
+        start += 1
+    end = next((i for i in range(start + 1, len(lines)) if _REMARKS_HEADING.match(lines[i])), len(lines))
+    cut += lines[end:]
+    kept = "\n".join(lines[start:end]).strip()
+    if not kept or not cut:
+        return text, None
+    return kept, "\n".join(cut).strip()
+
+
 def revision_problems(
     text: str,
     *,

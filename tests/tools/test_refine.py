@@ -7,7 +7,7 @@ import pytest
 from gavel.tools.errors import InvalidInput
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
 from tests.support.deps import make_deps
-from tests.support.scripted import ScriptedBackend
+from tests.support.scripted import ScriptedBackend, token_reply
 from tests.tools.test_assessment import BAD, GOOD, _with_generator, judge_rounds
 
 CLEAN = "Low mood for three weeks, most days; wakes at 4 a.m. nightly; has stopped going to choir."
@@ -70,3 +70,30 @@ async def test_when_text_aimed_at_the_judge_is_found_the_card_says_why_passed_is
     assert result.improved is None
     assert "passed: not decided (text aimed at the judge was found)" in result.summary
     assert "| 0 | 5.00 | not decided (text aimed at the judge was found) |" in result.render_text()
+
+
+FRAMED = f"### Revised Assessment\n\n{CLEAN}\n\n### Explanation:\nThe revised assessment addresses the feedback."
+
+
+async def test_the_writers_title_and_closing_remarks_are_cut_and_kept_for_audit() -> None:
+    judge, writer = ScriptedBackend(judge_rounds(BAD, GOOD)), ScriptedBackend([FRAMED])
+    result = await refine_until_pass(RefineUntilPassRequest(draft="Low mood.", max_iterations=2), _deps(judge, writer))
+    assert result.stop_reason == "passed" and result.final_text == CLEAN
+    assert result.history[1].removed_from_reply == (
+        "### Revised Assessment\n### Explanation:\nThe revised assessment addresses the feedback."
+    )
+    assert len(writer.requests) == 1  # nothing left to re-ask about
+
+
+async def test_feedback_on_a_score_read_from_probabilities_says_what_the_metric_asks() -> None:
+    def reply(request):
+        # The writer's call is the one without log-probabilities; every judge call reads the digit 2.
+        return CLEAN if request.top_logprobs is None else token_reply({"2": 1.0})
+
+    backend = ScriptedBackend(default=reply, probabilities=True)
+    result = await refine_until_pass(RefineUntilPassRequest(draft="Low mood.", max_iterations=1), make_deps(backend))
+    feedback = result.history[0].feedback["specificity"]
+    assert feedback.startswith("Scored 2/5. What this metric asks: Is the assessment concrete?")
+    assert feedback.endswith("A 5 means: no mistakes.")
+    written = next(r for r in backend.requests if r.top_logprobs is None).messages[-1].content
+    assert "- specificity: Scored 2/5. What this metric asks:" in written

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gavel.tools.revision import revision_problems
+from gavel.tools.revision import revision_problems, strip_frame
 
 METRICS = ["specificity", "completeness", "coherence", "accuracy"]
 CONTENT = "Low mood for three weeks, most days; wakes at 4 a.m. nightly; has stopped going to choir."
@@ -72,3 +72,18 @@ def test_each_problem_says_what_was_found() -> None:
         CONTENT + "\n- specificity: Scored 4/5.", subject="assessment", metric_ids=METRICS, scale_max=5
     )
     assert problem.describe() == "the judge's feedback or scores copied into the text ('- specificity: Scored 4/5.')"
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept", "cut"),
+    [
+        ("### Revised Assessment\n\nLow mood.\n\n### Explanation:\nI added detail.", "Low mood.",
+         "### Revised Assessment\n### Explanation:\nI added detail."),
+        ("Low mood.\n**Changes made**\n- added durations", "Low mood.", "**Changes made**\n- added durations"),
+        ("Improved version of the assessment:\nLow mood.", "Low mood.", "Improved version of the assessment:"),
+        ("Low mood.\nExplanation of symptoms follows in the plan.", None, None),
+        ("### Explanation:\nonly remarks", None, None),
+    ],
+)  # fmt: skip
+def test_the_writers_frame_is_cut_and_what_was_cut_is_returned(reply: str, kept: str | None, cut: str | None) -> None:
+    assert strip_frame(reply, subject="assessment") == (kept or reply, cut)
