@@ -334,7 +334,11 @@ def test_the_model_failing_after_a_revision_keeps_every_iteration_and_the_best_t
     TALLY["faults: injected (tool calls against a faulty model)"] += 1
     data = result.structured_content
     _only_given_numbers(data, model.given)
-    assert [item["iteration"] for item in data["history"]] == [0, 1], (data["stop_reason"], data.get("error"), model.chats)
+    assert [item["iteration"] for item in data["history"]] == [0, 1], (
+        data["stop_reason"],
+        data.get("error"),
+        model.chats,
+    )
     first, second = (item["evaluation"] for item in data["history"])
     assert first["average"] == 1.0 and first["unscored_metrics"] == []
     assert second["average"] is None and second["passed"] is None
