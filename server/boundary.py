@@ -23,13 +23,14 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Annotated, Any, Generic, Protocol, TypeVar
 
 import pydantic_core
 import structlog
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.resources import TextResource
+from mcp.server.mcpserver.resources import FunctionResource
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
@@ -40,7 +41,7 @@ from gavel.server.inflight import Gate, admit
 from gavel.server.ledger_calls import new_evaluation_id, through_ledger
 from gavel.server.logging import bind_request_context
 from gavel.server.sampling import UsesSampling, replay_for_call, sampling_slots
-from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_schema, schema_text
+from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_schema_text
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Check, Impl, JudgeThroughLedger, ProgressFn, ToolDeps
 from gavel.tools.engine.fitness import fitness_line
@@ -221,15 +222,14 @@ def publish(
         server.tool_specs[spec.name] = spec
         uri = RESULT_SCHEMA_URI.format(tool=spec.name)
         server.output_outlines[spec.name] = outline(spec.result_model)
-        full = schema_text(result_schema(spec.result_model))
         server.add_resource(
-            TextResource(
+            FunctionResource(
                 uri=uri,
                 name=f"{spec.name}-result-schema",
                 title=f"{spec.title}: result schema",
                 description=f"The full JSON schema of {spec.name}'s structured result, with every field's description.",
                 mime_type="application/schema+json",
-                text=full,
+                fn=partial(result_schema_text, spec.result_model),
             )
         )
     server.add_tool(
