@@ -173,6 +173,10 @@ def publish(
     context_param = inspect.Parameter(CONTEXT_PARAM, inspect.Parameter.KEYWORD_ONLY, annotation=Context)
     return_annotation = Annotated[CallToolResult, spec.result_model]
     rubric_field = "rubric" in spec.request_model.model_fields
+    # A BoundaryServer lists its own outputSchema (see `gavel.server.schemas`), so the SDK is not asked to derive the
+    # result model's full schema (a fifth of a start's work, never listed); the boundary then makes the SDK's check of
+    # every structured result itself.
+    lists_own_schema = isinstance(server, BoundaryServer)
 
     async def call(**kwargs: Any) -> CallToolResult:
         ctx: Context[Any, Any] = kwargs.pop(CONTEXT_PARAM)
@@ -208,6 +212,8 @@ def publish(
             )
         if structured is None:
             structured = result.model_dump(mode="json", by_alias=True)
+        if lists_own_schema:
+            spec.result_model.model_validate(structured)
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
     call.__name__ = spec.name
@@ -218,7 +224,7 @@ def publish(
         CONTEXT_PARAM: Context,
         "return": return_annotation,
     }
-    if isinstance(server, BoundaryServer):
+    if lists_own_schema:
         server.tool_specs[spec.name] = spec
         uri = RESULT_SCHEMA_URI.format(tool=spec.name)
         server.output_outlines[spec.name] = outline(spec.result_model)
@@ -238,7 +244,7 @@ def publish(
         title=spec.title,
         description=spec.description,
         annotations=spec.annotations or judging_annotations(idempotent=spec.idempotent),
-        structured_output=True,
+        structured_output=not lists_own_schema,
     )
 
 
