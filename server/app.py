@@ -18,7 +18,7 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.prompts.base import Message, Prompt, PromptArgument
-from mcp.server.mcpserver.resources import TextResource
+from mcp.server.mcpserver.resources import FunctionResource, TextResource
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, InputRequiredResult
 
@@ -109,6 +109,10 @@ def _rubric_json(rubric: Rubric) -> str:
     return rubric.model_dump_json(indent=2)
 
 
+def _rubric_schema_json() -> str:
+    return json.dumps(Rubric.model_json_schema(), indent=2)
+
+
 def _index_json(registry: RubricRegistry) -> str:
     entries = [{**r.summary(), "uri": f"rubric://{r.id}"} for r in registry.all()]
     return json.dumps({"rubrics": entries}, indent=2)
@@ -116,15 +120,15 @@ def _index_json(registry: RubricRegistry) -> str:
 
 def _add_rubric_resources(server: MCPServer, registry: RubricRegistry) -> None:
     # The tools take an inline rubric as an object and validate it when the call arrives; its schema is
-    # published once here rather than repeated in every tool's inputSchema.
+    # published once here rather than repeated in every tool's inputSchema; generated when read, not at start.
     server.add_resource(
-        TextResource(
+        FunctionResource(
             uri=RUBRIC_SCHEMA_URI,
             name="rubric-schema",
             title="Inline rubric schema",
             description="The JSON schema of a rubric, as the tools' custom_rubric argument takes it.",
             mime_type="application/schema+json",
-            text=json.dumps(Rubric.model_json_schema(), indent=2),
+            fn=_rubric_schema_json,
         )
     )
     server.add_resource(

@@ -23,13 +23,14 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Annotated, Any, Generic, Protocol, TypeVar
 
 import pydantic_core
 import structlog
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.resources import TextResource
+from mcp.server.mcpserver.resources import FunctionResource
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
@@ -40,7 +41,7 @@ from gavel.server.inflight import Gate, admit
 from gavel.server.ledger_calls import new_evaluation_id, through_ledger
 from gavel.server.logging import bind_request_context
 from gavel.server.sampling import UsesSampling, replay_for_call, sampling_slots
-from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_schema, schema_text
+from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_schema_text
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Check, Impl, JudgeThroughLedger, ProgressFn, ToolDeps
 from gavel.tools.engine.fitness import fitness_line
@@ -172,6 +173,10 @@ def publish(
     context_param = inspect.Parameter(CONTEXT_PARAM, inspect.Parameter.KEYWORD_ONLY, annotation=Context)
     return_annotation = Annotated[CallToolResult, spec.result_model]
     rubric_field = "rubric" in spec.request_model.model_fields
+    # A BoundaryServer lists its own outputSchema (see `gavel.server.schemas`), so the SDK is not asked to derive the
+    # result model's full schema (a fifth of a start's work, never listed); the boundary then makes the SDK's check of
+    # every structured result itself.
+    lists_own_schema = isinstance(server, BoundaryServer)
 
     async def call(**kwargs: Any) -> CallToolResult:
         ctx: Context[Any, Any] = kwargs.pop(CONTEXT_PARAM)
@@ -207,6 +212,8 @@ def publish(
             )
         if structured is None:
             structured = result.model_dump(mode="json", by_alias=True)
+        if lists_own_schema:
+            spec.result_model.model_validate(structured)
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
     call.__name__ = spec.name
@@ -217,19 +224,18 @@ def publish(
         CONTEXT_PARAM: Context,
         "return": return_annotation,
     }
-    if isinstance(server, BoundaryServer):
+    if lists_own_schema:
         server.tool_specs[spec.name] = spec
         uri = RESULT_SCHEMA_URI.format(tool=spec.name)
         server.output_outlines[spec.name] = outline(spec.result_model)
-        full = schema_text(result_schema(spec.result_model))
         server.add_resource(
-            TextResource(
+            FunctionResource(
                 uri=uri,
                 name=f"{spec.name}-result-schema",
                 title=f"{spec.title}: result schema",
                 description=f"The full JSON schema of {spec.name}'s structured result, with every field's description.",
                 mime_type="application/schema+json",
-                text=full,
+                fn=partial(result_schema_text, spec.result_model),
             )
         )
     server.add_tool(
@@ -238,7 +244,7 @@ def publish(
         title=spec.title,
         description=spec.description,
         annotations=spec.annotations or judging_annotations(idempotent=spec.idempotent),
-        structured_output=True,
+        structured_output=not lists_own_schema,
     )
 
 

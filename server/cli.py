@@ -7,31 +7,25 @@ import time. Every user error is one line on stderr and exit code 2.
 `serve` writes nothing to stdout itself: on stdio that is the protocol channel. The other commands are
 for a person and write their output to stdout.
 
-Each group of commands lives in its own module with an `add_commands(commands, parent)` that registers its
-subcommands and their handlers; a new group is one more entry in COMMAND_GROUPS.
+The subcommands, their arguments and where each handler lives are one table, `gavel.server.cli_commands`;
+a handler's module is imported only when its command runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gavel.server import cli_calibrate, cli_config, cli_ledger, cli_serve
-from gavel.server.cli_common import PROG, Parser, Subcommands, fail, positive_float
+from gavel.server.cli_commands import add_commands
+from gavel.server.cli_common import PROG, Handler, Parser, fail, positive_float
 from gavel.server.settings import SettingsError, load_settings
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 BACKENDS = ("auto", "openai", "ollama", "embedded", "sampling")
-
-COMMAND_GROUPS: tuple[Callable[[Subcommands, argparse.ArgumentParser], None], ...] = (
-    cli_serve.add_commands,
-    cli_config.add_commands,
-    cli_ledger.add_commands,
-    cli_calibrate.add_commands,
-)
 
 
 def _settings_parent() -> argparse.ArgumentParser:
@@ -77,8 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'gavel COMMAND --help' for a command's options.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for add_commands in COMMAND_GROUPS:
-        add_commands(commands, parent)
+    add_commands(commands, parent)
     parser.set_defaults(command_names=tuple(commands.choices))
     return parser
 
@@ -88,6 +81,13 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         "backend", "judge_model", "model_path", "rubrics_dir", "log_level", "timeout_s", "auth_token", "ledger_path",
     )  # fmt: skip
     return {name: getattr(args, name, None) for name in names}
+
+
+def _handler(name: str) -> Handler:
+    """The function a command table row names as "module:function" in gavel.server."""
+    module, function = name.split(":")
+    handler: Handler = getattr(importlib.import_module(f"gavel.server.{module}"), function)
+    return handler
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,4 +104,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gavel.server.logging import configure_logging
 
         configure_logging(settings.log_level)
-    return int(args.handler(settings, args))
+    return int(_handler(args.handler)(settings, args))

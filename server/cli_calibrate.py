@@ -14,48 +14,16 @@ import argparse
 import json
 import signal
 import sys
-from pathlib import Path
 from typing import Any
 
-from gavel.server.cli_common import EXIT_OK, Subcommands, add_command, fail, load_registry, out
+from gavel.server.cli_common import EXIT_OK, fail, load_registry, out
 from gavel.server.settings import Settings
 
 # The shell's code for a run ended by Ctrl-C (128 + SIGINT): the report printed is partial.
 EXIT_INTERRUPTED = 130
 
 
-def add_commands(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
-    calibrate = add_command(
-        commands,
-        "calibrate",
-        run,
-        parent,
-        help="measure the judge on a labelled set; stamp its fitness on every verdict",
-        description="Run the tool a labelled set belongs to on every item (up to --limit, whole pairs) with the "
-        "configured backend and model, and report balanced accuracy, AUROC, pairwise accuracy, Spearman (each "
-        "with a bootstrap 95 percent interval), the unscored count, the base rate, time per item and the decision cut "
-        "that maximizes balanced accuracy. Kept in the ledger: every later judgment by this judge carries it as "
-        "judge_fitness. Items judged identically before are served from the ledger.",
-    )
-    which = calibrate.add_mutually_exclusive_group()
-    which.add_argument("--set", metavar="NAME", help="a shipped set: halueval-qa or clinical-assessment")
-    which.add_argument("--data", type=Path, metavar="FILE", help="your own labelled JSONL (a sidecar .toml optional)")
-    which.add_argument("--show", action="store_true", help="list the calibrations kept in the ledger")
-    calibrate.add_argument("--limit", type=_limit, metavar="N", help="at most N items, whole pairs (default: all)")
-    calibrate.add_argument("--json", action="store_true", help="print the report as JSON")
-
-
-def _limit(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
-
-
-def run(settings: Settings, args: argparse.Namespace) -> int:
+def calibrate(settings: Settings, args: argparse.Namespace) -> int:
     from gavel.tools.calibration_sets import load_file, load_set
     from gavel.tools.errors import GavelError
 

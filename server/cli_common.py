@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from typing import NoReturn, TypeVar
 
 from gavel.server.settings import Settings
 from gavel.tools.ledger import parse_since
@@ -18,8 +18,6 @@ N = TypeVar("N", int, float)
 
 # A command's implementation: the settings (environment and flags) and the parsed arguments -> exit code.
 Handler = Callable[[Settings, argparse.Namespace], int]
-# argparse's `add_subparsers()` result; its class is private.
-Subcommands = Any
 
 
 class Parser(argparse.ArgumentParser):
@@ -27,15 +25,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
-
-
-def add_command(
-    commands: Subcommands, name: str, handler: Handler, parent: argparse.ArgumentParser, **kwargs: Any
-) -> argparse.ArgumentParser:
-    """A subcommand that takes the shared settings flags and runs `handler`."""
-    parser: argparse.ArgumentParser = commands.add_parser(name, parents=[parent], **kwargs)
-    parser.set_defaults(handler=handler)
-    return parser
 
 
 def fail(message: str) -> int:

@@ -8,40 +8,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from gavel.server.cli_common import EXIT_OK, Parser, Subcommands, add_command, fail, load_registry, out
+from gavel.server.cli_common import EXIT_OK, fail, load_registry, out
 from gavel.server.settings import Settings
 from gavel.tools.errors import GavelError, RubricFileError, UnknownRubric
 from gavel.tools.rubrics import Rubric
 
 BACKEND_PROBE_UNAVAILABLE = "backend probe not available yet"
-
-
-def add_commands(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
-    rubrics = add_command(
-        commands,
-        "rubrics",
-        _rubrics,
-        parent,
-        help="list the rubrics, or show one",
-        description="List the loaded rubrics (built-in plus --rubrics-dir), or show one with 'show ID'.",
-    )
-    rubrics_commands = rubrics.add_subparsers(dest="rubrics_command", metavar="ACTION", parser_class=Parser)
-    show = rubrics_commands.add_parser(
-        "show", parents=[parent], help="show one rubric", description="Show one rubric: metrics, anchors, scale."
-    )
-    show.add_argument("rubric_id", metavar="ID", help="rubric id, as listed by 'gavel rubrics'")
-    show.add_argument("--json", action="store_true", help="print the rubric as JSON (as the rubric:// resource)")
-
-    config = add_command(
-        commands,
-        "config",
-        _config,
-        parent,
-        help="show the effective settings and the backend that would be used",
-        description="Show the effective settings (secrets masked) and which model backend would be used.",
-    )
-    config.add_argument("--json", action="store_true", help="print JSON")
-    config.add_argument("--no-probe", action="store_true", help="do not probe the model backends")
 
 
 def _rubric_table(rubrics: Sequence[Rubric]) -> list[str]:
@@ -83,7 +55,7 @@ def _rubric_text(rubric: Rubric) -> list[str]:
     return lines
 
 
-def _rubrics(settings: Settings, args: argparse.Namespace) -> int:
+def rubrics(settings: Settings, args: argparse.Namespace) -> int:
     try:
         registry = load_registry(settings)
     except RubricFileError as exc:
@@ -115,7 +87,7 @@ def _backend_description(settings: Settings) -> dict[str, Any]:
         return {"probe": f"backend probe failed: {exc}"}
 
 
-def _config(settings: Settings, args: argparse.Namespace) -> int:
+def config(settings: Settings, args: argparse.Namespace) -> int:
     view = settings.public_view()
     backend: dict[str, Any] = {"probe": "skipped (--no-probe)"} if args.no_probe else _backend_description(settings)
     ledger = settings.ledger_status()

@@ -8,68 +8,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from gavel.server.cli_common import (
-    EXIT_OK,
-    Subcommands,
-    add_command,
-    fail,
-    load_registry,
-    out,
-    positive_int,
-    since,
-)
+from gavel.server.cli_common import EXIT_OK, fail, load_registry, out
 from gavel.server.settings import Settings
 from gavel.tools.common import one_line
 from gavel.tools.ledger import Ledger
 
-HISTORY_LIMIT = 20
 # `gavel history` cuts headlines here so a row stays on one line of a wide terminal.
 HEADLINE_CHARS = 100
-
-
-def add_commands(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
-    history = add_command(
-        commands,
-        "history",
-        _history,
-        parent,
-        help="the latest recorded calls, as a table",
-        description="The latest calls in the evaluation ledger, newest first: id, time (UTC), tool, whether it "
-        "was served from the ledger, and the headline result. Batch items and refinement iterations are recorded "
-        "inside their call and not listed; 'gavel show ID' prints a call with the ids of its items.",
-    )
-    history.add_argument("--tool", metavar="T", help="only this tool's calls, e.g. judge_rag_answer")
-    history.add_argument(
-        "--limit", type=positive_int, default=HISTORY_LIMIT, metavar="N", help=f"how many (default {HISTORY_LIMIT})"
-    )
-
-    show_one = add_command(
-        commands,
-        "show",
-        _show,
-        parent,
-        help="one recorded judgment in full, as JSON",
-        description="Print one judgment from the evaluation ledger as JSON: request (or its hash), result, "
-        "provenance, usage, and the ids of its items. The same record as the evaluation://{id} resource.",
-    )
-    show_one.add_argument("evaluation_id", metavar="ID", help="an evaluation id; a unique prefix is enough")
-
-    export = add_command(
-        commands,
-        "export",
-        _export,
-        parent,
-        help="every recorded judgment, one JSON object a line",
-        description="Print every judgment in the evaluation ledger (batch items and refinement iterations "
-        "included), oldest first, one JSON record a line.",
-    )
-    export.add_argument("--format", choices=("jsonl",), default="jsonl", help="output format (default jsonl)")
-    export.add_argument(
-        "--since",
-        type=since,
-        metavar="DATE",
-        help="only judgments recorded at or after DATE (YYYY-MM-DD, midnight UTC, or an ISO 8601 time)",
-    )
 
 
 def _open_ledger(settings: Settings) -> Ledger | str:
@@ -126,7 +71,7 @@ def known_tools(settings: Settings) -> list[str]:
     return sorted(tool.name for tool in anyio.run(server.list_tools))
 
 
-def _history(settings: Settings, args: argparse.Namespace) -> int:
+def history(settings: Settings, args: argparse.Namespace) -> int:
     ledger = _open_ledger(settings)
     if isinstance(ledger, str):
         return fail(ledger)
@@ -150,7 +95,7 @@ def _history(settings: Settings, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _show(settings: Settings, args: argparse.Namespace) -> int:
+def show(settings: Settings, args: argparse.Namespace) -> int:
     ledger = _open_ledger(settings)
     if isinstance(ledger, str):
         return fail(ledger)
@@ -173,7 +118,7 @@ def _show(settings: Settings, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _export(settings: Settings, args: argparse.Namespace) -> int:
+def export(settings: Settings, args: argparse.Namespace) -> int:
     ledger = _open_ledger(settings)
     if isinstance(ledger, str):
         return fail(ledger)

@@ -221,7 +221,7 @@ def sampling_slots(
                 return None  # the tool body raises it again, as a ToolError
         return state.pending
 
-    def make_slot(index: int, previous: list[Callable[..., Any]]) -> Callable[..., Any]:
+    def make_slot(index: int, previous: list[Any]) -> Callable[..., Any]:
         async def slot(mcp_context: Context[Any, Any], **earlier: Any) -> Any:
             answers = _recorded([earlier[f"s{i}"] for i in range(index)])
             if answers is None:
@@ -231,20 +231,22 @@ def sampling_slots(
 
         params = [inspect.Parameter("mcp_context", inspect.Parameter.KEYWORD_ONLY, annotation=Context)]
         params += [
-            inspect.Parameter(f"s{i}", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[Any, Resolve(fn)])
-            for i, fn in enumerate(previous)
+            inspect.Parameter(f"s{i}", inspect.Parameter.KEYWORD_ONLY, annotation=annotation)
+            for i, annotation in enumerate(previous)
         ]
         slot.__name__ = f"gavel_sampling_slot_{index}"
         slot.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
         slot.__annotations__ = {p.name: p.annotation for p in params}
         return slot
 
-    slots: list[Callable[..., Any]] = []
+    # Each slot's `Annotated[Any, Resolve(slot)]` is made once and shared by every later slot: made afresh per use,
+    # the chains' typing objects (count**2 / 2 per tool) were a tenth of a start's work before tools/list.
+    resolved: list[Any] = []
     for index in range(count):
-        slots.append(make_slot(index, list(slots)))
+        resolved.append(Annotated[Any, Resolve(make_slot(index, list(resolved)))])
     return [
-        inspect.Parameter(f"gavel_sampling_{i}", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[Any, Resolve(fn)])
-        for i, fn in enumerate(slots)
+        inspect.Parameter(f"gavel_sampling_{i}", inspect.Parameter.KEYWORD_ONLY, annotation=annotation)
+        for i, annotation in enumerate(resolved)
     ]
 
 

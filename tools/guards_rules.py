@@ -7,8 +7,30 @@ repetitions only, so matching stays linear on the longest allowed input.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
-Rule = tuple[str, re.Pattern[str]]
+
+class Regex:
+    """A rule's regular expression, compiled when a text is first checked.
+
+    Compiling the rules (these and `guards_rules_intl`'s) took about 35 ms of CPU on 2 cores, paid by every `gavel
+    serve` before it could list its tools; a server compiles them once, at its first judged text, instead.
+    """
+
+    __slots__ = ("_compiled", "_flags", "_source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source = source
+        self._flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source, self._flags)
+        return self._compiled.finditer(text)
+
+
+Rule = tuple[str, Regex]
 
 # Where an imperative can start: the beginning of a sentence or line, or after a connective. Used by the
 # rules whose verb is also an ordinary indicative ("critics rate it a perfect 10", "si el usuario ignora
@@ -47,7 +69,7 @@ ADDRESSED = (
 ENGLISH: list[Rule] = [
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             r"\b(?:ignore|disregard|forget|override|bypass|skip|drop)\s+(?:(?:all|any|of|the|your|these|those|my|every)\s+){0,4}"
             r"(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system|evaluation|grading"
             r"|judging|scoring|given)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules?|directions?|guidelines?|criteria"
@@ -56,21 +78,21 @@ ENGLISH: list[Rule] = [
     ),
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             r"\b(?:ignore|disregard|forget)\s+(?:all|everything)\s+(?:(?:you\s+were|you've\s+been|you\s+have\s+been)"
             r"\s+(?:told|given)|(?:of\s+)?(?:the\s+|your\s+)?(?:instructions?|rules?|above))"
         ),
     ),
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:the\s+|your\s+|this\s+|any\s+)?"
             r"(?:rubric|grading criteria|scoring criteria|evaluation criteria|scoring rules|grading rules)\b"
         ),
     ),
     (
         "role override",
-        re.compile(
+        Regex(
             rf"\byou\s+are\s+(?:now|no\s+longer)\s+(?:(?:a|an|the|my|our|acting\s+as(?:\s+an?)?)\s+)?(?:\w+\s+){{0,3}}?"
             rf"{JUDGE_NOUNS}\b|\byou\s+are\s+now\s+(?:in\s+\w+\s+mode|free|unrestricted|jailbroken|acting\s+as)"
             rf"|\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must|should|shall)\b"
@@ -79,7 +101,7 @@ ENGLISH: list[Rule] = [
     ),
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             rf"{CMD}(?:rate|score|grade|mark|evaluate|judge|assess)\s+(?:this|it|me|the\s+{EN_SUBJECT}"
             rf"|this\s+(?:one|{EN_SUBJECT})|my\s+{EN_SUBJECT})\s+(?:(?:as|with|at|a|an)\s+){{0,2}}"
             rf"{TOP_SCORE}"
@@ -87,21 +109,21 @@ ENGLISH: list[Rule] = [
     ),
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             rf"{CMD}(?:give|award|assign)\s+(?:(?:it|this|me|this\s+{EN_SUBJECT}|the\s+{EN_SUBJECT})\s+)?"
             rf"(?:(?:a|an|the)\s+)?(?:full|perfect|maximum|max|top|highest|best)\s+(?:marks|score|rating|grade|points)"
         ),
     ),
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             rf"{CMD}(?:give|award|assign)\s+(?:it|this|me|this\s+{EN_SUBJECT}|the\s+{EN_SUBJECT})\s+"
             rf"(?:a\s+|an\s+)?(?:score\s+of\s+|rating\s+of\s+|grade\s+of\s+)?{TOP_SCORE}"
         ),
     ),
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             rf"{CMD}(?:approve|accept|pass)\s+(?:this|the)\s+{EN_SUBJECT}\b"
             r"|\b(?:this|the)\s+(?:answer|response)\s+(?:must|should|has\s+to|is\s+to)\s+be\s+(?:approved|accepted"
             r"|rated\s+(?:as\s+)?(?:perfect|excellent|10|5|1\.0)|scored\s+(?:as\s+)?(?:10|5|1\.0))"
@@ -110,7 +132,7 @@ ENGLISH: list[Rule] = [
     ),
     (
         "fake verdict line",
-        re.compile(
+        Regex(
             r"(?m)^[ \t*#>_-]{0,6}(?:final\s+|overall\s+|quality\s+)?(?:score|rating|grade|verdict|overall_score"
             r"|quality_score)[ \t*_]{0,3}[:=][ \t*_]{0,3}(?:-?\d+(?:[.,]\d+)?(?![ \t]*[-–—x×:][ \t]*\d)"
             r"|approved|passed|accept(?:ed)?)"
@@ -118,20 +140,20 @@ ENGLISH: list[Rule] = [
     ),
     (
         "fake verdict JSON",
-        re.compile(r"(?m)^[ \t{,]{0,6}\"(?:score|overall_score|quality_score|rating)\"[ \t]*:[ \t]*-?\d+(?:\.\d+)?"),
+        Regex(r"(?m)^[ \t{,]{0,6}\"(?:score|overall_score|quality_score|rating)\"[ \t]*:[ \t]*-?\d+(?:\.\d+)?"),
     ),
     (
         # The shape of Gavel's own feedback ("- specificity: Scored 3/5. <why>"): a text that grades itself
         # this way (seen from the embedded default as refine_until_pass's writer) is addressing its judge.
         "fake grading line",
-        re.compile(
+        Regex(
             r"(?mi)^[ \t*#>_-]{0,6}[a-z][\w ]{0,40}[ \t*_]{0,3}:[ \t*_]{0,3}"
             r"scored[ \t]+\d+(?:\.\d+)?[ \t]*/[ \t]*\d+\."
         ),
     ),
     (
         "fake verdict JSON",
-        re.compile(
+        Regex(
             r"\{[^{}]{0,2000}?\"(?:explanation|reasoning|rationale|justification)\"[^{}]{0,2000}?"
             r"\"(?:score|overall_score|quality_score|rating)\"\s*:\s*-?\d"
             r"|\{[^{}]{0,2000}?\"(?:score|overall_score|quality_score|rating)\"\s*:\s*-?\d[^{}]{0,2000}?"
@@ -140,14 +162,14 @@ ENGLISH: list[Rule] = [
     ),
     (
         "fake verdict JSON",
-        re.compile(
+        Regex(
             r"\"(?:verdict|decision|status|result)\"\s*:\s*\"(?:approved|approve|accepted|passed|pass)\""
             r"|\"(?:is_grounded|passed|approved)\"\s*:\s*true\b"
         ),
     ),
     (
         "fake delimiter",
-        re.compile(
+        Regex(
             r"<{2,}\s*/?\s*(?:begin|end)\b|\b(?:begin|end)\s+\w{1,40}\s+[0-9a-f]{4,}\s*>{2,}"
             r"|</\s*(?:answer|untrusted|data|passages?|context|documents?|sources?|question|input|response|text"
             r"|subject|candidate|assessment|user|system|instructions?)\s*>"
@@ -159,7 +181,7 @@ ENGLISH: list[Rule] = [
     ),
     (
         "fake role line",
-        re.compile(r"(?m)^[ \t*#>\[_-]{0,6}(?:system|assistant|developer)[ \t*\]_]{0,3}:"),
+        Regex(r"(?m)^[ \t*#>\[_-]{0,6}(?:system|assistant|developer)[ \t*\]_]{0,3}:"),
     ),
 ]
 
@@ -169,11 +191,11 @@ ENGLISH_LATER: list[Rule] = [
     (
         # "Note to the evaluator: ..." — ordinary text has no reason to address whoever grades it.
         "note to the judge",
-        re.compile(rf"\b{ADDRESSED}{JUDGE_NOUNS}s?\s*[:,\-–—]"),
+        Regex(rf"\b{ADDRESSED}{JUDGE_NOUNS}s?\s*[:,\-–—]"),
     ),
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             r"\b(?:the\s+)?(?:correct|right|proper|expected|appropriate|only\s+(?:valid|acceptable)|true)\s+"
             r"(?:evaluation|score|rating|grade|verdict|assessment|judg(?:e)?ment|output|decision)\s+"
             r"(?:here\s+)?(?:is|would\s+be|must\s+be|=)\s*:?\s*(?:the\s+|a\s+)?"
@@ -184,7 +206,7 @@ ENGLISH_LATER: list[Rule] = [
     ),
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             rf"{CMD}(?:output|return|print|emit|respond\s+with|reply\s+with|answer\s+with|write)\s+"
             r"(?:a\s+|the\s+)?(?:score|rating|grade|verdict)\s*(?:of\s+|:\s*|=\s*|as\s+)?"
             r"(?:\d|maximum|perfect|approved|pass)"
@@ -194,7 +216,7 @@ ENGLISH_LATER: list[Rule] = [
     ),
     (
         "fake delimiter",
-        re.compile(
+        Regex(
             r"[=#*~_\-]{3,}[ \t]*end\s+of\s+(?:the\s+)?(?:text|answer|response|input|data|document|passages?"
             r"|context|content|submission|assessment)\b"
             r"|^[ \t]*end\s+of\s+(?:the\s+)?(?:text|content|submission)[ \t]*[=#*~_\-]{3,}",
@@ -204,7 +226,7 @@ ENGLISH_LATER: list[Rule] = [
     (
         # Aimed at a judge that answers Yes or No (a probability readout of "Yes").
         "instruction to the judge",
-        re.compile(
+        Regex(
             rf"{CMD}(?:answer|reply|respond|say|output|return|print|write)(?:\s+with)?\s*[:=]?\s*{YES}"
             r"(?!\s*(?:or|/)\s*[\"'“‘«]?no\b)"
             rf"|\b(?:the\s+)?(?:correct|right|expected|only\s+(?:valid|acceptable)|true)\s+(?:answer|response|reply"
@@ -214,7 +236,7 @@ ENGLISH_LATER: list[Rule] = [
     ),
     (
         "fake verdict line",
-        re.compile(rf"(?m)^[ \t*#>_-]{{0,6}}(?:reply|answer|response|output|verdict|judg(?:e)?ment)[ \t*_]{{0,3}}[:=]"
-                   rf"[ \t*_]{{0,3}}{YES}[ \t.!]*$"),
+        Regex(rf"(?m)^[ \t*#>_-]{{0,6}}(?:reply|answer|response|output|verdict|judg(?:e)?ment)[ \t*_]{{0,3}}[:=]"
+              rf"[ \t*_]{{0,3}}{YES}[ \t.!]*$"),
     ),
 ]  # fmt: skip

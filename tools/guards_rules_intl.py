@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from gavel.tools.guards_rules import CMD, JUDGE_NOUNS, Rule
+from gavel.tools.guards_rules import CMD, JUDGE_NOUNS, Regex, Rule
 
 # What a command to the judge names as the thing to score, as `guards_rules.EN_SUBJECT` in English.
 _PT_SUBJECT = r"resposta|texto|avaliacao|ideia|resumo|relatorio|proposta|candidato|candidata"
@@ -33,7 +33,7 @@ def _any(*words: str) -> str:
 EUROPEAN: list[Rule] = [
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             r"\b(?:ignore|ignora|ignorem|desconsidere|desconsidera|esqueca|esquece|esquecam)\s+(?:(?:todas|todos|as|os"
             r"|suas|tuas|quaisquer)\s+){0,3}(?:instrucoes|regras|orientacoes|diretrizes|ordens|comandos)\s+"
             r"(?:anteriores|acima|previas|precedentes|do\s+sistema|originais|recebidas)"
@@ -43,7 +43,7 @@ EUROPEAN: list[Rule] = [
     ),
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             rf"{CMD}(?:de|da|atribua|atribui|coloque|ponha|conceda|marque)\s+"
             r"(?:(?:a|esta|essa|para|uma|um|lhe|" + _PT_SUBJECT + r")\s+){0,4}"
             r"(?:nota|pontuacao)\s+(?:maxima|10|dez|5|cinco"
@@ -56,7 +56,7 @@ EUROPEAN: list[Rule] = [
     # Spanish
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             r"\b(?:ignora|ignore|ignoren|olvida|olvide|olviden|descarta|descarte)\s+(?:(?:todas|todos|las|los|tus|sus"
             r"|cualquier)\s+){0,3}(?:instrucciones|reglas|indicaciones|directrices|ordenes)\s+"
             r"(?:anteriores|previas|de\s+arriba|del\s+sistema|originales|precedentes)"
@@ -66,7 +66,7 @@ EUROPEAN: list[Rule] = [
     ),
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             rf"{CMD}(?:da|dale|de|dele|pon|ponle|asigna|asignale|otorga|otorgale)\s+"
             r"(?:(?:a|esta|esa|la|un|una|el|" + _ES_SUBJECT + r")\s+){0,4}(?:nota|puntuacion|calificacion|puntaje)\s+"
             r"(?:de\s+)?(?:10|diez|5|cinco|1\.0|1,0|100|maxima|perfecta)\b"
@@ -79,7 +79,7 @@ EUROPEAN: list[Rule] = [
     # French
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             r"\b(?:ignorez|ignore|ignorer|oubliez|oublie|oublier)\s+(?:(?:toutes|tous|les|vos|tes|des)\s+){0,3}"
             r"(?:instructions|consignes|regles|directives|ordres)\s+(?:precedentes|anterieures|ci-dessus|du\s+systeme"
             r"|d'origine|initiales|recues)"
@@ -89,7 +89,7 @@ EUROPEAN: list[Rule] = [
     ),
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             rf"{CMD}(?:donnez|donne|attribuez|attribue|mettez|mets|accordez|accorde)(?:-lui|-la|-moi)?\s+"
             r"(?:(?:lui|a|cette|la|une|un|le|" + _FR_SUBJECT + r")\s+){0,4}(?:note|score)\s+(?:de\s+)?"
             r"(?:10(?:\s*/\s*10)?|20\s*/\s*20|5(?:\s*/\s*5)?|1\.0|1,0|maximale|maximum|parfaite)"
@@ -103,7 +103,7 @@ EUROPEAN: list[Rule] = [
     ),
     (
         "role override",
-        re.compile(
+        Regex(
             rf"\b(?:voce|tu)\s+(?:agora\s+e|e\s+agora|agora\s+es|es\s+agora)\s+(?:\w+\s+){{0,3}}?{JUDGE_NOUNS}\b"
             rf"|\bahora\s+eres\s+(?:\w+\s+){{0,3}}?{JUDGE_NOUNS}\b"
             rf"|\b(?:tu\s+es|vous\s+etes)\s+(?:maintenant|desormais)\s+(?:\w+\s+){{0,3}}?{JUDGE_NOUNS}\b"
@@ -113,7 +113,7 @@ EUROPEAN: list[Rule] = [
     # German
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             r"\b(?:ignoriere|ignorier|ignorieren\s+sie|ignoriert|vergiss|vergessen\s+sie|missachte|missachten\s+sie)\s+"
             r"(?:(?:alle|die|deine|ihre|jegliche|samtliche|bisherigen|vorherigen|obigen|vorangegangenen|fruheren"
             r"|vorigen)\s+){0,4}(?:anweisungen|instruktionen|regeln|vorgaben|befehle|bewertungskriterien|rubrik)\b"
@@ -121,7 +121,7 @@ EUROPEAN: list[Rule] = [
     ),
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             rf"{CMD}(?:gib|geben\s+sie|vergib|vergeben\s+sie|bewerte|bewerten\s+sie|benote|benoten\s+sie)\s+"
             r"(?:(?:dieser|diese|der|die|das|dem|ihr|ihm|mit|eine|einer|den|volle|voller|" + _DE_SUBJECT + r")\s+){0,5}"
             r"(?:bestnote|hochstnote|volle\s+punktzahl|voller\s+punktzahl|hochste\s+punktzahl|hochsten\s+punktzahl"
@@ -134,7 +134,7 @@ EUROPEAN: list[Rule] = [
 OTHER_SCRIPTS: list[Rule] = [
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             _any("忽略", "无视", "忘记", "忘掉", "不要理会", "不理会", "忽视", "無視", "忘記")
             + r"[^。！？\n]{0,12}?"
             + _any("指令", "指示", "说明", "規則", "规则", "提示", "要求", "命令", "評分標準", "评分标准")
@@ -149,7 +149,7 @@ OTHER_SCRIPTS: list[Rule] = [
     # Japanese
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             _any("指示", "命令", "ルール", "指令", "採点基準", "評価基準", "ルーブリック")
             + r"[^。！？\n]{0,8}?"
             + _any("無視", "忘れ")
@@ -164,7 +164,7 @@ OTHER_SCRIPTS: list[Rule] = [
     # Russian
     (
         "instruction to the judge",
-        re.compile(
+        Regex(
             r"\b"
             + _any("игнорируй", "игнорируйте", "проигнорируй", "проигнорируйте", "забудь", "забудьте",
                    "не обращай внимания на", "не обращайте внимания на", "отбрось", "отбросьте")

@@ -11,10 +11,15 @@ import mcp
 import pytest
 from mcp.server.mcpserver import MCPServer
 from mcp_types import TextContent, Tool
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_serializer
 
-from gavel.server.boundary import register_tool
+from gavel.server.app import build_server
+from gavel.server.boundary import DepsFactory, register_tool
 from gavel.server.schemas import compact
+from gavel.server.settings import Settings
+from gavel.tools.deps import ToolDeps
+from gavel.tools.engine.config import Limits
+from gavel.tools.rubrics import RubricRegistry
 from tests.server import echo_tool
 from tests.server.conftest import RecordingDepsFactory
 
@@ -295,3 +300,33 @@ def test_request_models_the_boundary_cannot_publish_faithfully_are_refused_at_re
             impl=echo_tool.plain,  # type: ignore[arg-type]
             deps_factory=deps_factory,
         )
+
+
+class _Unfaithful(BaseModel):
+    """A result whose JSON is not an instance of itself."""
+
+    count: int = 1
+
+    @field_serializer("count")
+    def _as_words(self, count: int) -> str:
+        return f"{count} item(s)"
+
+
+async def _unfaithful(request: echo_tool.EchoRequest, deps: ToolDeps) -> _Unfaithful:
+    return _Unfaithful()
+
+
+async def test_a_result_whose_json_does_not_validate_as_its_model_is_an_error_not_structured_content(
+    settings: Settings, registry: RubricRegistry, deps_factory: RecordingDepsFactory
+) -> None:
+    def register(server: MCPServer[Any], factory: DepsFactory, limits: Limits) -> None:
+        register_tool(
+            server, name="unfaithful", title="Unfaithful", description="Its result's JSON breaks its own model.",
+            request_model=echo_tool.EchoRequest, result_model=_Unfaithful, impl=_unfaithful, deps_factory=factory,
+        )  # fmt: skip
+
+    server = build_server(settings, registry, deps_factory, register_tools=register)
+    async with mcp.Client(server) as client:
+        result = await client.call_tool("unfaithful", {"text": "hi"})
+    assert result.is_error
+    assert result.structured_content is None

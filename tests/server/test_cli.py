@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gavel.server.cli import main
+from gavel.server.cli import _handler, main
+from gavel.server.cli_commands import COMMANDS, Command
 from gavel.tools.engine.embedded import default_model_path
 from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.conftest import REPO_ROOT
@@ -212,6 +213,15 @@ def test_every_command_has_help(capsys: pytest.CaptureFixture[str], argv: list[s
     assert code == 0
     assert out.startswith("usage: gavel")
     assert must_mention in out
+
+
+@pytest.mark.parametrize(
+    "command",
+    [pytest.param(c, id=" ".join(dict.fromkeys([row.name, c.name]))) for row in COMMANDS for c in (row, *row.actions)],
+)
+def test_every_command_in_the_table_names_a_handler_that_exists(command: Command) -> None:
+    # Named as "module:function" so that a command imports only its own module; a typo would surface only when run.
+    assert callable(_handler(command.handler))
 
 
 @pytest.mark.slow

@@ -104,6 +104,10 @@ async def test_each_tools_full_result_schema_is_a_resource(server: MCPServer[Any
     schema = await _read_json(server, "schema://result/evaluate_assessment")
     assert schema == EvaluationResult.model_json_schema()
     assert "identical earlier request" in schema["properties"]["cached"]["description"]
+    # Made when first read, not at registration: every tool's result model must still have one.
+    for tool in (await _listing(server))["tools"]:
+        full = await _read_json(server, f"schema://result/{tool['name']}")
+        assert full["type"] == "object" and full["properties"], tool["name"]
 
 
 @pytest.mark.parametrize(

@@ -1,14 +1,18 @@
 """What a server start imports: only what answering tools/list needs.
 
 Importing the model clients took most of a second of `gavel serve`'s start on 2 cores; a start needs none of
-them, and a process uses one backend at most, so each is imported when first used. This test builds the
-server the way `gavel serve` does, in a fresh interpreter, and looks at what got imported.
+them, and a process uses one backend at most, so each is imported when first used. The other commands' modules
+(the ledger readers, calibration, config, demo) are named in the command table and imported only when run.
+These tests build the server, or run a real `gavel serve` over stdio, in a fresh interpreter and look at what
+got imported.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
+import threading
+from pathlib import Path
 
 from tests.conftest import PYTHON, REPO_ROOT
 
@@ -37,3 +41,51 @@ def test_building_the_server_imports_no_model_client(clean_env: dict[str, str]) 
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+# What `gavel serve` over stdio must not have imported by the time it stops: the other commands' handlers, and
+# every model client (httpx is the Ollama and OpenAI clients' transport; the SDK speaks httpx2).
+NOT_FOR_SERVE = (
+    "gavel.server.cli_calibrate", "gavel.server.cli_config", "gavel.server.cli_ledger", "gavel.server.demo",
+    "httpx", *NOT_AT_START,
+)  # fmt: skip
+SERVE = """
+import atexit, json, sys
+from gavel.server.cli import main
+atexit.register(lambda: sys.stderr.write("IMPORTED " + json.dumps(sorted(sys.modules)) + "\\n"))
+raise SystemExit(main(["serve"]))
+"""
+INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "imports", "version": "0"}}
+
+
+def test_a_stdio_serve_answers_tools_list_without_the_other_commands_or_a_model_client(
+    clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    ledger = tmp_path / "ledger.sqlite3"
+    process = subprocess.Popen(
+        [PYTHON, "-c", SERVE], cwd=REPO_ROOT, env={**clean_env, "GAVEL_LEDGER_PATH": str(ledger)},
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    watchdog = threading.Timer(120, process.kill)  # a start that never answers fails instead of hanging
+    watchdog.start()
+    try:
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        frames = [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        ]
+        process.stdin.write(b"".join(json.dumps(frame).encode() + b"\n" for frame in frames))
+        process.stdin.flush()
+        replies = (json.loads(line) for line in iter(process.stdout.readline, b""))
+        listed = next((reply for reply in replies if reply.get("id") == 2), None)
+        process.stdin.close()  # EOF: the server stops
+        stderr = process.stderr.read()
+        process.wait()
+    finally:
+        watchdog.cancel()
+    assert listed is not None and len(listed["result"]["tools"]) == 6, stderr[-2000:]
+    assert process.returncode == 0, stderr[-2000:]
+    imported = json.loads(stderr.decode().rsplit("IMPORTED ", 1)[1])
+    assert [m for m in imported if m in NOT_FOR_SERVE or m.split(".")[0] in NOT_FOR_SERVE] == []
+    assert not ledger.exists()  # opened at the first judgment, not by a start

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection, neutralize
+from gavel.tools.guards import PROMPT_INJECTION_FLAG, RULES, detect_injection, neutralize
 
 ZW = "\u200b"
 
@@ -204,3 +204,10 @@ def test_detect_injection_handles_the_largest_allowed_input_of_near_misses():
 
 def test_the_flag_name_is_stable():
     assert PROMPT_INJECTION_FLAG == "prompt_injection_suspected"
+
+
+@pytest.mark.parametrize("index", range(len(RULES)))
+def test_every_rule_compiles(index: int) -> None:
+    # Compiled when a text is first checked, not at import: a broken pattern must fail here, not at a first call.
+    label, regex = RULES[index]
+    assert list(regex.finditer("")) == [], label
