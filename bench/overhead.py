@@ -31,7 +31,7 @@ from bench.server_entry import ECHO_TOOL, build_bench_server
 
 NAME = "overhead"
 GOAL_RATIO = 1.5
-GOAL_STARTUP_S = 1.5
+GOAL_STARTUP_S = 1.2  # issue 17: gavel serve to the first tools/list over stdio, median, 2 cores
 CALL_TIMEOUT_S = 30.0
 STARTUP_TIMEOUT_S = 60.0
 
@@ -131,9 +131,11 @@ async def over_stdio(calls: int, warmup: int) -> Timings:
 
 async def startup_once() -> float:
     """Seconds from spawning `python -m gavel.server serve` to its first tools/list response."""
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "gavel.server", "serve"], env=_child_env(), cwd=str(REPO_ROOT)
-    )
+    # As an installed Gavel starts: pip compiles bytecode at install, and a first start writes what is missing.
+    # A sandbox's PYTHONDONTWRITEBYTECODE would otherwise recompile every Gavel module at every start.
+    env = {k: v for k, v in _child_env().items() if k != "PYTHONDONTWRITEBYTECODE"}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gavel.server", "serve"], env=env,
+                                   cwd=str(REPO_ROOT))  # fmt: skip
     with open(os.devnull, "w") as quiet:  # noqa: ASYNC230 - opened once, before the session
         started = time.perf_counter()
         with anyio.fail_after(STARTUP_TIMEOUT_S):
@@ -175,9 +177,9 @@ def _minus(parts: dict[str, list[float]]) -> list[float]:
 async def run_async(calls: int, warmup: int, startups: int) -> dict[str, Any]:
     # The server's INFO logs are part of its real per-call cost; they go nowhere here, as stderr does over stdio.
     quiet_logging("INFO")
-    rows = _rows("in-memory", await in_memory(calls, warmup))
-    rows += _rows("stdio", await over_stdio(calls, warmup))
-    # The first start pays cold file caches; it is reported but the median is over the later ones too.
+    rows = _rows("in-memory", await in_memory(calls, warmup)) if calls else []
+    rows += _rows("stdio", await over_stdio(calls, warmup)) if calls else []
+    await startup_once()  # untimed: writes any missing bytecode and warms the file cache
     starts = [await startup_once() for _ in range(startups)]
     return {"rows": rows, "startup_s": [round(s, 3) for s in starts]}
 
@@ -188,14 +190,17 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     parser.add_argument("--warmup", type=int, default=30, help="warm-up calls per tool (default 30)")
     parser.add_argument("--startups", type=int, default=5, help="server start-ups timed (default 5)")
     parser.add_argument("--smoke", action="store_true", help="20 calls, 3 warm-up, 1 start-up")
+    parser.add_argument("--startup-only", action="store_true", help="time the start-ups alone (no calls)")
     parser.add_argument("--out", type=Path, default=None, help="results directory")
     args = parser.parse_args(argv)
     if args.smoke:
         args.calls, args.warmup, args.startups = 20, 3, 1
-    run = Run(NAME, args.out or out_dir, args.smoke)
+    if args.startup_only:
+        args.calls = args.warmup = 0
+    run = Run(f"{NAME}-startup" if args.startup_only else NAME, args.out or out_dir, args.smoke)
     result = anyio.run(run_async, args.calls, args.warmup, args.startups)
     startup_median = statistics.median(result["startup_s"])
-    worst_ratio = max(r["ratio_p50_to_echo"] for r in result["rows"] if r["tool"] != ECHO_TOOL)
+    worst_ratio = max((r["ratio_p50_to_echo"] for r in result["rows"] if r["tool"] != ECHO_TOOL), default=None)
     payload = {
         "calls_per_tool": args.calls,
         "warmup_per_tool": args.warmup,
@@ -208,7 +213,7 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
             "ratio_to_echo_max": GOAL_RATIO,
             "startup_s_max": GOAL_STARTUP_S,
             "worst_p50_ratio": worst_ratio,
-            "ratio_met": worst_ratio <= GOAL_RATIO,
+            "ratio_met": None if worst_ratio is None else worst_ratio <= GOAL_RATIO,
             "startup_met": startup_median <= GOAL_STARTUP_S,
         },
     }
