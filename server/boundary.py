@@ -46,7 +46,7 @@ from gavel.tools.common import ToolResult
 from gavel.tools.deps import Check, Impl, JudgeThroughLedger, ProgressFn, ToolDeps
 from gavel.tools.engine.fitness import fitness_line
 from gavel.tools.engine.progress import no_progress
-from gavel.tools.engine.verdict import Provenance
+from gavel.tools.engine.results import Provenance
 from gavel.tools.errors import GavelError, caller_errors
 from gavel.tools.ledger import Ledger
 

@@ -21,7 +21,7 @@ from gavel.tools.common import (
 )
 from gavel.tools.deps import ToolDeps, always_judges
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
+from gavel.tools.engine.results import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.narrative import Explain, narrate

@@ -19,7 +19,7 @@ from gavel.tools.engine import ladder, prompts
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.parse import is_placeholder
 from gavel.tools.engine.reply_schema import joint_model, metric_max_tokens, request_schema, verdict_model
-from gavel.tools.engine.verdict import MetricScore, SampleRecord
+from gavel.tools.engine.results import MetricScore, SampleRecord
 from gavel.tools.rubrics import Metric, Rubric
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from gavel.tools.engine.parse import strip_reasoning
 from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.readout import Readout
 from gavel.tools.engine.reply_schema import joint_model, request_schema, verdict_model
-from gavel.tools.engine.verdict import MetricScore, Provenance, ReadoutKind, Usage
+from gavel.tools.engine.results import MetricScore, Provenance, ReadoutKind, Usage
 from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
 from gavel.tools.rubrics import Metric, Rubric, rubric_identity

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest
 from gavel.tools.engine.parse import explanation_before_score, is_placeholder, last_score_line, parse_reply
-from gavel.tools.engine.verdict import SampleRecord, Usage
+from gavel.tools.engine.results import SampleRecord, Usage
 from gavel.tools.errors import BackendError
 from gavel.tools.rubrics import Rubric
 

@@ -20,7 +20,7 @@ import anyio
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.readout import TOP_LOGPROBS, Readout, scale_expectation, single_token_values, yes_probability
-from gavel.tools.engine.verdict import MetricScore, SampleRecord
+from gavel.tools.engine.results import MetricScore, SampleRecord
 from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.rubrics import Metric, Rubric
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gavel.tools.engine.verdict import MetricScore, Usage
+from gavel.tools.engine.results import MetricScore, Usage
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
 from gavel.tools.rag import render
 from gavel.tools.rag.citations import Citations, detect_citations

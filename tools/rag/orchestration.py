@@ -10,7 +10,7 @@ import anyio
 
 from gavel.tools.deps import ToolDeps, always_judges
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.verdict import Usage
+from gavel.tools.engine.results import Usage
 from gavel.tools.errors import BackendError
 from gavel.tools.narrative import narrate
 from gavel.tools.rag import render

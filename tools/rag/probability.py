@@ -29,7 +29,7 @@ from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probability import Prefix, metric_score
 from gavel.tools.engine.readout import Readout
-from gavel.tools.engine.verdict import MetricScore, Usage
+from gavel.tools.engine.results import MetricScore, Usage
 from gavel.tools.rag.sentences import split_sentences
 from gavel.tools.rubrics import Metric, Rubric
 

@@ -19,7 +19,7 @@ import anyio
 from gavel.tools.engine.fitness import decision_cut
 from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.probability import document_prefix
-from gavel.tools.engine.verdict import MetricScore, Provenance, Usage
+from gavel.tools.engine.results import MetricScore, Provenance, Usage
 from gavel.tools.errors import caller_errors
 from gavel.tools.rag import probability
 from gavel.tools.rag.grounding import Grounding, check_grounding
