@@ -31,7 +31,7 @@ class EngineConfig:
     default_ollama_model: str = "qwen2.5:7b-instruct"
     # per_metric: one call per metric, shared prefix first (prompt-cache friendly); joint: one call for all.
     strategy: str = "per_metric"
-    # probability: read verdicts from token probabilities where the backend returns them (else generated);
+    # probability: read scores from token probabilities where the backend returns them (else generated);
     # generated: always parse a written reply (the path before log-probabilities).
     readout: str = "probability"
     # score_candidates' judged criteria stay generated: read as Yes/No probabilities, the embedded default ranked

@@ -91,9 +91,9 @@ def fitness_line(fitness: JudgeFitness | None, key: str | None) -> str:
     figure = "n/a" if fitness.balanced_accuracy is None else f"{fitness.balanced_accuracy:.2f}"
     interval = "" if low is None or high is None else f" [{low:.2f}, {high:.2f}]"
     partial = ", partial run" if not fitness.complete else ""
-    verdict = "NEAR CHANCE: treat this verdict as a guess" if fitness.near_chance else "better than chance"
+    trust = "NEAR CHANCE: treat this verdict as a guess" if fitness.near_chance else "better than chance"
     return (
-        f"judge fitness: {verdict} (balanced accuracy {figure}{interval} on {fitness.set}, n={fitness.n}{partial}, "
+        f"judge fitness: {trust} (balanced accuracy {figure}{interval} on {fitness.set}, n={fitness.n}{partial}, "
         f"{fitness.date[:10]})"
     )
 

@@ -1,5 +1,5 @@
-"""Metric scores read from generated replies: a schema-constrained verdict per metric and sample (or one joint
-verdict for all metrics per sample), each through the repair ladder.
+"""Metric scores read from generated replies: a schema-constrained reply per metric and sample (or one joint
+reply for all metrics per sample), each through the repair ladder.
 
 The judged text comes first, then the source: measured on the embedded default, with the source first the
 model quotes the judged text back as "what the source says". All blocks are shared by the metrics of one
@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from gavel.tools.engine import ladder, prompts
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.parse import is_placeholder
-from gavel.tools.engine.reply_schema import joint_model, metric_max_tokens, request_schema, verdict_model
+from gavel.tools.engine.reply_schema import joint_model, metric_max_tokens, metric_reply_model, request_schema
 from gavel.tools.engine.results import MetricScore, SampleRecord
 from gavel.tools.rubrics import Metric, Rubric
 
@@ -136,10 +136,10 @@ async def _metric_sample(
     step: str,
 ) -> None:
     rubric = call.rubric
-    verdict = verdict_model(rubric, evidence=evidence)
+    reply_model = metric_reply_model(rubric, evidence=evidence)
     user = shared + "\n\n" + prompts.metric_instruction(rubric, metric, call.context_instructions, evidence)
-    request = call.request(user, verdict, seed, metric_max_tokens(verdict))
-    out.append(await ladder.metric_sample(call.judge, rubric, verdict, request, seed, call.tally, step))
+    request = call.request(user, reply_model, seed, metric_max_tokens(reply_model))
+    out.append(await ladder.metric_sample(call.judge, rubric, reply_model, request, seed, call.tally, step))
 
 
 async def _joint_sample(
@@ -154,7 +154,7 @@ async def _joint_sample(
     rubric = call.rubric
     joint = joint_model(rubric, metrics, evidence=evidence)
     user = shared + "\n\n" + prompts.joint_instruction(rubric, metrics, call.context_instructions, evidence)
-    per_metric = metric_max_tokens(verdict_model(rubric, evidence=evidence))
+    per_metric = metric_max_tokens(metric_reply_model(rubric, evidence=evidence))
     request = call.request(user, joint, seed, per_metric * len(metrics))
     result = await ladder.structured(call.judge, joint, request, call.tally, rubric, step=step)
     for metric in metrics:

@@ -1,4 +1,4 @@
-"""The judge: turns "score this text on these metrics of this rubric" into validated verdicts.
+"""The judge: turns "score this text on these metrics of this rubric" into validated scores.
 
 Per metric and sample: one schema-constrained call whose reasoning field comes before the score, through the
 repair ladder (`ladder`); or, on a backend with log-probabilities, one readout per metric (`probability`).
@@ -25,7 +25,7 @@ from gavel.tools.engine.ladder import Structured
 from gavel.tools.engine.parse import strip_reasoning
 from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.readout import Readout
-from gavel.tools.engine.reply_schema import joint_model, request_schema, verdict_model
+from gavel.tools.engine.reply_schema import joint_model, metric_reply_model, request_schema
 from gavel.tools.engine.results import MetricScore, Provenance, ReadoutKind, Usage
 from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
@@ -342,4 +342,4 @@ class Judge:
         )
 
 
-__all__ = ["Generated", "Judge", "Judgment", "Structured", "Tally", "joint_model", "verdict_model"]
+__all__ = ["Generated", "Judge", "Judgment", "Structured", "Tally", "joint_model", "metric_reply_model"]

@@ -48,14 +48,14 @@ def _reask(request: ChatRequest, reply: ChatReply, rubric: Rubric | None, error:
 
 
 async def metric_sample(
-    judge: Judge, rubric: Rubric, verdict: type[BaseModel], request: ChatRequest, seed: int, tally: Tally, step: str
+    judge: Judge, rubric: Rubric, reply_model: type[BaseModel], request: ChatRequest, seed: int, tally: Tally, step: str
 ) -> SampleRecord:
     """Run one metric sample through the repair ladder. `step` names it in progress."""
     try:
         reply = await judge._call(request, tally, step=step)
     except BackendError as exc:
         return SampleRecord(score=None, seed=seed, error=f"the model call failed: {exc}")
-    record = _record(verdict, reply, seed)
+    record = _record(reply_model, reply, seed)
     if record.score is not None or record.error == "placeholder echo":
         return record
     first_error = record.error or "no score"
@@ -66,7 +66,7 @@ async def metric_sample(
         second = None
         retry_error = f"the re-ask failed: {exc}"
     if second is not None:
-        record = _record(verdict, second, seed, repaired="re-asked with the validation error")
+        record = _record(reply_model, second, seed, repaired="re-asked with the validation error")
         if record.score is not None or record.error == "placeholder echo":
             return record
         retry_error = record.error or "no score"
@@ -86,8 +86,8 @@ async def metric_sample(
     return SampleRecord(score=None, seed=seed, error=reason, raw_reply=raw[:4000])
 
 
-def _record(verdict: type[BaseModel], reply: ChatReply, seed: int, repaired: str | None = None) -> SampleRecord:
-    parsed = parse_reply(reply.text, verdict)
+def _record(reply_model: type[BaseModel], reply: ChatReply, seed: int, repaired: str | None = None) -> SampleRecord:
+    parsed = parse_reply(reply.text, reply_model)
     if parsed.value is None:
         error = parsed.error or "no score"
         if reply.truncated:
@@ -109,7 +109,7 @@ def _record(verdict: type[BaseModel], reply: ChatReply, seed: int, repaired: str
 async def structured(
     judge: Judge, output: type[T], request: ChatRequest, tally: Tally, rubric: Rubric | None = None, *, step: str
 ) -> Structured[T]:
-    """Any structured reply (a joint verdict, a grounding check) through parse, validate and one re-ask."""
+    """Any structured reply (a joint reply, a grounding check) through parse, validate and one re-ask."""
     try:
         reply = await judge._call(request, tally, step=step)
     except BackendError as exc:

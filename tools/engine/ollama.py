@@ -232,7 +232,7 @@ class OllamaBackend:
 
     async def reads_probabilities(self, model: str | None = None) -> bool:
         """Asks the server once per model for a one-token reply with log-probabilities. Ollama before 0.12
-        ignores the request and answers without them: then this backend's verdicts are generated. A probe
+        ignores the request and answers without them: then this backend's scores are generated. A probe
         that fails (Ollama down) decides nothing and is asked again next time."""
         name = model or self.model
         async with self._probe_lock:
@@ -254,7 +254,7 @@ class OllamaBackend:
         found = bool(reply.top_logprobs and reply.top_logprobs[0])
         if not found:
             log.warning(
-                "ollama returned no log-probabilities; verdicts from this model are generated, not read as "
+                "ollama returned no log-probabilities; scores from this model are generated, not read as "
                 "probabilities (Ollama 0.12 or newer returns them)", host=self.host, model=name,
             )  # fmt: skip
         self._reads_probabilities[canonical_model(name)] = found

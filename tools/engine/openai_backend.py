@@ -233,7 +233,7 @@ class OpenAIBackend:
         if model not in self._reads_probabilities:
             if not found:
                 log.warning(
-                    "the OpenAI-compatible server returned no log-probabilities; verdicts from this model are "
+                    "the OpenAI-compatible server returned no log-probabilities; scores from this model are "
                     "generated, not read as probabilities", base_url=self.base_url, model=model,
                 )  # fmt: skip
             self._reads_probabilities[model] = found
@@ -275,7 +275,7 @@ class OpenAIBackend:
 
     async def reads_probabilities(self, model: str | None = None) -> bool:
         """Asks once per model for a one-token reply with log-probabilities; a server that returns none is
-        logged once and its verdicts are generated. A probe that fails decides nothing."""
+        logged once and its scores are generated. A probe that fails decides nothing."""
         try:
             name = await self._model(model)
         except BackendError as exc:

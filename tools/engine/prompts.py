@@ -79,7 +79,7 @@ def _installed_prompts_digest() -> str:
 def template_hash(rubric: Rubric | None, *, directory: Path | None = None) -> str:
     """A hash of everything trusted that shapes a prompt: every prompt file and the rubric text.
 
-    The ledger's cache key and each verdict's provenance carry it, so editing any prompt text, in any file
+    The ledger's cache key and each result's provenance carry it, so editing any prompt text, in any file
     under tools/prompts/, means no judgment made with the old text is served for the new.
     """
     files = _installed_prompts_digest() if directory is None else prompts_digest(directory)

@@ -1,4 +1,4 @@
-"""Reading a verdict from the model's probabilities instead of from text it generates.
+"""Reading a score from the model's probabilities instead of from text it generates.
 
 One reply token is asked for (max_tokens 1) with its top-k log-probabilities. A Yes/No check is
 P(yes) / (P(yes) + P(no)) over the model's own spellings of the two answers; a scale score is the

@@ -1,4 +1,4 @@
-"""What the judge asks a model to reply: the per-metric and joint verdict models and their requested JSON schemas.
+"""What the judge asks a model to reply: the per-metric and joint reply models and their requested JSON schemas.
 
 The per-metric answer puts its reasoning before its score, so the model reasons before it commits. The scale's
 bounds go into the schema, so constrained decoding cannot leave the scale; the requested schema is stricter
@@ -27,7 +27,7 @@ EVIDENCE_MAX_CHARS = 200
 REPLY_OVERHEAD_TOKENS = 50
 
 
-def verdict_model(rubric: Rubric, *, evidence: prompts.Evidence = None) -> type[BaseModel]:
+def metric_reply_model(rubric: Rubric, *, evidence: prompts.Evidence = None) -> type[BaseModel]:
     """The per-metric answer: reasoning first (so the model reasons before it commits), then the score.
 
     Judged against a source, the model first quotes the judged text's key claim and then what the source
@@ -37,11 +37,11 @@ def verdict_model(rubric: Rubric, *, evidence: prompts.Evidence = None) -> type[
     The scale's bounds go into the JSON schema, so constrained decoding cannot leave the scale, and the
     same model rejects an out-of-scale score from a backend that does not constrain (never a clamp).
     """
-    return _verdict_model(rubric.scale.integer, rubric.scale.min, rubric.scale.max, evidence)
+    return _metric_reply_model(rubric.scale.integer, rubric.scale.min, rubric.scale.max, evidence)
 
 
 @functools.lru_cache(maxsize=256)
-def _verdict_model(integer: bool, low: float, high: float, evidence: prompts.Evidence) -> type[BaseModel]:
+def _metric_reply_model(integer: bool, low: float, high: float, evidence: prompts.Evidence) -> type[BaseModel]:
     # Built once per scale and evidence: building a pydantic model and its JSON schema per model call was
     # most of a scripted tool call's server time (bench.overhead).
     score_type: Any = int if integer else float
@@ -67,15 +67,15 @@ _EVIDENCE_FIELDS: dict[prompts.Evidence, tuple[tuple[str, str], ...]] = {
 }
 
 
-def metric_max_tokens(verdict: type[BaseModel]) -> int:
+def metric_max_tokens(reply_model: type[BaseModel]) -> int:
     """The token cap for one metric's reply: room for every string its requested schema lets it fill."""
-    properties = _cached_schema(verdict, EXPLANATION_MAX_CHARS).get("properties", {})
+    properties = _cached_schema(reply_model, EXPLANATION_MAX_CHARS).get("properties", {})
     return REPLY_OVERHEAD_TOKENS + sum(int(p.get("maxLength", 0)) for p in properties.values()) // 2
 
 
 def joint_model(rubric: Rubric, metrics: Sequence[Metric], *, evidence: prompts.Evidence = None) -> type[BaseModel]:
     """One required property per metric id, so constrained decoding must produce each metric exactly once."""
-    return _joint_model(verdict_model(rubric, evidence=evidence), tuple((m.id, m.name) for m in metrics))
+    return _joint_model(metric_reply_model(rubric, evidence=evidence), tuple((m.id, m.name) for m in metrics))
 
 
 @functools.lru_cache(maxsize=256)
@@ -123,4 +123,4 @@ def _tighten(node: Any, max_chars: int) -> None:
             _tighten(value, max_chars)
 
 
-__all__ = ["joint_model", "metric_max_tokens", "request_schema", "verdict_model"]
+__all__ = ["joint_model", "metric_max_tokens", "metric_reply_model", "request_schema"]

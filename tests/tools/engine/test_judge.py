@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 from gavel.tools.engine.config import EngineConfig
-from gavel.tools.engine.judge import Judge, joint_model, verdict_model
+from gavel.tools.engine.judge import Judge, joint_model, metric_reply_model
 from gavel.tools.errors import BackendError
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.replies import asked_metric
@@ -237,7 +237,7 @@ async def test_usage_and_provenance_are_reported():
 
 
 def test_the_requested_schema_puts_the_explanation_before_the_score():
-    schema = verdict_model(CLINICAL).model_json_schema()
+    schema = metric_reply_model(CLINICAL).model_json_schema()
     assert list(schema["properties"]) == ["explanation", "score"]
     assert schema["properties"]["score"]["minimum"] == 1
     assert schema["properties"]["score"]["maximum"] == 5

@@ -446,7 +446,7 @@ async def test_a_server_with_log_probabilities_is_probed_once_per_model():
     assert len(srv.chat_requests) == 1
 
 
-async def test_a_server_without_log_probabilities_falls_back_to_generated_verdicts(server):
+async def test_a_server_without_log_probabilities_falls_back_to_generated_scores(server):
     backend = backend_for(server.url)
     assert await backend.reads_probabilities() is False
     assert (await backend.chat(request(top_logprobs=20))).top_logprobs is None
