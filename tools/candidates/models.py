@@ -14,7 +14,7 @@ from gavel.tools.rubrics import CustomRubric
 
 DEFAULT_TOP_K = 3
 
-Source = Literal["given", "judge", "missing"]
+ValueSource = Literal["given", "judge", "missing"]
 Status = Literal["selected", "not_selected", "rejected", "unscored"]
 # What did not come out as asked, one code per kind; the ledger reads these, never the warnings' wording.
 Failure = Literal["candidates_unscored", "narrative_failed", "key_points_failed"]
@@ -82,7 +82,7 @@ class Contribution(BaseModel):
     value: float = Field(description="The value that entered the sum (judge scores normalized to 0-1).")
     weight: float = Field(description="The criterion's weight, as given.")
     contribution: float = Field(description="weight x value.")
-    source: Source = Field(
+    source: ValueSource = Field(
         description="'given' (read from the candidate), 'judge' (scored by the model from its text) or "
         "'missing' (absent, counted as 0.0 and warned about)."
     )
