@@ -73,7 +73,7 @@ class GavelJudge:
         request = rag.JudgeRagAnswerRequest(
             question=item["question"],
             answer=item["answer"],
-            sources=[rag.Source(content=item["context"])],
+            sources=[rag.Passage(content=item["context"])],
             evaluation_context="RAG",
         )
         mark = self.endpoint.meter.mark()

@@ -53,7 +53,7 @@ class Adapter:
 
 def _rag_request(item: Item, rubric: str) -> BaseModel:
     given = item.fields.get("sources") or [item.fields["context"]]
-    sources = [rag.Source(content=s) if isinstance(s, str) else rag.Source.model_validate(s) for s in given]
+    sources = [rag.Passage(content=s) if isinstance(s, str) else rag.Passage.model_validate(s) for s in given]
     return rag.JudgeRagAnswerRequest(
         question=item.fields["question"], answer=item.fields["answer"], sources=sources, rubric=rubric
     )

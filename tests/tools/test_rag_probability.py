@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gavel.tools.engine.backend import ChatRequest
-from gavel.tools.rag import JudgeRagAnswerRequest, Source, judge_rag_answer
+from gavel.tools.rag import JudgeRagAnswerRequest, Passage, judge_rag_answer
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, token_reply, yes_no
 
@@ -34,7 +34,7 @@ def model(p_by_text: dict[str, float], default: float = 0.9):
 
 
 async def judge(backend: ScriptedBackend, answer: str):
-    request = JudgeRagAnswerRequest(question=QUESTION, answer=answer, sources=[Source(content=PASSAGE)])
+    request = JudgeRagAnswerRequest(question=QUESTION, answer=answer, sources=[Passage(content=PASSAGE)])
     return await judge_rag_answer(request, make_deps(backend))
 
 
@@ -102,7 +102,7 @@ async def test_an_unsupported_sentence_asks_the_diagnosis_checks_a_supported_ans
 
 async def test_the_generated_readout_stays_available():
     backend = ScriptedBackend(default=lambda request: "not json", probabilities=True)
-    request = JudgeRagAnswerRequest(question=QUESTION, answer=FAITHFUL, sources=[Source(content=PASSAGE)])
+    request = JudgeRagAnswerRequest(question=QUESTION, answer=FAITHFUL, sources=[Passage(content=PASSAGE)])
     result = await judge_rag_answer(request, make_deps(backend, readout="generated"))
     assert all(r.top_logprobs is None for r in backend.requests)
     assert result.provenance is not None and result.provenance.readout == "generated"
@@ -116,7 +116,7 @@ async def test_a_narrative_is_written_after_the_verdict_and_cannot_change_it():
 
     backend = ScriptedBackend(default=reply, probabilities=True)
     request = JudgeRagAnswerRequest(
-        question=QUESTION, answer=MIXED, sources=[Source(content=PASSAGE)], explain="narrative"
+        question=QUESTION, answer=MIXED, sources=[Passage(content=PASSAGE)], explain="narrative"
     )
     result = await judge_rag_answer(request, make_deps(backend))
     plain = await judge(model({"radio mast": 0.2}), MIXED)

@@ -17,7 +17,7 @@ from gavel.tools.rag.requests import (
     AgentAnswer,
     JudgeRagAnswerRequest,
     JudgeRagAnswersRequest,
-    Source,
+    Passage,
 )
 from gavel.tools.rag.results import RagBatchResult, RagJudgment
 
@@ -26,9 +26,9 @@ __all__ = [
     "AgentAnswer",
     "JudgeRagAnswerRequest",
     "JudgeRagAnswersRequest",
+    "Passage",
     "RagBatchResult",
     "RagJudgment",
-    "Source",
     "check_rag_answer",
     "check_rag_answers",
     "judge_rag_answer",

@@ -6,10 +6,10 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from gavel.tools.rag.requests import Source
+from gavel.tools.rag.requests import Passage
 
 
-def source_keys(sources: Sequence[Source]) -> list[str]:
+def source_keys(sources: Sequence[Passage]) -> list[str]:
     """How each passage is referred to in results: its id, or its 1-based position when it has none."""
     return [s.id if s.id is not None else str(index) for index, s in enumerate(sources, 1)]
 
@@ -21,7 +21,7 @@ _POSITIONAL = re.compile(
 )
 
 
-def _resolve(label: str, sources: Sequence[Source], keys: Sequence[str]) -> str | None:
+def _resolve(label: str, sources: Sequence[Passage], keys: Sequence[str]) -> str | None:
     """The key of the passage `label` refers to: an id, a position ('2', 'S2', 'source 2') or a title."""
     label = label.strip()
     if not label:
@@ -65,7 +65,7 @@ _MIN_ID_CHARS = 3
 _MIN_TITLE_CHARS = 8
 
 
-def _is_citation_label(label: str, sources: Sequence[Source], keys: Sequence[str]) -> bool:
+def _is_citation_label(label: str, sources: Sequence[Passage], keys: Sequence[str]) -> bool:
     return bool(_POSITIONAL.match(label)) or _resolve(label, sources, keys) is not None
 
 
@@ -101,7 +101,7 @@ class Citations(NamedTuple):
     unknown: list[str]
 
 
-def detect_citations(answer: str, sources: Sequence[Source], sources_used: Sequence[str] | None) -> Citations:
+def detect_citations(answer: str, sources: Sequence[Passage], sources_used: Sequence[str] | None) -> Citations:
     """(has_sources, cited_source_ids, unknown_citations), from the answer's text alone.
 
     Citation forms: `[1]`/`[S1]`/`[^1]`/`[doc-id]` brackets, `(Source: …)`/`(Fonte: …)` parentheses,

@@ -19,7 +19,7 @@ from gavel.tools.rag.requests import (
     AgentAnswer,
     JudgeRagAnswerRequest,
     JudgeRagAnswersRequest,
-    Source,
+    Passage,
 )
 from gavel.tools.rubrics import ContextRules, Rubric
 
@@ -30,7 +30,7 @@ class Prepared:
     context: str
     rules: ContextRules
     question: str
-    sources: list[Source]
+    sources: list[Passage]
     passages: str | None
     injection: list[str]  # findings in the question and passages, labelled with where they are
     samples: int
@@ -121,7 +121,7 @@ def _context(name: str, rubric: Rubric) -> tuple[str, ContextRules]:
     return context, rules
 
 
-def _check_sources(sources: Sequence[Source], deps: ToolDeps) -> None:
+def _check_sources(sources: Sequence[Passage], deps: ToolDeps) -> None:
     if len(sources) > deps.limits.max_sources:
         raise InvalidInput(
             f"has {len(sources)} passages; the limit is {deps.limits.max_sources} (GAVEL_MAX_SOURCES). Send the "
@@ -157,7 +157,7 @@ def _check_answer(prefix: str, entry: JudgeRagAnswerRequest | AgentAnswer, deps:
             raise InvalidInput("each id must be 1-200 characters", field=f"{prefix}sources_used[{index}]")
 
 
-def format_passages(sources: Sequence[Source]) -> str | None:
+def format_passages(sources: Sequence[Passage]) -> str | None:
     """The passages as the judge sees them: numbered like the answer's [n] citations, with id and title."""
     if not sources:
         return None
