@@ -186,10 +186,10 @@ class LedgerCall:
             hit = await self.ledger.aserve_cached(self.cache_key, self._serve)
         if hit is None:
             return None
-        source_id, stored, result, structured = hit
-        if await self._record_hit(source_id, stored, result):
+        served_from, stored, result, structured = hit
+        if await self._record_hit(served_from, stored, result):
             return Served(result, structured)
-        log.info("the served call could not be recorded; judging afresh", source_id=source_id)
+        log.info("the served call could not be recorded; judging afresh", served_from=served_from)
         return None
 
     async def _key(self, judge: Judge, deps: ToolDeps) -> str | None:
@@ -242,7 +242,7 @@ class LedgerCall:
             }
         )
 
-    def _serve(self, source_id: str, stored: str) -> tuple[str, str, ToolResult, dict[str, Any]] | None:
+    def _serve(self, served_from: str, stored: str) -> tuple[str, str, ToolResult, dict[str, Any]] | None:
         """The stored judgment as this call returns it: marked cached, its own evaluation_id kept.
 
         Runs on the event loop for a judgment the ledger remembers, else in its worker thread, inside its lock.
@@ -250,16 +250,18 @@ class LedgerCall:
         try:
             result = self.result_model.model_validate_json(stored)
         except ValidationError as exc:
-            log.warning("a stored judgment no longer validates; judging afresh", source_id=source_id, error=str(exc))
+            log.warning(
+                "a stored judgment no longer validates; judging afresh", served_from=served_from, error=str(exc)
+            )
             return None
-        result.evaluation_id = source_id  # the stored result says so already; the row is the authority
+        result.evaluation_id = served_from  # the stored result says so already; the row is the authority
         result.cached = True
         for item in result.ledger_items():
             item.cached = True
-        return source_id, stored, result, result.model_dump(mode="json", by_alias=True)
+        return served_from, stored, result, result.model_dump(mode="json", by_alias=True)
 
-    async def _record_hit(self, source_id: str, stored: str, result: ToolResult) -> bool:
-        """Record that this call was served `source_id`; True once the row is committed.
+    async def _record_hit(self, served_from: str, stored: str, result: ToolResult) -> bool:
+        """Record that this call was served the judgment `served_from`; True once the row is committed.
 
         The row keeps the judgment as it was recorded (its `cached` column says this call was served it),
         so writing it costs no serialization of the result.
@@ -278,7 +280,7 @@ class LedgerCall:
                     structured=parts,
                     headline=headline_of(str(getattr(result, "summary", ""))),
                     cached=True,
-                    source_id=source_id,
+                    served_from=served_from,
                     duration_ms=duration_ms,
                     created_at=timestamp(datetime.fromtimestamp(served_at, UTC)),
                 )
@@ -286,7 +288,7 @@ class LedgerCall:
 
         recorded = await self.ledger.arecord(build())
         if recorded:
-            log.info("judgment served from the ledger", source_id=source_id)
+            log.info("judgment served from the ledger", served_from=served_from)
         return recorded
 
     # -- recording -------------------------------------------------------------------------------------
@@ -301,7 +303,7 @@ class LedgerCall:
         headline: str = "",
         servable: bool = False,
         cached: bool = False,
-        source_id: str | None = None,
+        served_from: str | None = None,
         duration_ms: float | None = None,
         created_at: str | None = None,
     ) -> Entry:
@@ -325,7 +327,7 @@ class LedgerCall:
             cache_key=self.cache_key if top else None,
             servable=servable,
             cached=cached,
-            source_id=source_id,
+            served_from=served_from,
         )
 
     async def record(self, result: ToolResult) -> dict[str, Any] | None:

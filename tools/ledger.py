@@ -5,7 +5,7 @@ One row per judgment: the tool call (top level), and child rows for what it is m
 batch, the iterations of a refinement loop). A row keeps the request (or only its hash), the full
 structured result, provenance, usage, the duration, a one-line headline, and the cache columns: the
 request's cache key and whether the judgment may be served again (`servable`). A call answered from the
-ledger is a row of its own with `cached = 1`, `source_id` naming the judgment it served and that judgment's
+ledger is a row of its own with `cached = 1`, `served_from` naming the judgment it served and that judgment's
 result as recorded, committed before the answer goes out like every other row. (`record_later` still writes
 rows in batches on a background thread, for callers that can lose the last quarter second of them.)
 
@@ -262,7 +262,7 @@ class Ledger(LedgerReads):
     def serve_cached(self, cache_key: str, serve: Callable[[str, str], T | None]) -> T | None:
         """The newest servable judgment for `cache_key` within the TTL, as `serve` makes it.
 
-        `serve(source_id, stored_result_json)` gives what the caller returns; None (e.g. the stored result no
+        `serve(served_from, stored_result_json)` gives what the caller returns; None (e.g. the stored result no
         longer validates) is a miss. Read only: recording the cached call is `record_later`'s job.
         """
         if self.ttl_s <= 0:

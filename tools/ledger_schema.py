@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_S = 10.0
 
 # Any constant: the key of the advisory lock that serializes migrations across instances.
@@ -80,6 +80,12 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             )""",
             "CREATE INDEX calibrations_key ON calibrations (fitness_key, created_at)",
         ),
+    ),
+    (
+        # A cached row's column names what it was served from; `source_id` also read as a RAG passage's id.
+        # RENAME COLUMN: SQLite 3.25 and every supported PostgreSQL; the indexes do not name the column.
+        4,
+        ("ALTER TABLE evaluations RENAME COLUMN source_id TO served_from",),
     ),
 )
 

@@ -16,7 +16,7 @@ HEADLINE_MAX_CHARS = 300
 # The evaluations table's columns, in the order `Entry.row` gives them and `record_of` reads them.
 COLUMNS = (
     "id, tool, created_at, duration_ms, request_hash, request_json, result_json, provenance_json, usage_json, "
-    "cached, headline, parent_id, cache_key, servable, source_id"
+    "cached, headline, parent_id, cache_key, servable, served_from"
 )
 
 
@@ -82,13 +82,13 @@ class Entry:
     parent_id: str | None = None
     cache_key: str | None = None
     servable: bool = False
-    source_id: str | None = None
+    served_from: str | None = None
 
     def row(self) -> tuple[Any, ...]:
         return (
             self.id, self.tool, self.created_at, round(self.duration_ms, 3), self.request_hash, self.request_json,
             self.result_json, self.provenance_json, self.usage_json, int(self.cached), self.headline,
-            self.parent_id, self.cache_key, int(self.servable), self.source_id,
+            self.parent_id, self.cache_key, int(self.servable), self.served_from,
         )  # fmt: skip
 
 
@@ -134,14 +134,14 @@ class LedgerStatus:
 
 def record_of(row: Sequence[Any], items: list[str] | None) -> dict[str, Any]:
     (eid, tool, created_at, duration_ms, request_hash, request_json, result_json, provenance_json, usage_json,
-     cached, headline, parent_id, _cache_key, _servable, source_id) = row  # fmt: skip
+     cached, headline, parent_id, _cache_key, _servable, served_from) = row  # fmt: skip
     record: dict[str, Any] = {
         "evaluation_id": eid,
         "tool": tool,
         "created_at": created_at,
         "duration_ms": duration_ms,
         "cached": bool(cached),
-        "source_id": source_id,
+        "served_from": served_from,
         "parent_id": parent_id,
         "headline": headline,
         "request_hash": request_hash,

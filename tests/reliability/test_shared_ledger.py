@@ -124,6 +124,6 @@ async def test_a_judgment_made_by_one_instance_is_served_by_another_from_the_sha
     (made_id,) = [row[0] for row in rows if row[4] != "yes"]
     assert made_id == judged["evaluation_id"], history.stdout
     hit = run_gavel(["show", hit_id], env)
-    assert hit.returncode == 0 and json.loads(hit.stdout)["source_id"] == judged["evaluation_id"]
+    assert hit.returncode == 0 and json.loads(hit.stdout)["served_from"] == judged["evaluation_id"]
     password = postgres_url.split(":")[2].split("@")[0]
     assert password not in history.stdout + history.stderr + first.stderr() + second.stderr()

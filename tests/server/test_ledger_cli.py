@@ -60,7 +60,7 @@ def filled(ledger_path: Path) -> Ledger:
     store = Ledger(ledger_path)
     store.record([entry("aaaa000000000001", days_ago=3, tool="evaluate_assessment")])
     store.record([entry("bbbb000000000002", days_ago=2), entry("bbbb0000000000i1", parent_id="bbbb000000000002")])
-    store.record([entry("bbbb000000000003", days_ago=1, cached=True, source_id="bbbb000000000002")])
+    store.record([entry("bbbb000000000003", days_ago=1, cached=True, served_from="bbbb000000000002")])
     store.close()
     return store
 
@@ -198,7 +198,7 @@ def test_export_writes_every_record_as_one_json_line_oldest_first(
     ]  # fmt: skip
     assert records[1]["request"] == {"question": "question of bbbb000000000002"}
     assert records[2]["parent_id"] == "bbbb000000000002"
-    assert records[3]["source_id"] == "bbbb000000000002"
+    assert records[3]["served_from"] == "bbbb000000000002"
 
 
 def test_export_since_a_date_leaves_out_older_records(filled: Ledger, capsys: pytest.CaptureFixture[str]) -> None:

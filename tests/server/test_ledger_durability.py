@@ -199,4 +199,4 @@ async def test_a_server_killed_right_after_a_cache_served_answer_keeps_that_call
     _, rows = read_ledger(ledger)
     served_rows = [row for row in rows.values() if row and row["cached"]]
     assert first.structured_content is not None
-    assert [row["source_id"] for row in served_rows] == [first.structured_content["evaluation_id"]]
+    assert [row["served_from"] for row in served_rows] == [first.structured_content["evaluation_id"]]

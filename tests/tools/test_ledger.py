@@ -30,6 +30,7 @@ from gavel.tools.ledger import (
     to_json,
     utc_now,
 )
+from gavel.tools.ledger_schema import Conn, as_conn
 from tests.conftest import REPO_ROOT
 
 WRITES_PER_PROCESS = 300
@@ -44,6 +45,7 @@ def entry(
     cache_key: str | None = None,
     servable: bool = False,
     cached: bool = False,
+    served_from: str | None = None,
     parent_id: str | None = None,
     headline: str = "a headline",
     result: dict[str, Any] | None = None,
@@ -60,15 +62,16 @@ def entry(
         usage_json='{"llm_calls":4}',
         headline=headline,
         cached=cached,
+        served_from=served_from,
         parent_id=parent_id,
         cache_key=cache_key,
         servable=servable,
     )
 
 
-def served(source_id: str, stored: str) -> str:
+def served(served_from: str, stored: str) -> str:
     """A `serve` callback that returns the served judgment's id."""
-    return source_id
+    return served_from
 
 
 @pytest.fixture
@@ -157,7 +160,7 @@ def test_a_ledger_at_an_older_schema_is_migrated_forward_and_keeps_its_rows(path
     store.close()
 
     assert record is not None
-    assert (record["headline"], record["result"], record["parent_id"], record["source_id"]) == (
+    assert (record["headline"], record["result"], record["parent_id"], record["served_from"]) == (
         "v1 row", {"summary": "v1 row"}, None, None
     )  # fmt: skip
     assert written is True
@@ -166,6 +169,50 @@ def test_a_ledger_at_an_older_schema_is_migrated_forward_and_keeps_its_rows(path
         assert schema_version(conn) == SCHEMA_VERSION
     finally:
         conn.close()
+
+
+def write_v3_ledger(conn: Conn | sqlite3.Connection) -> None:
+    """A ledger as Gavel wrote it at schema v3: a judgment, and a call served from it, named in `source_id`."""
+    conn = as_conn(conn)
+    migrate(conn, target=3)
+    insert = (
+        "INSERT INTO evaluations (id, tool, created_at, duration_ms, request_hash, result_json, cached, headline, "
+        "cache_key, servable, source_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+    with conn.transaction():
+        conn.execute(insert, ("judged", "evaluate_assessment", timestamp(utc_now() - timedelta(seconds=5)), 9.0, "h",
+                              '{"summary":"judged"}', 0, "judged", "k", 1, None))  # fmt: skip
+        conn.execute(insert, ("hit", "evaluate_assessment", timestamp(utc_now()), 1.0, "h", '{"summary":"judged"}',
+                              1, "judged", "k", 0, "judged"))  # fmt: skip
+
+
+def check_v3_ledger_reads_at_the_latest_schema(store: Ledger) -> None:
+    """What `write_v3_ledger` wrote, read through a ledger at the latest schema: the served row says where from."""
+    hit = store.get("hit")
+    assert hit is not None and (hit["cached"], hit["served_from"]) == (True, "judged")
+    assert "source_id" not in hit
+    assert store.serve_cached("k", served) == "judged", "the judgment is still served by its cache key"
+    assert store.record([entry("hit2", cached=True, served_from="judged")]) is True
+    again = store.get("hit2")
+    assert again is not None and again["served_from"] == "judged"
+
+
+def test_a_v3_ledger_file_has_its_source_id_column_renamed_to_served_from(path: Path) -> None:
+    old = sqlite3.connect(path, isolation_level=None)
+    write_v3_ledger(old)
+    assert schema_version(old) == 3
+    old.close()
+
+    store = Ledger(path)
+    check_v3_ledger_reads_at_the_latest_schema(store)
+    store.close()
+    conn = sqlite3.connect(path)
+    try:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(evaluations)")}
+        assert schema_version(conn) == SCHEMA_VERSION
+    finally:
+        conn.close()
+    assert "served_from" in columns and "source_id" not in columns
 
 
 def test_a_ledger_written_by_a_newer_gavel_is_left_alone_and_reported(path: Path, warnings: list) -> None:
@@ -367,7 +414,7 @@ def test_a_background_write_that_fails_does_not_stop_the_writer(ledger: Ledger) 
 
 def test_a_stored_judgment_the_caller_declines_is_a_miss_and_records_nothing(ledger: Ledger) -> None:
     ledger.record([entry("j", cache_key="k", servable=True)])
-    assert ledger.serve_cached("k", lambda source_id, stored: None) is None
+    assert ledger.serve_cached("k", lambda served_from, stored: None) is None
 
 
 # -- a ledger that cannot be used ------------------------------------------------------------------------------

@@ -14,8 +14,15 @@ import structlog
 
 from gavel.server.settings import load_settings
 from gavel.tools.ledger import MIGRATIONS, SCHEMA_VERSION, Ledger, PostgresStore
+from gavel.tools.ledger_schema import PostgresConn, schema_version
 from gavel.tools.ledger_store import redact_url
-from tests.tools.test_ledger import entry, ledger_warnings, served
+from tests.tools.test_ledger import (
+    check_v3_ledger_reads_at_the_latest_schema,
+    entry,
+    ledger_warnings,
+    served,
+    write_v3_ledger,
+)
 
 THREAD_WRITES = 150
 
@@ -115,6 +122,21 @@ def test_two_ledgers_writing_at_once_lose_no_rows(postgres_url: str) -> None:
     assert stores[1].count() == 1 + 2 * 2 * THREAD_WRITES
     for store in stores:
         store.close()
+
+
+def test_a_v3_database_has_its_source_id_column_renamed_to_served_from(postgres_url: str) -> None:
+    with psycopg.connect(postgres_url, autocommit=True) as raw:
+        write_v3_ledger(PostgresConn(raw))
+        assert schema_version(PostgresConn(raw)) == 3
+    store = pg_ledger(postgres_url)
+    check_v3_ledger_reads_at_the_latest_schema(store)
+    store.close()
+    with psycopg.connect(postgres_url) as conn:
+        columns = {row[0] for row in conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'evaluations'"
+        )}  # fmt: skip
+        assert schema_version(PostgresConn(conn)) == SCHEMA_VERSION
+    assert "served_from" in columns and "source_id" not in columns
 
 
 def test_a_database_written_by_a_newer_gavel_is_left_alone_and_reported(postgres_url: str, warnings: list) -> None:
