@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
 from bench.scripted import valid_backend
 from gavel.tools.candidates import ScoreCandidatesRequest, score_candidates
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.backend import Backend, ChatReply, ChatRequest, ModelInfo
+from gavel.tools.engine.backend import Backend, ChatReply, ChatRequest, DelegatingBackend
 from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
@@ -75,16 +74,12 @@ SMOKE_IDEAS = 4
 SMOKE_LATENCY_S = 0.05
 
 
-@dataclass
-class TimedBackend:
+class TimedBackend(DelegatingBackend):
     """Delegates to a real backend and times every call: the sum of single calls, next to the wall time."""
 
-    inner: Backend
-    durations: list[float] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
+    def __init__(self, inner: Backend) -> None:
+        super().__init__(inner)
+        self.durations: list[float] = []
 
     async def chat(self, request: ChatRequest) -> ChatReply:
         started = time.perf_counter()
@@ -92,15 +87,6 @@ class TimedBackend:
             return await self.inner.chat(request)
         finally:
             self.durations.append(time.perf_counter() - started)
-
-    async def model_info(self, model: str | None = None) -> ModelInfo:
-        return await self.inner.model_info(model)
-
-    async def reads_probabilities(self, model: str | None = None) -> bool:
-        return await self.inner.reads_probabilities(model)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def separation(scores: dict[str, float | None], concrete: set[str]) -> dict[str, Any]:

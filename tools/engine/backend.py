@@ -83,3 +83,23 @@ class Backend(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+class DelegatingBackend:
+    """Passes every call to `inner`; a wrapper overrides only what it adds (remembering replies, timing calls)."""
+
+    def __init__(self, inner: Backend) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    async def chat(self, request: ChatRequest) -> ChatReply:
+        return await self.inner.chat(request)
+
+    async def model_info(self, model: str | None = None) -> ModelInfo:
+        return await self.inner.model_info(model)
+
+    async def reads_probabilities(self, model: str | None = None) -> bool:
+        return await self.inner.reads_probabilities(model)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

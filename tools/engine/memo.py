@@ -11,10 +11,10 @@ import hashlib
 import json
 from collections import OrderedDict
 
-from gavel.tools.engine.backend import Backend, ChatReply, ChatRequest, ModelInfo
+from gavel.tools.engine.backend import Backend, ChatReply, ChatRequest, DelegatingBackend
 
 
-class MemoBackend:
+class MemoBackend(DelegatingBackend):
     """Remembers a real backend's replies by request, so replays on 2026-07-28 do not pay twice.
 
     Only used while a sampling replay is active; the engine is deterministic, so a replayed request is
@@ -22,8 +22,7 @@ class MemoBackend:
     """
 
     def __init__(self, inner: Backend, size: int = 256) -> None:
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner)
         self._size = size
         self._memo: OrderedDict[str, ChatReply] = OrderedDict()
 
@@ -42,12 +41,3 @@ class MemoBackend:
         if len(self._memo) > self._size:
             self._memo.popitem(last=False)
         return reply
-
-    async def model_info(self, model: str | None = None) -> ModelInfo:
-        return await self.inner.model_info(model)
-
-    async def reads_probabilities(self, model: str | None = None) -> bool:
-        return await self.inner.reads_probabilities(model)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
