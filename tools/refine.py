@@ -127,15 +127,15 @@ def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]
     """Feedback for each low metric, as the source design gives it: 'Scored s/max. <explanation>'; for a score
     read from probabilities, which comes with no reasoning, the metric's definition and its top anchor."""
     by_id = {s.metric: s for s in evaluation.scores}
-    metrics = {m.id: m for m in rubric.metrics}
     top = f"{rubric.scale.max:g}"
     feedback = {}
     for metric in evaluation.low_metrics:
         score = by_id[metric]
-        if score.readout == "probability" and metric in metrics:
-            anchor = metrics[metric].levels.get(top)
+        if score.readout == "probability":
+            defined = rubric.metric(metric)
+            anchor = defined.levels.get(top)
             feedback[metric] = prompts.prompt_set().substitute(
-                "feedback_probability", score=f"{score.score:.3g}", max=top, description=metrics[metric].description,
+                "feedback_probability", score=f"{score.score:.3g}", max=top, description=defined.description,
                 anchor=f" A {top} means: {anchor}." if anchor else "",
             )  # fmt: skip
         else:

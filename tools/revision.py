@@ -59,9 +59,14 @@ def _scale_score(scale_max: float) -> re.Pattern[str]:
     return re.compile(rf"\b(?:score|rating)s?\b\W*\d+(?:\.\d+)?\s*(?:/|out of)\s*{top}\b", re.IGNORECASE)
 
 
+def _subject_word(subject: str) -> str:
+    """The rubric's own word for the text, e.g. "assessment", as a pattern."""
+    return re.escape(subject.split()[-1]) if subject.strip() else "text"
+
+
 def _subject_remarks(subject: str) -> re.Pattern[str]:
-    # "The revised assessment now includes…": the rubric's own word for the text, e.g. "assessment".
-    word = re.escape(subject.split()[-1]) if subject.strip() else "text"
+    # "The revised assessment now includes…"
+    word = _subject_word(subject)
     return re.compile(rf"\b(?:the|this|my) (?:revised|updated|improved|rewritten|new) {word}\b", re.IGNORECASE)
 
 
@@ -87,7 +92,7 @@ _REMARKS_HEADING = re.compile(
 
 def _title(subject: str) -> re.Pattern[str]:
     """The writer's own title for its reply: "### Revised Assessment", "Improved version of the assessment:"."""
-    word = re.escape(subject.split()[-1]) if subject.strip() else "text"
+    word = _subject_word(subject)
     return re.compile(
         rf"^\W*(?:revised|updated|improved|rewritten|new)\s+(?:version\s+(?:of\s+)?(?:the\s+)?)?{word}\W*$",
         re.IGNORECASE,
