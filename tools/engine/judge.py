@@ -75,6 +75,10 @@ class Tally:
         return self.usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
 
 
+class _TimedOut(BackendTimeout):
+    """A call's own timeout, already recorded as the end of its tool call's model work."""
+
+
 class Judge:
     def __init__(
         self,
@@ -156,9 +160,14 @@ class Judge:
                     if self._stopped is not None:  # another call timed out while this one queued
                         raise BackendTimeout(self._stopped)
                     queued = False
-                    # The backend enforces its own timeout; this outer bound guards against one that does not.
-                    with anyio.fail_after(self.config.timeout_s * 1.5):
-                        return await answering.chat(request)
+                    try:
+                        # The backend enforces its own timeout; this outer bound guards against one that does not.
+                        with anyio.fail_after(self.config.timeout_s * 1.5):
+                            return await answering.chat(request)
+                    except (BackendTimeout, TimeoutError) as exc:
+                        # Stopped before the limiter is released: leaving progress' task group yields, and a call
+                        # of this tool call queued for this slot would otherwise ask the silent model once more.
+                        raise _TimedOut(self._stop_after(exc)) from exc
 
         def waiting_for() -> str:
             # The embedded backend says when it is assembling or loading its model (minutes, on the first call).
@@ -169,16 +178,14 @@ class Judge:
             if remaining <= 0:
                 raise TimeoutError
             reply = await self.progress.waiting(answer, waiting_for)
+        except _TimedOut:
+            self.saw_backend_failure = True
+            raise
         except (BackendTimeout, TimeoutError) as exc:
             self.saw_backend_failure = True
             if self._stopped is not None:
                 raise BackendTimeout(self._stopped) from exc
-            if time.monotonic() >= self._deadline:
-                why = f"the tool call's deadline of {self.config.call_deadline_s:g}s (GAVEL_CALL_DEADLINE_S) passed"
-            else:
-                why = str(exc) or f"the model did not answer within {self.config.timeout_s * 1.5:g}s"
-            self._stopped = f"not asked: an earlier model call of this tool call timed out ({why})"
-            raise BackendTimeout(why) from exc
+            raise BackendTimeout(self._stop_after(exc)) from exc
         except BackendError:
             # Tells the provider to re-probe before the next call (Ollama may have come back).
             self.saw_backend_failure = True
@@ -187,6 +194,16 @@ class Judge:
         self._answered += 1
         await self.progress.tick(f"{step}: answered ({self._answered} model calls so far)")
         return reply
+
+    def _stop_after(self, exc: BaseException) -> str:
+        """Why this call timed out; from now on the tool call asks the backend nothing more."""
+        if time.monotonic() >= self._deadline:
+            why = f"the tool call's deadline of {self.config.call_deadline_s:g}s (GAVEL_CALL_DEADLINE_S) passed"
+        else:
+            why = str(exc) or f"the model did not answer within {self.config.timeout_s * 1.5:g}s"
+        if self._stopped is None:
+            self._stopped = f"not asked: an earlier model call of this tool call timed out ({why})"
+        return why
 
     def _request(
         self,

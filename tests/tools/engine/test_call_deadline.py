@@ -17,14 +17,21 @@ from tests.support.scripted import ScriptedBackend
 TEXT = "Low mood for three weeks; sleeps four hours a night."
 
 
-def deps(backend: ScriptedBackend, **config: float) -> ToolDeps:
+async def _to_client(progress: float, total: float | None, message: str | None) -> None:
+    pass
+
+
+def deps(backend: ScriptedBackend, *, reporting: bool = False, **config: float) -> ToolDeps:
     engine = EngineConfig(max_concurrency=1, **config)  # type: ignore[arg-type]
     limiter = anyio.CapacityLimiter(1)
 
     async def judge() -> Judge:
         return Judge(backend, engine, limiter)
 
-    return ToolDeps(registry=REGISTRY, limits=Limits(), judge_factory=judge)
+    made = ToolDeps(registry=REGISTRY, limits=Limits(), judge_factory=judge)
+    if reporting:  # a client that asked for progress: each model call waits inside a heartbeat task group
+        made.progress = _to_client
+    return made
 
 
 async def test_after_a_timeout_the_call_asks_the_backend_no_more():
@@ -38,6 +45,14 @@ async def test_after_a_timeout_the_call_asks_the_backend_no_more():
     assert {s.status for s in result.scores} == {"unscored"}
     assert all("timed out" in (s.reason or "") for s in result.scores)
     assert result.passed is None
+
+
+async def test_a_call_queued_behind_the_timed_out_one_does_not_ask_when_progress_is_reported():
+    # Leaving the heartbeat's task group yields to the queued call after the slot is freed: the timeout must be
+    # recorded before that (CI once saw 8 requests to a silent model where 7 were the most).
+    never = ScriptedBackend(default="{}", latency_s=60)
+    await evaluate_assessment(EvaluateAssessmentRequest(assessment=TEXT), deps(never, reporting=True, timeout_s=0.2))
+    assert len(never.requests) == 1
 
 
 async def test_the_whole_call_deadline_bounds_a_slow_backend():
