@@ -78,6 +78,14 @@ class Metric(BaseModel):
         max_length=MAX_LEVELS,
         description=f"Score anchors: score (as text) → what that score means; at most {MAX_LEVELS}.",
     )
+    question: ShortText | None = Field(
+        default=None,
+        pattern=r"\?\s*$",
+        description=(
+            "A yes/no question whose Yes means the metric is met, ending in '?'. The probability readout asks it "
+            "instead of the description on a scale whose values are not single tokens (0-10, 0-1)."
+        ),
+    )
     judged_against: Literal["source", "question", "text"] = Field(
         default="source",
         description=(

@@ -41,7 +41,7 @@ def test_the_engine_config_carries_every_setting_of_its_name_and_keeps_its_own_d
     assert all(getattr(settings, name) != Settings.model_fields[name].default for name in shared)
     assert {name: getattr(config, name) for name in shared} == {name: getattr(settings, name) for name in shared}
     assert config.default_ollama_model == DEFAULT_OLLAMA_MODEL
-    assert (config.top_k, config.top_p, config.candidate_readout) == (20, 0.9, "generated")
+    assert (config.top_k, config.top_p, config.candidate_readout) == (20, 0.9, "probability")
     assert config.backend == "ollama" and config.seed == 7 and config.call_deadline_s == 90
 
 

@@ -161,6 +161,8 @@ def _instruction(rubric: Rubric, metric: Metric, context_instructions: str | Non
         return prompts.prompt_set().fill(
             "probability_scale", levels=prompts.anchors(metric), scale_min=values[0], scale_max=values[-1], **common
         )
+    if metric.question:
+        return prompts.prompt_set().fill("probability_question", question=metric.question)
     return prompts.prompt_set().fill("probability_yes_no", anchor=_anchor(metric), **common)
 
 
