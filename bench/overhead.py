@@ -5,9 +5,10 @@ In-memory (`mcp.Client(server)`) and over stdio (`python -m bench.server_entry`,
 per-metric judge calls on a scripted backend answering at once). Calls are interleaved round-robin
 (echo, score_candidates, evaluate_assessment, echo, ...) after a warm-up, so drifting load on the shared
 machine hits all three alike. Also: start-up of the real `python -m gavel.server serve` to its first
-tools/list response over stdio (process start, imports, rubric loading, initialize, tools/list).
+tools/list response over stdio (process start, imports, rubric loading, initialize, tools/list), beside the
+SDK's floor: a bare MCPServer with one tool (bench/bare_server.py), started by the same client.
 
-Goals: tool p50 ≤ 1.5 × echo p50; start-up ≤ 1.5 s.
+Goals: tool p50 ≤ 1.5 × echo p50; start-up ≤ 1.2 s.
 """
 
 from __future__ import annotations
@@ -129,13 +130,17 @@ async def over_stdio(calls: int, warmup: int) -> Timings:
             return await _measure(client, calls, warmup)
 
 
-async def startup_once() -> float:
-    """Seconds from spawning `python -m gavel.server serve` to its first tools/list response."""
+GAVEL_SERVE = ("-m", "gavel.server", "serve")
+# The floor: the SDK's import and session with one tool, which no change to Gavel can go below.
+BARE_SDK_SERVER = ("-m", "bench.bare_server")
+
+
+async def startup_once(args: tuple[str, ...] = GAVEL_SERVE) -> float:
+    """Seconds from spawning `python -m gavel.server serve` (or `args`) to its first tools/list response."""
     # As an installed Gavel starts: pip compiles bytecode at install, and a first start writes what is missing.
     # A sandbox's PYTHONDONTWRITEBYTECODE would otherwise recompile every Gavel module at every start.
     env = {k: v for k, v in _child_env().items() if k != "PYTHONDONTWRITEBYTECODE"}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gavel.server", "serve"], env=env,
-                                   cwd=str(REPO_ROOT))  # fmt: skip
+    params = StdioServerParameters(command=sys.executable, args=list(args), env=env, cwd=str(REPO_ROOT))
     with open(os.devnull, "w") as quiet:  # noqa: ASYNC230 - opened once, before the session
         started = time.perf_counter()
         with anyio.fail_after(STARTUP_TIMEOUT_S):
@@ -143,7 +148,7 @@ async def startup_once() -> float:
                 tools = await client.list_tools()
                 elapsed = time.perf_counter() - started
     if not tools.tools:
-        raise RuntimeError("gavel serve listed no tools")
+        raise RuntimeError(f"{' '.join(args)} listed no tools")
     return elapsed
 
 
@@ -179,9 +184,14 @@ async def run_async(calls: int, warmup: int, startups: int) -> dict[str, Any]:
     quiet_logging("INFO")
     rows = _rows("in-memory", await in_memory(calls, warmup)) if calls else []
     rows += _rows("stdio", await over_stdio(calls, warmup)) if calls else []
-    await startup_once()  # untimed: writes any missing bytecode and warms the file cache
-    starts = [await startup_once() for _ in range(startups)]
-    return {"rows": rows, "startup_s": [round(s, 3) for s in starts]}
+    for args in (GAVEL_SERVE, BARE_SDK_SERVER):
+        await startup_once(args)  # untimed: writes any missing bytecode and warms the file cache
+    starts: list[float] = []
+    floor: list[float] = []
+    for _ in range(startups):  # interleaved, so drifting load on a shared machine hits both alike
+        starts.append(await startup_once())
+        floor.append(await startup_once(BARE_SDK_SERVER))
+    return {"rows": rows, "startup_s": [round(s, 3) for s in starts], "sdk_floor_s": [round(s, 3) for s in floor]}
 
 
 def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
@@ -200,6 +210,7 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     run = Run(f"{NAME}-startup" if args.startup_only else NAME, args.out or out_dir, args.smoke)
     result = anyio.run(run_async, args.calls, args.warmup, args.startups)
     startup_median = statistics.median(result["startup_s"])
+    floor_median = statistics.median(result["sdk_floor_s"])
     worst_ratio = max((r["ratio_p50_to_echo"] for r in result["rows"] if r["tool"] != ECHO_TOOL), default=None)
     payload = {
         "calls_per_tool": args.calls,
@@ -209,6 +220,8 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
         "client_validation = the SDK client's own outputSchema check of the same result, timed again apart",
         **result,
         "startup_median_s": round(startup_median, 3),
+        "sdk_floor_median_s": round(floor_median, 3),
+        "gavel_share_median_s": round(startup_median - floor_median, 3),
         "goals": {
             "ratio_to_echo_max": GOAL_RATIO,
             "startup_s_max": GOAL_STARTUP_S,
@@ -247,6 +260,10 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
         )
     )
     say(f"\nstart-up to first tools/list (gavel serve, stdio): median {startup_median:.2f} s of {result['startup_s']}")
+    say(
+        f"the SDK's floor (a bare MCPServer with one tool, same client): median {floor_median:.2f} s of "
+        f"{result['sdk_floor_s']}; Gavel's share {startup_median - floor_median:.2f} s"
+    )
     say(f"written to {path}")
     return path
 
