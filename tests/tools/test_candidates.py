@@ -26,7 +26,7 @@ from gavel.tools.errors import InvalidInput, UnknownRubric
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.deps import ProgressLog, make_deps, strictly_increasing
 from tests.support.replies import asked_metric, schema_fields
-from tests.support.scripted import ScriptedBackend, backend_error
+from tests.support.scripted import ScriptedBackend, backend_error, yes_no
 
 REGISTRY = RubricRegistry.load()
 IDEA = REGISTRY.get("idea-quality")
@@ -689,6 +689,42 @@ async def test_accepted_selected_ideas_get_key_points_from_the_rubric_instructio
     assert [s.key_points for s in result.selected] == [KEY_POINTS["key_points"]] * 2
     key_point_prompts = [p for p in backend.prompts if "List 3 to 5 short key points" in p]
     assert len(key_point_prompts) == 2
+
+
+P_YES = {"cache": 0.8, "dashboard": 0.3, "chain": 0.6}
+
+
+def idea_probabilities(request):
+    """Yes/No checks answered with the idea's scripted P(yes); key-point calls with KEY_POINTS."""
+    if request.top_logprobs:
+        return yes_no(next(P_YES[i["id"]] for i in IDEAS if i["text"] in request.messages[1].content))
+    return KEY_POINTS
+
+
+async def test_on_a_backend_with_probabilities_each_criterion_is_the_rubrics_own_yes_no_question():
+    backend = ScriptedBackend(default=idea_probabilities, probabilities=True)
+    result = await run(make_deps(backend), candidates=IDEAS, rubric="idea-quality")
+    checks = [r for r in backend.requests if r.top_logprobs]
+    assert len(checks) == 3 * 4
+    asked = {r.messages[1].content.rsplit("\n\n", 1)[-1] for r in checks}
+    assert asked == {f"{m.question} Answer Yes or No." for m in IDEA.metrics}
+    # P(yes) placed on 0-10: the dashboard's 3.0 average is below the threshold of 5.
+    assert ids(result) == ["cache", "chain"]
+    assert [s.rubric_average for s in result.selected] == [pytest.approx(8.0), pytest.approx(6.0)]
+    assert [r.id for r in result.rejected] == ["dashboard"]
+
+
+async def test_generated_readout_forced_keeps_score_candidates_on_written_scores():
+    backend = ScriptedBackend(default=idea_judge(IDEA_SCORES), probabilities=True)
+    result = await run(make_deps(backend, readout="generated"), candidates=IDEAS, rubric="idea-quality")
+    assert not any(r.top_logprobs for r in backend.requests)
+    assert ids(result) == ["cache", "chain"]
+
+
+def test_a_rubric_question_must_be_a_question():
+    metric = IDEA.metrics[0].model_dump()
+    with pytest.raises(ValidationError, match="question"):
+        type(IDEA.metrics[0]).model_validate({**metric, "question": "Say Yes if it is new."})
 
 
 async def test_rubric_mode_reports_usage_and_provenance():
