@@ -22,6 +22,7 @@ import os
 import secrets
 import shutil
 import tempfile
+import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -133,6 +134,37 @@ def file_sha256(path: Path) -> str:
 # all go to this slot: each llama.cpp slot keeps its own prompt cache, so the prefix is evaluated once and no
 # generated reply overwrites it. Generated replies get slots 1..parallel and decode side by side.
 PROBABILITY_SLOT = 0
+
+
+class _Lease:
+    """A generation slot, held until llama.cpp is done with it rather than until its caller stops waiting: a call
+    that timed out goes on decoding in its thread, and its slot handed out meanwhile would queue the next call
+    behind it while another slot sits idle."""
+
+    def __init__(self, free: list[int], slot: int) -> None:
+        self._free, self._slot = free, slot
+        self._lock = threading.Lock()
+        self._started = self._returned = False
+
+    def start(self) -> bool:
+        """Called in llama.cpp's thread; False when the caller already gave the slot back."""
+        with self._lock:
+            self._started = not self._returned
+            return self._started
+
+    def give_back(self) -> None:
+        with self._lock:
+            if not self._returned:
+                self._returned = True
+                self._free.append(self._slot)
+
+    def abandon(self) -> None:
+        """The caller is done waiting: the slot goes back now unless llama.cpp is working in it (then at its end)."""
+        with self._lock:
+            if self._started or self._returned:
+                return
+            self._returned = True
+            self._free.append(self._slot)
 
 
 class EmbeddedBackend:
@@ -247,18 +279,29 @@ class EmbeddedBackend:
         slot = self._take_slot(request)
         if slot is not None:
             body["id_slot"] = slot
+        lease = _Lease(self._free_slots, slot) if slot is not None and slot != PROBABILITY_SLOT else None
+
+        def answer() -> Any:
+            if lease is not None and not lease.start():
+                return None  # the caller stopped waiting before llama.cpp began, and gave the slot back
+            try:
+                return server.handle_chat_completions(body)
+            finally:
+                if lease is not None:
+                    lease.give_back()
+
         started = time.perf_counter()
         try:
             with anyio.fail_after(self.timeout_s):
-                result = await anyio.to_thread.run_sync(server.handle_chat_completions, body, abandon_on_cancel=True)
+                result = await anyio.to_thread.run_sync(answer, abandon_on_cancel=True)
         except TimeoutError as exc:
             raise BackendTimeout(
                 f"the embedded model ({self.model_name}) did not answer within {self.timeout_s:g}s; "
                 "raise GAVEL_TIMEOUT_S or lower GAVEL_MAX_CONCURRENCY"
             ) from exc
         finally:
-            if slot is not None and slot != PROBABILITY_SLOT:
-                self._free_slots.append(slot)
+            if lease is not None:
+                lease.abandon()
         return self._reply(result, (time.perf_counter() - started) * 1000)
 
     def _take_slot(self, request: ChatRequest) -> int | None:

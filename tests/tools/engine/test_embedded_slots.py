@@ -15,6 +15,7 @@ import anyio
 
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.embedded import PROBABILITY_SLOT, EmbeddedBackend
+from gavel.tools.errors import BackendTimeout
 
 REPLY = {"choices": [{"message": {"content": "Yes"}, "finish_reason": "stop"}]}
 
@@ -64,3 +65,34 @@ async def test_one_slot_leaves_the_choice_to_llama_cpp() -> None:
     await backend.chat(_request(probability=True))
     await backend.chat(_request(probability=False))
     assert backend.slots == 1 and all("id_slot" not in b for b in recorder.bodies)
+
+
+async def test_a_timed_out_generation_keeps_its_slot_until_llama_cpp_is_done_with_it() -> None:
+    backend, recorder = _backend(parallel=2)
+    backend.timeout_s = 0.2
+    release = threading.Event()
+    first = True
+
+    def handle(body: dict[str, Any]) -> dict[str, Any]:
+        nonlocal first
+        recorder.bodies.append(body)
+        if first:  # the first generation outlives its caller's timeout
+            first = False
+            release.wait(timeout=5)
+        return REPLY
+
+    recorder.handle_chat_completions = handle  # type: ignore[method-assign]
+    try:
+        await backend.chat(_request(probability=False))
+    except BackendTimeout:
+        pass
+    else:
+        raise AssertionError("the first call should have timed out")
+    await backend.chat(_request(probability=False))
+    assert recorder.bodies[1]["id_slot"] != recorder.bodies[0]["id_slot"]  # not queued behind the busy slot
+    release.set()
+    for _ in range(100):  # llama.cpp's thread gives the slot back when it finishes
+        if sorted(backend._free_slots) == [1, 2]:
+            break
+        await anyio.sleep(0.02)
+    assert sorted(backend._free_slots) == [1, 2]
