@@ -133,10 +133,10 @@ def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]
         score = by_id[metric]
         if score.readout == "probability":
             defined = rubric.metric(metric)
-            anchor = defined.levels.get(top)
+            best = rubric.scale.best_level(defined.levels)  # the best end, also on a lower-is-better scale
             feedback[metric] = prompts.prompt_set().substitute(
                 "feedback_probability", score=f"{score.score:.3g}", max=top, description=defined.description,
-                anchor=f" A {top} means: {anchor}." if anchor else "",
+                anchor=f" A {best[0]} means: {best[1]}." if best else "",
             )  # fmt: skip
         else:
             feedback[metric] = f"Scored {score.score:.3g}/{top}. {score.explanation}".strip()

@@ -59,6 +59,20 @@ class Scale(BaseModel):
     def midpoint(self) -> float:
         return (self.min + self.max) / 2
 
+    def from_share(self, share: float) -> float:
+        """A share of the way from the worst end of the scale (0) to its best (1), as a score: where a Yes
+        probability lands, whichever way the scale points."""
+        if self.higher_is_better:
+            return self.min + share * (self.max - self.min)
+        return self.max - share * (self.max - self.min)
+
+    def best_level(self, levels: dict[str, str]) -> tuple[str, str] | None:
+        """The anchor at the best end of the scale (its highest score, or its lowest when lower is better)."""
+        if not levels:
+            return None
+        pick = max if self.higher_is_better else min
+        return pick(levels.items(), key=lambda item: float(item[0]))
+
 
 class Metric(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -119,11 +119,11 @@ def metric_score(metric_id: str, name: str, readout: Readout, explanation: str) 
 _YES_NO_QUESTION = ("is ", "are ", "does ", "do ", "did ", "can ", "could ", "has ", "have ", "will ", "would ")
 
 
-def _anchor(metric: Metric) -> str:
-    """The scale's top level as what a Yes means, unless the description already asks a yes/no question."""
-    if not metric.levels or metric.description.strip().lower().startswith(_YES_NO_QUESTION):
+def _anchor(rubric: Rubric, metric: Metric) -> str:
+    """The scale's best level as what a Yes means, unless the description already asks a yes/no question."""
+    best = rubric.scale.best_level(metric.levels)
+    if best is None or metric.description.strip().lower().startswith(_YES_NO_QUESTION):
         return ""
-    best = max(metric.levels.items(), key=lambda item: float(item[0]))
     return f" Yes means: {best[1]}."
 
 
@@ -163,7 +163,7 @@ def _instruction(rubric: Rubric, metric: Metric, context_instructions: str | Non
         )
     if metric.question:
         return prompts.prompt_set().fill("probability_question", question=metric.question)
-    return prompts.prompt_set().fill("probability_yes_no", anchor=_anchor(metric), **common)
+    return prompts.prompt_set().fill("probability_yes_no", anchor=_anchor(rubric, metric), **common)
 
 
 async def score_metric(
@@ -181,9 +181,9 @@ async def score_metric(
     user = user_prompt(shared, instruction, {rubric.prompt.subject: subject})
     readout = await ask(judge, user, tally, model=model, values=values, system=shared.system, step=metric.name)
     if readout.value is not None and not values:
-        # P(yes) placed on the scale: its minimum plus P(yes) times its width.
+        # A Yes means the metric is met: P(yes) is the share of the way from the scale's worst end to its best.
         readout = Readout(
-            value=rubric.scale.min + readout.value * (rubric.scale.max - rubric.scale.min),
+            value=rubric.scale.from_share(readout.value),
             distribution=readout.distribution,
             mass=readout.mass,
         )
