@@ -174,8 +174,10 @@ async def _write(
     instruction: str,
     model: str | None,
     feedback: Mapping[str, str] | None = None,
+    carried: str | None = None,
 ) -> _Written:
-    """The writer's text, checked; asked once more, naming what to leave out, when it carries more than itself."""
+    """The writer's text, checked; asked once more, naming what to leave out, when it carries more than itself.
+    `carried`: the previous version, whose own lines are content wherever they recur."""
     usage = Usage()
     ask = instruction
     for _attempt in range(2):
@@ -183,13 +185,14 @@ async def _write(
         usage = usage.add(generated.usage)
         if generated.text is None:
             return _Written(None, usage, error=generated.error)
-        text, removed = strip_frame(generated.text, subject=rubric.prompt.subject)
+        text, removed = strip_frame(generated.text, subject=rubric.prompt.subject, carried=carried)
         found = revision_problems(
             text,
             subject=rubric.prompt.subject,
             metric_ids=[m.id for m in rubric.metrics],
             scale_max=rubric.scale.max,
             feedback=feedback,
+            carried=carried,
         )
         if not found:
             return _Written(text, usage, removed=removed)
@@ -281,6 +284,7 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
             instruction=rubric.prompt.revise or template.fill("revise", subject=subject),
             model=writer_model,
             feedback=feedback,
+            carried=text,
         )
         total = total.add(revised.usage)
         if revised.problem is not None:

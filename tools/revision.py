@@ -99,17 +99,26 @@ def _title(subject: str) -> re.Pattern[str]:
     )
 
 
-def strip_frame(text: str, *, subject: str) -> tuple[str, str | None]:
+def _carried_lines(carried: str | None) -> frozenset[str]:
+    """The previous version's own lines: carried into the rewrite, they are the text's content (an "Explanation"
+    section of an exam answer, a clinical "Note: …"), never the writer's frame or remarks."""
+    return frozenset(_normalized(line) for line in (carried or "").splitlines() if line.strip())
+
+
+def strip_frame(text: str, *, subject: str, carried: str | None = None) -> tuple[str, str | None]:
     """The reply without the writer's frame around the text: its title line for it and a closing section under a
-    remarks heading. Small models add both however they are asked; neither is part of the text. Returns the
-    text and what was cut (None when nothing was), so the cut stays visible."""
+    remarks heading, unless the previous version (`carried`) had that line too. Small models add both however
+    they are asked; neither is part of the text. Returns the text and what was cut (None when nothing was), so
+    the cut stays visible."""
+    own = _carried_lines(carried)
     lines = text.splitlines()
     cut: list[str] = []
     start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
-    if start < len(lines) and _title(subject).match(lines[start]):
+    if start < len(lines) and _title(subject).match(lines[start]) and _normalized(lines[start]) not in own:
         cut.append(lines[start])
         start += 1
-    end = next((i for i in range(start + 1, len(lines)) if _REMARKS_HEADING.match(lines[i])), len(lines))
+    headings = (i for i in range(start + 1, len(lines)) if _REMARKS_HEADING.match(lines[i]))
+    end = next((i for i in headings if _normalized(lines[i]) not in own), len(lines))
     cut += lines[end:]
     kept = "\n".join(lines[start:end]).strip()
     if not kept or not cut:
@@ -124,8 +133,11 @@ def revision_problems(
     metric_ids: Iterable[str],
     scale_max: float,
     feedback: Mapping[str, str] | None = None,
+    carried: str | None = None,
 ) -> list[RevisionProblem]:
-    """Every way `text` carries something other than the text itself; empty when it is clean."""
+    """Every way `text` carries something other than the text itself; empty when it is clean. A line the previous
+    version (`carried`) had is the text's own, not a remark about the rewrite."""
+    own = _carried_lines(carried)
     ids = "|".join(re.escape(m) for m in metric_ids) or r"(?!)"
     # "- specificity: …", the feedback's line form, with the metric's id as the rubric spells it.
     metric_line = re.compile(rf"^\W*(?:{ids})\W*\s*[:\-–]", re.IGNORECASE)
@@ -137,6 +149,8 @@ def revision_problems(
         feedback_like = _SCORED.search(line) or scale_score.search(line) or metric_line.match(line)
         if feedback_like or _FEEDBACK_HEADING.match(line):
             found.append(RevisionProblem("judge_feedback", evidence))
+        elif _normalized(line) in own:
+            continue
         elif _REMARKS.search(line) or subject_remarks.search(line) or (index == 0 and _OPENERS.match(line)):
             found.append(RevisionProblem("writer_remarks", evidence))
     flat = _normalized(text)

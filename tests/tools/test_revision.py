@@ -87,3 +87,22 @@ def test_each_problem_says_what_was_found() -> None:
 )  # fmt: skip
 def test_the_writers_frame_is_cut_and_what_was_cut_is_returned(reply: str, kept: str | None, cut: str | None) -> None:
     assert strip_frame(reply, subject="assessment") == (kept or reply, cut)
+
+
+def test_a_section_the_previous_version_had_is_content_not_the_writers_frame() -> None:
+    answer = "The answer is B.\n\nExplanation:\nB is the only option the passage supports."
+    assert strip_frame(answer, subject="answer") == (
+        "The answer is B.",
+        "Explanation:\nB is the only option the passage supports.",
+    )
+    assert strip_frame(answer, subject="answer", carried="The answer is A.\nExplanation:\nA fits.") == (answer, None)
+
+
+def test_a_line_the_previous_version_had_is_no_remark_about_the_rewrite() -> None:
+    draft = "Low mood for three weeks.\nNote: the patient declined blood tests."
+    revised = "Low mood most days for three weeks; wakes at 4 a.m.\nNote: the patient declined blood tests."
+    check = {"subject": "assessment", "metric_ids": METRICS, "scale_max": 5}
+    assert [p.code for p in revision_problems(revised, **check)] == ["writer_remarks"]  # without the draft
+    assert revision_problems(revised, **check, carried=draft) == []
+    added = revised + "\nNote: I have added the waking time."
+    assert [p.code for p in revision_problems(added, **check, carried=draft)] == ["writer_remarks"]
