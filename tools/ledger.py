@@ -5,9 +5,10 @@ One row per judgment: the tool call (top level), and child rows for what it is m
 batch, the iterations of a refinement loop). A row keeps the request (or only its hash), the full
 structured result, provenance, usage, the duration, a one-line headline, and the cache columns: the
 request's cache key and whether the judgment may be served again (`servable`). A call answered from the
-ledger is a row of its own with `cached = 1`, `served_from` naming the judgment it served and that judgment's
-result as recorded, committed before the answer goes out like every other row. (`record_later` still writes
-rows in batches on a background thread, for callers that can lose the last quarter second of them.)
+ledger is a row of its own with `cached = 1`, `served_from` (column `source_id`) naming the judgment it served
+and that judgment's result as recorded, committed before the answer goes out like every other row.
+(`record_later` still writes rows in batches on a background thread, for callers that can lose the last quarter
+second of them.)
 
 A file deleted, replaced or overwritten under the open connection is noticed at the next use (SQLite
 would go on writing where nobody can read): the ledger is then unavailable for the rest of the process.

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_S = 10.0
 
 # Any constant: the key of the advisory lock that serializes migrations across instances.
@@ -29,7 +29,10 @@ _TOKENS: dict[Dialect, dict[str, str]] = {
     "postgres": {"rowid": "rowid BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE, ", "real": "DOUBLE PRECISION"},
 }
 
-# Forward migrations, applied in order inside one write transaction; never edit a shipped step, add one.
+# Forward migrations, applied in order inside one write transaction; never edit a shipped step, add one. Every
+# step only adds (tables, columns, indexes): instances sharing one ledger are upgraded one at a time, and an
+# older one must keep writing after a newer one migrated. So a column keeps its first name: `source_id` is what
+# the code calls `served_from`, the judgment a cached row was served from.
 # The SQLite rendering of every step is exactly the SQL shipped before PostgreSQL support.
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (
@@ -80,12 +83,6 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             )""",
             "CREATE INDEX calibrations_key ON calibrations (fitness_key, created_at)",
         ),
-    ),
-    (
-        # A cached row's column names what it was served from; `source_id` also read as a RAG passage's id.
-        # RENAME COLUMN: SQLite 3.25 and every supported PostgreSQL; the indexes do not name the column.
-        4,
-        ("ALTER TABLE evaluations RENAME COLUMN source_id TO served_from",),
     ),
 )
 

@@ -16,7 +16,7 @@ HEADLINE_MAX_CHARS = 300
 # The evaluations table's columns, in the order `Entry.row` gives them and `record_of` reads them.
 COLUMNS = (
     "id, tool, created_at, duration_ms, request_hash, request_json, result_json, provenance_json, usage_json, "
-    "cached, headline, parent_id, cache_key, servable, served_from"
+    "cached, headline, parent_id, cache_key, servable, source_id"  # source_id: the row's served_from
 )
 
 

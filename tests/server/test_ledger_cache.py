@@ -567,7 +567,7 @@ async def test_a_broken_ledger_never_fails_a_tool_call_and_warns_once(
 def rows_in_file(path: Path) -> list[tuple[str, int, str | None]]:
     """The rows as another process sees them: a connection of its own, no waiting for this process's writer."""
     with sqlite3.connect(path) as conn:
-        return conn.execute("SELECT id, cached, served_from FROM evaluations ORDER BY rowid").fetchall()
+        return conn.execute("SELECT id, cached, source_id FROM evaluations ORDER BY rowid").fetchall()
 
 
 @pytest.mark.parametrize("tool", CACHEABLE_TOOLS)

@@ -197,22 +197,22 @@ def check_v3_ledger_reads_at_the_latest_schema(store: Ledger) -> None:
     assert again is not None and again["served_from"] == "judged"
 
 
-def test_a_v3_ledger_file_has_its_source_id_column_renamed_to_served_from(path: Path) -> None:
+def test_an_instance_of_the_previous_release_keeps_writing_a_ledger_this_one_opened(path: Path) -> None:
+    # Instances sharing one ledger are upgraded one at a time: the v3 SQL still writes after this Gavel opened it.
+    Ledger(path).close()
     old = sqlite3.connect(path, isolation_level=None)
     write_v3_ledger(old)
-    assert schema_version(old) == 3
     old.close()
-
     store = Ledger(path)
     check_v3_ledger_reads_at_the_latest_schema(store)
     store.close()
-    conn = sqlite3.connect(path)
-    try:
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(evaluations)")}
-        assert schema_version(conn) == SCHEMA_VERSION
-    finally:
-        conn.close()
-    assert "served_from" in columns and "source_id" not in columns
+
+
+def test_every_migration_step_only_adds() -> None:
+    # A rename or a drop would fail every write of an older instance still sharing the ledger.
+    statements = [sql.upper() for _, step in MIGRATIONS for sql in step]
+    assert all(sql.lstrip().startswith(("CREATE TABLE", "CREATE INDEX", "ALTER TABLE")) for sql in statements)
+    assert not [sql for sql in statements if " RENAME " in sql or " DROP " in sql]
 
 
 def test_a_ledger_written_by_a_newer_gavel_is_left_alone_and_reported(path: Path, warnings: list) -> None:
