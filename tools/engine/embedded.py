@@ -154,15 +154,16 @@ class _Lease:
 
     def give_back(self) -> None:
         with self._lock:
-            if not self._returned:
-                self._returned = True
-                self._free.append(self._slot)
+            self._return()
 
     def abandon(self) -> None:
         """The caller is done waiting: the slot goes back now unless llama.cpp is working in it (then at its end)."""
         with self._lock:
-            if self._started or self._returned:
-                return
+            if not self._started:
+                self._return()
+
+    def _return(self) -> None:  # under the lock; at most once
+        if not self._returned:
             self._returned = True
             self._free.append(self._slot)
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from gavel.tools.engine.config import EngineConfig
+from gavel.tools.candidates import ScoreCandidatesRequest, score_candidates
+from gavel.tools.deps import ToolDeps
+from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.engine.embedded import EmbeddedBackend, embedded_available
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
@@ -128,10 +130,6 @@ async def test_the_embedded_model_reads_a_supported_sentence_above_an_unsupporte
 
 async def test_score_candidates_ranks_a_concrete_idea_above_a_slogan_from_probabilities(embedded_backend):
     # The demo's two clearest ideas; measured at 0.74 and 0.65 (bench/README.md, the ideas' probability readout).
-    from gavel.tools.candidates import ScoreCandidatesRequest, score_candidates
-    from gavel.tools.deps import ToolDeps
-    from gavel.tools.engine.config import Limits
-
     async def judge() -> Judge:
         return Judge(embedded_backend, EngineConfig(timeout_s=600))
 
