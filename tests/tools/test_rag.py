@@ -737,11 +737,11 @@ async def test_answers_are_ranked_by_overall_with_unscored_last_and_the_best_app
     assert strictly_increasing(progress.events)
 
 
-async def test_best_is_the_top_approved_answer_even_when_a_higher_score_is_not_approved():
+async def test_an_approved_answer_ranks_above_a_higher_scored_one_that_is_not():
     scripts = {DELTA: Script(uniform(0.8), UNGROUNDED), ALPHA: Script(uniform(0.75))}
     result = await judge_rag_answers(batch(("delta", DELTA), ("alpha", ALPHA)), make_deps(backend_for(scripts)))
-    assert [r.agent_name for r in result.results] == ["delta", "alpha"]
-    assert result.results[0].verdict == "needs_improvement"
+    assert [r.agent_name for r in result.results] == ["alpha", "delta"]
+    assert result.results[1].verdict == "needs_improvement"
     assert result.best == "alpha"
 
 

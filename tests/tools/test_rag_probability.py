@@ -124,3 +124,37 @@ async def test_a_narrative_is_written_after_the_verdict_and_cannot_change_it():
     assert (result.verdict, result.overall_score) == (plain.verdict, plain.overall_score)
     narrated = [r for r in backend.requests if r.purpose == "generate"]
     assert len(narrated) == 1 and plain.render_text().splitlines()[0] in narrated[0].messages[-1].content
+
+
+SYDNEY = "The capital of Australia is Sydney, its largest city [1]."
+
+
+async def test_a_sentence_is_checked_claim_by_claim_and_a_false_leading_claim_is_found():
+    result = await judge(model({"Sydney, its largest": 0.64, "Sydney": 0.1}), SYDNEY)
+    assert [s.sentence for s in result.sentence_support] == [SYDNEY, "The capital of Australia is Sydney"]
+    assert result.unsupported_claims == ["The capital of Australia is Sydney"]
+    assert result.verdict == "needs_improvement"
+
+
+async def test_an_answer_with_no_supported_claim_is_rejected_whatever_its_other_dimensions():
+    result = await judge(model({"1889": 0.2, "radio mast": 0.1}, default=0.95), MIXED)
+    assert result.verdict == "rejected"
+    assert "none of the 2 claim(s) is supported" in result.verdict_reason
+
+
+async def test_the_verdict_follows_the_checks_at_the_cut_not_the_weighted_overall():
+    # Every dimension leans low (0.6, so the overall is under the old 0.7 approval line), yet each claim is
+    # supported: the checks decide.
+    def reply(request: ChatRequest):
+        return yes_no(0.9 if "Is every part of the claim supported" in request.messages[-1].content else 0.5)
+
+    result = await judge(ScriptedBackend(default=reply, probabilities=True), FAITHFUL)
+    assert result.overall_score is not None and result.overall_score < 0.7
+    assert result.verdict == "approved"
+    assert "all 1 claim(s) are supported" in result.verdict_reason
+
+
+async def test_a_claim_between_the_old_and_the_measured_cut_counts_as_supported():
+    result = await judge(model({"1889": 0.47}, default=0.9), FAITHFUL)
+    assert result.is_grounded is True
+    assert result.verdict == "approved"

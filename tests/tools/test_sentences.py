@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gavel.tools.rag.sentences import group, split_sentences
+from gavel.tools.engine.sentences import group, split_sentences
 
 
 @pytest.mark.parametrize(
@@ -35,3 +35,14 @@ def test_a_long_answer_is_checked_in_runs_of_sentences():
     runs = group(sentences, 40)
     assert len(runs) <= 40
     assert " ".join(runs) == " ".join(sentences)
+
+
+def test_a_leading_clause_of_four_words_or_more_is_a_claim_of_its_own():
+    from gavel.tools.engine.sentences import leading_clause
+
+    assert (
+        leading_clause("The capital of Australia is Sydney, its largest city.") == "The capital of Australia is Sydney"
+    )
+    assert leading_clause("In 1889, the tower opened.") is None
+    assert leading_clause("It was completed in 1889.") is None
+    assert leading_clause("The tower was finished in 1889, early.") is None

@@ -19,7 +19,13 @@ from gavel.tools.rag.prepare import AnswerInput, Prepared
 from gavel.tools.rag.probability import ProbabilityGrounding
 from gavel.tools.rag.readouts import Judged
 from gavel.tools.rag.results import DIMENSIONS, Diagnosis, RagJudgment, Verdict
-from gavel.tools.rag.rules import confidence_of, decide_verdict, overall_score, weighted_unscored
+from gavel.tools.rag.rules import (
+    confidence_of,
+    decide_from_checks,
+    decide_verdict,
+    overall_score,
+    weighted_unscored,
+)
 
 
 def assemble(prepared: Prepared, item: AnswerInput, judged: Judged, error: str | None = None) -> RagJudgment:
@@ -32,6 +38,8 @@ def assemble(prepared: Prepared, item: AnswerInput, judged: Judged, error: str |
     verdict, reason = decide_verdict(
         prepared.rules, overall, is_grounded, citations.has_sources, weighted_unscored(scores, rubric)
     )
+    if isinstance(grounding, ProbabilityGrounding) and (checked := decide_from_checks(grounding)) is not None:
+        verdict, reason = checked
     if error is not None:
         verdict, reason = "unscored", f"no verdict: the answer could not be judged ({error})"
     injection, flags = _injection(prepared, item, judged.flags)

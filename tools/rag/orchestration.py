@@ -90,6 +90,11 @@ async def _judge_all(judge: Judge, prepared: Prepared, items: list[AnswerInput],
     return [r for r in results if r is not None]
 
 
-def _rank_key(result: RagJudgment) -> tuple[int, float]:
+_VERDICT_RANK = {"approved": 0, "needs_improvement": 1, "rejected": 2}
+
+
+def _rank_key(result: RagJudgment) -> tuple[int, int, float]:
+    """Unscored last; then by verdict, so an answer with unsupported claims never outranks a supported one;
+    then by the overall score."""
     unscored = result.verdict == "unscored" or result.overall_score is None
-    return (1 if unscored else 0, -(result.overall_score or 0.0))
+    return (1 if unscored else 0, _VERDICT_RANK.get(result.verdict, 3), -(result.overall_score or 0.0))

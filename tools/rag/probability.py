@@ -30,10 +30,10 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probability import Prefix, metric_score
 from gavel.tools.engine.readout import Readout
 from gavel.tools.engine.results import MetricScore, Usage
-from gavel.tools.rag.sentences import split_sentences
+from gavel.tools.engine.sentences import leading_clause, split_sentences
 from gavel.tools.rubrics import Metric, Rubric
 
-SUPPORT_CUT = 0.5
+SUPPORT_CUT = 0.45
 SENTENCE_LABEL = "claim"
 CLAIM_CHARS = 160  # a sentence quoted in an explanation
 
@@ -43,7 +43,10 @@ class SentenceSupport(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    sentence: str = Field(description="The sentence, verbatim from the answer (citations kept with it).")
+    sentence: str = Field(
+        description="The claim checked: a sentence of the answer (citations kept with it), or its leading clause, "
+        "verbatim."
+    )
     p_supported: float | None = Field(description="P(yes) that every part of it is supported; null when unscored.")
     supported: bool | None = Field(description=f"p_supported >= {SUPPORT_CUT}; null when unscored.")
     reason_code: str | None = Field(default=None, description="Why it is unscored (machine-readable).")
@@ -81,7 +84,12 @@ def _instruction(name: str, rubric: Rubric) -> str:
 async def check_sentences(
     judge: Judge, shared: Prefix, rubric: Rubric, answer: str, model: str | None, cut: float = SUPPORT_CUT
 ) -> tuple[list[SentenceSupport], Usage]:
-    sentences = split_sentences(answer) or [answer.strip()]
+    sentences = []
+    for sentence in split_sentences(answer) or [answer.strip()]:
+        # Claim by claim: a sentence and, where it has one, its leading clause on its own.
+        sentences.append(sentence)
+        if (clause := leading_clause(sentence)) is not None:
+            sentences.append(clause)
     readouts: list[Readout | None] = [None] * len(sentences)
     usage = Usage()
     instruction = _instruction("rag_sentence", rubric)

@@ -110,6 +110,27 @@ def decide_verdict(
     )
 
 
+def decide_from_checks(grounding: ProbabilityGrounding) -> tuple[Verdict, str] | None:
+    """The verdict from the per-claim support checks, when every claim was checked: approved when each is
+    supported at the cut, rejected when none is, needs_improvement in between. None when a check is missing
+    (the overall rules then decide, and say so). Measured on HaluEval dev: the weakest claim's P(supported) ranks
+    right above hallucinated answers (AUROC 0.86), and this rule keeps what the ranking found, where the
+    weighted overall of five Yes/No dimensions, all leaning low, approved only half of the right answers."""
+    claims = grounding.sentences
+    if not claims or any(c.supported is None for c in claims):
+        return None
+    held = sum(1 for c in claims if c.supported)
+    cut = f"P(supported) ≥ {grounding.cut.value:.3g}, {grounding.cut.source} cut"
+    if held == len(claims):
+        return "approved", f"all {len(claims)} claim(s) are supported by the passages ({cut})"
+    if held == 0:
+        return "rejected", f"none of the {len(claims)} claim(s) is supported by the passages ({cut})"
+    return (
+        "needs_improvement",
+        f"{len(claims) - held} of {len(claims)} claims are not supported by the passages ({cut})",
+    )
+
+
 def confidence_of(
     scores: Sequence[MetricScore], rubric: Rubric, samples: int, grounding: Grounding | None
 ) -> tuple[float | None, ConfidenceSource | None]:
