@@ -131,8 +131,17 @@ def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]
     feedback = {}
     for metric in evaluation.low_metrics:
         score = by_id[metric]
-        if score.readout == "probability":
-            defined = rubric.metric(metric)
+        defined = rubric.metric(metric)
+        if score.findings and defined.checks is not None:
+            # The checks say which sentences cost the score (or which statements are missing): hand exactly
+            # those to the writer, so the rewrite fixes them instead of paraphrasing the whole text.
+            quoted = "\n".join(f"- “{f.item}”" for f in score.findings)
+            feedback[metric] = prompts.prompt_set().substitute(
+                f"feedback_{defined.checks.kind}", score=f"{score.score:.3g}", max=top, items=quoted,
+                subject=rubric.prompt.subject, source_label=rubric.prompt.source_label,
+                question=defined.checks.question or "", answer=defined.checks.mistake,
+            )  # fmt: skip
+        elif score.readout == "probability":
             best = rubric.scale.best_level(defined.levels)  # the best end, also on a lower-is-better scale
             feedback[metric] = prompts.prompt_set().substitute(
                 "feedback_probability", score=f"{score.score:.3g}", max=top, description=defined.description,

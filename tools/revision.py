@@ -74,10 +74,16 @@ def _normalized(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+_QUOTED = re.compile(r"“[^”]*”")
+
+
 def _notes(feedback: Mapping[str, str]) -> Iterable[str]:
     """The judge's explanations inside the feedback, without the 'Scored s/max.' prefix."""
     for note in feedback.values():
         explanation = re.sub(r"^scored [^.]*\.\s*", "", note.strip(), flags=re.IGNORECASE)
+        # Quoted items are the text's or the source's own words (a checked metric's findings): the writer may
+        # well keep or add them; only the feedback's own wording is the judge's.
+        explanation = _QUOTED.sub(" ", explanation)
         for sentence in re.split(r"(?<=[.!?])\s+", explanation):
             if len(sentence) >= _MIN_PASTED_CHARS:
                 yield _normalized(sentence)

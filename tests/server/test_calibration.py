@@ -20,6 +20,7 @@ from mcp_types import CallToolResult, TextResourceContents
 
 from gavel.tools.calibration_sets import DATA_DIR
 from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.rag.probability import SUPPORT_CUT
 from tests.server.ledger_helpers import ledger_server
 from tests.support.scripted import ScriptedBackend, yes_no
 
@@ -119,7 +120,7 @@ async def test_a_judge_answering_by_the_label_is_not_flagged(tmp_path: Path) -> 
     assert not {"judge_near_chance", "judge_uncalibrated"} & set(result["flags"])
     fitness = result["provenance"]["judge_fitness"]
     assert fitness["balanced_accuracy"] == 1.0 and fitness["near_chance"] is False and fitness["set"] == "halueval-qa"
-    assert result["decision_cut"] == {"value": 0.5, "source": "default", "calibration_id": None}
+    assert result["decision_cut"] == {"value": SUPPORT_CUT, "source": "default", "calibration_id": None}
 
 
 async def test_a_second_run_is_served_from_the_ledger_and_says_so(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.errors import InvalidInput
 from gavel.tools.ledger import Ledger
 from tests.support.deps import REGISTRY, ProgressLog, make_deps
-from tests.support.scripted import ScriptedBackend, token_reply
+from tests.support.scripted import ScriptedBackend, yes_no
 
 # -- the sets -----------------------------------------------------------------------------------------------
 
@@ -88,19 +88,25 @@ CLINICAL = [json.loads(line) for line in (DATA_DIR / "clinical-assessment.jsonl"
 GOOD_TEXTS = [row["assessment"] for row in CLINICAL if row["label"] == "good"]
 
 
-def digit_by_label(request: ChatRequest) -> object:
-    """The G-Eval digit readout: 5 for a good assessment, 1 for a bad one, whatever the metric."""
+def checks_by_label(request: ChatRequest) -> object:
+    """The rubric's checks: Yes for a good assessment (its sentences, or with it as the document), No for a bad one,
+    whatever the check."""
     prompt = "\n".join(m.content for m in request.messages)
-    return token_reply({"5": 0.9, "4": 0.1} if any(text in prompt for text in GOOD_TEXTS) else {"1": 0.9, "2": 0.1})
+    judged = prompt.rsplit("<<<\n", 1)[1].split("\n>>>", 1)[0]
+    good = any(text in prompt for text in GOOD_TEXTS) or any(judged in text for text in GOOD_TEXTS)
+    return yes_no(0.95 if good else 0.05)
 
 
 async def test_the_clinical_set_is_judged_by_evaluate_assessment(tmp_path: Path) -> None:
     ledger = Ledger(tmp_path / "ledger.sqlite3")
-    deps = dataclasses.replace(make_deps(ScriptedBackend(default=digit_by_label, probabilities=True)), ledger=ledger)
+    deps = dataclasses.replace(make_deps(ScriptedBackend(default=checks_by_label, probabilities=True)), ledger=ledger)
     report = await CalibrationRun(load_set("clinical-assessment", REGISTRY), deps, ledger, None).execute()
     ledger.close()
     assert report.complete and report.n == 16 and report.unscored == 0
-    assert report.balanced_accuracy.value == 1.0 and report.pairwise_accuracy is not None
+    # A one-sentence bad assessment has nothing to contradict and few sentences to be vague: it can score near
+    # the cut on counts of mistakes, so the pairs, not every item, must come out right.
+    assert report.pairwise_accuracy is not None and report.pairwise_accuracy.value == 1.0
+    assert report.balanced_accuracy.value is not None and report.balanced_accuracy.value >= 0.9
     assert report.cut.default == 0.75 and report.judge["readout"] == "probability"
 
 
@@ -108,7 +114,7 @@ async def test_a_cancelled_run_keeps_its_items_as_a_partial_calibration(tmp_path
     ledger = Ledger(tmp_path / "ledger.sqlite3")
     progress = ProgressLog()
     deps = dataclasses.replace(
-        make_deps(ScriptedBackend(default=digit_by_label, probabilities=True), progress=progress), ledger=ledger
+        make_deps(ScriptedBackend(default=checks_by_label, probabilities=True), progress=progress), ledger=ledger
     )
     run = CalibrationRun(load_set("clinical-assessment", REGISTRY), deps, ledger, None)
     with anyio.CancelScope() as scope:

@@ -8,6 +8,7 @@ import mcp
 
 from gavel.tools.common import OUTPUT_DECIMALS, ToolResult, rounded
 from tests.reliability.support import scripted_server
+from tests.support.rubrics import digit_clinical_json
 from tests.support.scripted import ScriptedBackend, token_reply
 
 
@@ -49,7 +50,9 @@ async def test_structured_output_of_a_tool_call_carries_no_float_noise() -> None
     thirds = token_reply({"1": 1 / 3, "2": 1 / 3, "5": 1 / 3})
     server, _ = scripted_server(ScriptedBackend(default=thirds, probabilities=True))
     async with mcp.Client(server) as client:
-        result = await client.call_tool("evaluate_assessment", {"assessment": "Low mood for three weeks."})
+        result = await client.call_tool(
+            "evaluate_assessment", {"assessment": "Low mood for three weeks.", "custom_rubric": digit_clinical_json()}
+        )
     data = result.structured_content or {}
     assert result.is_error is False, result.content
     assert data["scores"][0]["score"] == 2.6667 and data["average"] == 2.6667

@@ -7,6 +7,7 @@ import pytest
 from gavel.tools.errors import InvalidInput
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
 from tests.support.deps import make_deps
+from tests.support.rubrics import digit_clinical
 from tests.support.scripted import ScriptedBackend, token_reply
 from tests.tools.test_assessment import BAD, GOOD, _with_generator, judge_rounds
 
@@ -91,7 +92,8 @@ async def test_feedback_on_a_score_read_from_probabilities_says_what_the_metric_
         return CLEAN if request.top_logprobs is None else token_reply({"2": 1.0})
 
     backend = ScriptedBackend(default=reply, probabilities=True)
-    result = await refine_until_pass(RefineUntilPassRequest(draft="Low mood.", max_iterations=1), make_deps(backend))
+    request = RefineUntilPassRequest(draft="Low mood.", max_iterations=1, custom_rubric=digit_clinical())
+    result = await refine_until_pass(request, make_deps(backend))
     feedback = result.history[0].feedback["specificity"]
     assert feedback.startswith("Scored 2/5. What this metric asks: Is the assessment concrete?")
     assert feedback.endswith("A 5 means: no mistakes.")

@@ -189,7 +189,8 @@ class EmbeddedBackend:
         self.parallel = max(1, parallel)
         self.slots = 1 if self.parallel == 1 else self.parallel + 1
         self._free_slots = list(range(self.slots - 1, PROBABILITY_SLOT, -1))
-        self.threads = threads or max(1, os.cpu_count() or 1)
+        # The cores this process may run on (taskset, a cpuset), not every core of the machine.
+        self.threads = threads or max(1, len(os.sched_getaffinity(0)))
         self._server: Any = None
         self._resolved_path: Path | None = None
         self._digest: str | None = None

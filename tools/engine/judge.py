@@ -70,6 +70,9 @@ class Tally:
     def add(self, reply: ChatReply) -> None:
         self.usage = self.usage.add(_usage_of(reply))
 
+    def merge(self, usage: Usage) -> None:
+        self.usage = self.usage.add(usage)
+
     def since(self, started: float) -> Usage:
         """The usage, with the wall time since `started` (a `time.perf_counter()`) as its duration."""
         return self.usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
@@ -259,7 +262,7 @@ class Judge:
             shared = shared or probability.prefix(rubric, source, data or {})
             scores = await probability.score_metrics(
                 self, rubric=rubric, metrics=metrics, shared=shared, subject=subject,
-                context_instructions=context_instructions, model=model, tally=tally,
+                context_instructions=context_instructions, model=model, tally=tally, source=source, context=data,
             )  # fmt: skip
             judged = [subject, *shared.blocks.values()]
             samples, strategy, kind = 1, "per_metric", None

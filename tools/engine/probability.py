@@ -202,11 +202,21 @@ async def score_metrics(
     context_instructions: str | None,
     model: str | None,
     tally: Tally,
+    source: str | None = None,
+    context: Mapping[str, str] | None = None,
 ) -> list[MetricScore]:
-    """Every metric read from probabilities, concurrently (the engine's limiter bounds the real concurrency)."""
+    """Every metric read from probabilities, concurrently (the engine's limiter bounds the real concurrency).
+    A metric with `checks` is read item by item (`engine.checks`), against `source` and `context`."""
+    from gavel.tools.engine import checks  # checks builds on this module's prefixes
+
     results: dict[str, MetricScore] = {}
 
     async def one(metric: Metric) -> None:
+        if metric.checks is not None:
+            score, used = await checks.score_checked(judge, rubric, metric, subject, source, context or {}, model)
+            tally.merge(used)
+            results[metric.id] = score
+            return
         results[metric.id] = await score_metric(
             judge, shared, subject, rubric, metric, context_instructions, tally, model
         )

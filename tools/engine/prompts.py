@@ -40,10 +40,21 @@ class PromptSet:
 
 
 @cache
+def _prompt_data() -> dict[str, object]:
+    return tomllib.loads(_PROMPTS_FILE.read_bytes().decode("utf-8"))
+
+
+@cache
 def prompt_set() -> PromptSet:
-    raw = _PROMPTS_FILE.read_bytes()
-    data = tomllib.loads(raw.decode("utf-8"))
-    return PromptSet(text={k: v for k, v in data.items() if isinstance(v, str)})
+    return PromptSet(text={k: v for k, v in _prompt_data().items() if isinstance(v, str)})
+
+
+def check_floor(kind: str) -> float:
+    """The P(mistake) a rubric check of this kind must exceed to count (judge.toml's [check_floor], hashed with
+    the prompts)."""
+    floors = _prompt_data().get("check_floor", {})
+    assert isinstance(floors, dict)
+    return float(floors.get(kind, 0.0))
 
 
 def _sha(data: bytes) -> str:

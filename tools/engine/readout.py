@@ -28,7 +28,9 @@ TOP_LOGPROBS = 20
 # on every dev item measured, so the rule only fires on a model that does not follow the format.
 MIN_ANSWER_MASS = 0.5
 
-ReasonCode = Literal["no_logprobs", "answer_tokens_missing", "answer_mass_low", "backend_error", "timeout"]
+ReasonCode = Literal[
+    "no_logprobs", "answer_tokens_missing", "answer_mass_low", "backend_error", "timeout", "source_missing"
+]
 
 _YES = "yes"
 _NO = "no"

@@ -35,6 +35,15 @@ class SampleRecord(BaseModel):
     )
 
 
+class Finding(BaseModel):
+    """One item a metric's checks found wrong: a sentence of the text, or a statement of the source it misses."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    item: str = Field(description="The sentence or statement, verbatim.")
+    p_mistake: float = Field(description="The model's probability that this item is a mistake of the metric's kind.")
+
+
 class MetricScore(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -65,6 +74,14 @@ class MetricScore(BaseModel):
     )
     reason_code: str | None = Field(
         default=None, description=f"Machine-readable reason when unscored: {', '.join(get_args(ReasonCode))}."
+    )
+    checks: int | None = Field(default=None, description="Checked metrics: how many yes/no checks were read.")
+    expected_mistakes: float | None = Field(
+        default=None, description="Checked metrics: the sum of the checks' P(mistake)."
+    )
+    findings: list[Finding] | None = Field(
+        default=None,
+        description="Checked metrics: the items likely wrong (P(mistake) >= 0.5), verbatim, most likely first.",
     )
 
     @classmethod

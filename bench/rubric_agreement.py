@@ -1,0 +1,244 @@
+"""Rubric judgments against people: `evaluate_assessment` through a real `gavel serve` over stdio.
+
+Three labelled sets, each judged as a client would call the tool:
+
+- **clinical** (bench/data/clinical_dev.jsonl): per case a good assessment and four versions, each breaking one
+  metric of `clinical-assessment`. Reports, per metric, the share of cases whose broken version scores below the
+  good version on that metric, the share of (case, degraded version) pairs whose average is below the good one's,
+  and how many good and degraded versions pass.
+- **dialogue** (../shared/data/topicalchat_usr_dev.jsonl): each response judged with an inline 1-5 rubric of the
+  five USR dimensions (`DIALOGUE_RUBRIC`, no checks: Gavel's default readout); Spearman with the people's means.
+- **preferences** (../shared/data/autoj_pairwise_dev.jsonl): each response judged alone with an inline 0-10
+  rubric; the higher `overall` is the pick; agreement with the people on the non-tie pairs (ties in the
+  judge's scores count as wrong).
+
+    python -m bench.rubric_agreement clinical --split heldout
+    python -m bench.rubric_agreement dialogue --limit 60
+    python -m bench.rubric_agreement preferences --limit 60
+
+Writes bench/results/rubric-<set>.json with every item's scores and the machine it ran on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from bench.common import RESULTS_DIR, Run, say, table
+from gavel.tools.agreement_stats import bootstrap_ci, spearman
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared" / "data"
+CLINICAL = REPO / "bench" / "data" / "clinical_dev.jsonl"
+METRICS = ("specificity", "completeness", "coherence", "accuracy")
+DIMENSIONS = ("naturalness", "coherence", "engagingness", "groundedness", "overall")
+
+_LEVELS_1_5 = {"1": "very poor", "2": "poor", "3": "fair", "4": "good", "5": "excellent"}
+DIALOGUE_RUBRIC: dict[str, Any] = {
+    "id": "dialogue-usr",
+    "version": "1",
+    "title": "Dialogue response quality",
+    "description": "Judges the next turn of a chit-chat conversation about a fact.",
+    "scale": {"min": 1, "max": 5, "integer": True},
+    "pass_threshold": 3,
+    "prompt": {"subject": "response", "source_label": "conversation and fact"},
+    "metrics": [
+        {"id": "naturalness", "name": "Naturalness", "levels": _LEVELS_1_5,
+         "description": "Is the response something a person would naturally say?"},
+        {"id": "coherence", "name": "Coherence", "levels": _LEVELS_1_5,
+         "description": "Does the response follow on from the conversation and keep its context?"},
+        {"id": "engagingness", "name": "Engagingness", "levels": _LEVELS_1_5,
+         "description": "Is the response interesting, so that the partner wants to go on talking?"},
+        {"id": "groundedness", "name": "Groundedness", "levels": _LEVELS_1_5,
+         "description": "Does the response use the fact it was given?"},
+        {"id": "overall", "name": "Overall", "levels": _LEVELS_1_5,
+         "description": "How good is the response as the next turn, overall?"},
+    ],
+}  # fmt: skip
+
+PREFERENCE_RUBRIC: dict[str, Any] = {
+    "id": "response-quality",
+    "version": "1",
+    "title": "Response quality",
+    "description": "Judges an assistant's response to a user's request.",
+    "scale": {"min": 0, "max": 10},
+    "pass_threshold": 6,
+    "prompt": {"subject": "response", "source_label": "request"},
+    "metrics": [
+        {"id": "overall", "name": "Overall quality",
+         "description": "Does the response answer the request helpfully, correctly and completely?",
+         "levels": {"10": "excellent: helpful, correct and complete", "0": "useless or wrong"}},
+    ],
+}  # fmt: skip
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _server(threads: str | None) -> StdioServerParameters:
+    env = dict(os.environ)
+    env.setdefault("GAVEL_BACKEND", "embedded")
+    env.setdefault("GAVEL_LOG_LEVEL", "WARNING")
+    env.setdefault("GAVEL_TIMEOUT_S", "900")
+    env.setdefault("GAVEL_LEDGER_PATH", "off")  # every item judged afresh, never served from an earlier run
+    command = [sys.executable, "-m", "gavel.server", "serve"]
+    if threads:  # e.g. "1": pin the server (and so llama.cpp) to that many cores of a shared machine
+        command = ["taskset", "-c", ",".join(str(i) for i in range(int(threads))), *command]
+    return StdioServerParameters(command=command[0], args=command[1:], env=env)
+
+
+async def _evaluate(client: mcp.Client, arguments: dict[str, Any]) -> tuple[dict[str, Any] | None, float]:
+    started = time.perf_counter()
+    result = await client.call_tool("evaluate_assessment", arguments, read_timeout_seconds=3600)
+    elapsed = time.perf_counter() - started
+    if result.is_error:
+        say(f"  error: {' '.join(getattr(b, 'text', '') for b in result.content)[:300]}")
+        return None, elapsed
+    return result.structured_content, elapsed
+
+
+def _scores(result: dict[str, Any] | None) -> dict[str, float | None]:
+    if result is None:
+        return {}
+    return {s["metric"]: s["score"] for s in result["scores"]}
+
+
+async def run_clinical(client: mcp.Client, split: str) -> dict[str, Any]:
+    rows = [r for r in _rows(CLINICAL) if split == "all" or r["split"] == split]
+    items = []
+    for row in rows:
+        result, seconds = await _evaluate(client, {"assessment": row["assessment"], "source": row["source"]})
+        scores = _scores(result)
+        items.append(
+            {
+                **{k: row[k] for k in ("case", "version")},
+                "scores": scores,
+                "seconds": round(seconds, 1),
+                "average": result and result["average"],
+                "passed": result and result["passed"],
+                "findings": {s["metric"]: s.get("findings") for s in (result or {}).get("scores", [])},
+            }
+        )
+        shown = " ".join(f"{m[:4]} {v:.2f}" if v is not None else f"{m[:4]} -" for m, v in scores.items())
+        say(f"  {row['case']:22s} {row['version']:12s} {shown}  avg {items[-1]['average']}  {seconds:.1f} s")
+    return {"split": split, "items": items, **clinical_figures(items)}
+
+
+def clinical_figures(items: list[dict[str, Any]]) -> dict[str, Any]:
+    by = {(i["case"], i["version"]): i for i in items}
+    cases = sorted({i["case"] for i in items})
+    per_metric = {}
+    for metric in METRICS:
+        wins = [
+            by[(c, metric)]["scores"].get(metric, 99) < by[(c, "good")]["scores"].get(metric, -99)
+            for c in cases
+            if (c, metric) in by and (c, "good") in by
+        ]
+        per_metric[metric] = {"broken_below_good": sum(wins), "cases": len(wins)}
+    pairs = [
+        (by[(c, "good")]["average"] or -1) > (by[(c, m)]["average"] or 99)
+        for c in cases
+        for m in METRICS
+        if (c, m) in by and (c, "good") in by
+    ]
+    return {
+        "per_metric": per_metric,
+        "good_average_higher": {"pairs": len(pairs), "higher": sum(pairs)},
+        "good_passed": sum(1 for i in items if i["version"] == "good" and i["passed"]),
+        "degraded_passed": sum(1 for i in items if i["version"] != "good" and i["passed"]),
+        "seconds_per_text": round(sum(i["seconds"] for i in items) / max(1, len(items)), 1),
+    }
+
+
+async def run_dialogue(client: mcp.Client, limit: int, skip: int) -> dict[str, Any]:
+    rows = _rows(SHARED / "topicalchat_usr_dev.jsonl")[skip : skip + limit]
+    items = []
+    for row in rows:
+        history = row["dialogue_history"].replace(" \n ", "\n").strip()
+        fact = row["knowledge"].strip()
+        source = f"Conversation:\n{history}" + (f"\n\nFact: {fact}" if fact and fact != "_nofact" else "")
+        arguments = {"assessment": row["response"].strip(), "source": source, "custom_rubric": DIALOGUE_RUBRIC}
+        result, seconds = await _evaluate(client, arguments)
+        items.append({"id": row["id"], "scores": _scores(result), "human": row["human_scores_mean3"],
+                      "seconds": round(seconds, 1)})  # fmt: skip
+        say(f"  {len(items)}/{len(rows)} {row['id'][:40]:40s} {items[-1]['scores']}  {seconds:.1f} s")
+    figures = {}
+    for dim in DIMENSIONS:
+        pairs = [(i["human"][dim], i["scores"].get(dim)) for i in items]
+        figures[dim] = spearman(pairs)
+    return {"items": items, "spearman": figures, "seconds_per_item": _mean_seconds(items)}
+
+
+async def run_preferences(client: mcp.Client, limit: int, skip: int) -> dict[str, Any]:
+    rows = [r for r in _rows(SHARED / "autoj_pairwise_dev.jsonl") if r["human_label"] != "tie"][skip : skip + limit]
+    items = []
+    for row in rows:
+        overall = []
+        for candidate in row["candidates"]:
+            arguments = {"assessment": candidate, "source": row["input"], "custom_rubric": PREFERENCE_RUBRIC}
+            result, _ = await _evaluate(client, arguments)
+            overall.append(_scores(result).get("overall"))
+        pick = (
+            None
+            if None in overall or overall[0] == overall[1]
+            else ("response_1" if overall[0] > overall[1] else "response_2")
+        )  # noqa: E501
+        items.append({"id": row["id"], "overall": overall, "human": row["human_label"], "pick": pick})
+        say(f"  {len(items)}/{len(rows)} {row['id']:18s} {overall} human {row['human_label']} pick {pick}")
+    agree = [i["pick"] == i["human"] for i in items]
+    low, high = bootstrap_ci(agree, lambda xs: sum(xs) / len(xs) if xs else None)
+    return {"items": items, "agreement": sum(agree) / max(1, len(agree)), "agreement_ci95": [low, high],
+            "pairs": len(agree)}  # fmt: skip
+
+
+def _mean_seconds(items: list[dict[str, Any]]) -> float:
+    return round(sum(i["seconds"] for i in items) / max(1, len(items)), 1)
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    with open(os.devnull, "w") as quiet:  # noqa: ASYNC230 - opened once, before the session
+        async with mcp.Client(stdio_client(_server(args.threads), errlog=quiet)) as client:
+            if args.set == "clinical":
+                return await run_clinical(client, args.split)
+            if args.set == "dialogue":
+                return await run_dialogue(client, args.limit, args.skip)
+            return await run_preferences(client, args.limit, args.skip)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("set", choices=["clinical", "dialogue", "preferences"])
+    parser.add_argument("--split", default="heldout", choices=["tune", "heldout", "all"])
+    parser.add_argument("--limit", type=int, default=60)
+    parser.add_argument("--skip", type=int, default=0)
+    parser.add_argument("--threads", default=None, help="pin the server to this many cores")
+    parser.add_argument("--name", default=None, help="results file name (default rubric-<set>)")
+    args = parser.parse_args()
+    run = Run(args.name or f"rubric-{args.set}", RESULTS_DIR, smoke=False)
+    payload = anyio.run(main_async, args)
+    path = run.write({"set": args.set, "args": vars(args), **payload})
+    if args.set == "clinical":
+        rows = [[m, f"{v['broken_below_good']}/{v['cases']}"] for m, v in payload["per_metric"].items()]
+        say(table(["metric", "broken below good"], rows))
+        g = payload["good_average_higher"]
+        say(f"good average higher in {g['higher']}/{g['pairs']} pairs; good passed {payload['good_passed']}, "
+            f"degraded passed {payload['degraded_passed']}; {payload['seconds_per_text']} s per text")  # fmt: skip
+    elif args.set == "dialogue":
+        say(table(["dimension", "Spearman"], [[d, v] for d, v in payload["spearman"].items()]))
+    else:
+        say(f"agreement {payload['agreement']:.2f} {payload['agreement_ci95']} on {payload['pairs']} pairs")
+    say(f"written {path}")
+
+
+if __name__ == "__main__":
+    main()

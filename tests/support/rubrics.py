@@ -1,0 +1,18 @@
+"""The clinical-assessment rubric as the G-Eval digit readout reads it: its metrics without their checks, for
+tests of the one-score-per-metric path (a rubric without checks, such as a user's own)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gavel.tools.rubrics import Rubric, RubricRegistry
+
+
+def digit_clinical() -> Rubric:
+    rubric = RubricRegistry.load().get("clinical-assessment")
+    metrics = [m.model_copy(update={"checks": None}) for m in rubric.metrics]
+    return rubric.model_copy(update={"id": "clinical-digits", "metrics": metrics})
+
+
+def digit_clinical_json() -> dict[str, Any]:
+    return digit_clinical().model_dump(mode="json", exclude_none=True)

@@ -1,0 +1,122 @@
+"""A rubric metric read through checks (`Metric.checks`): one yes/no check per item, the score from what the
+checks found. The scripted model answers each check by the item in it; the tests assert on the items Gavel
+asked about, the score it made of the answers, and the findings it kept."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
+from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.engine.checks import count_anchors, score_from_mistakes, source_statements
+from gavel.tools.refine import feedback_for
+from gavel.tools.rubrics import Checks, RubricRegistry
+from tests.support.deps import make_deps
+from tests.support.scripted import ScriptedBackend, token_reply, yes_no
+
+CLINICAL = RubricRegistry.load().get("clinical-assessment")
+SOURCE = (
+    "Interviewer: How have you been sleeping?\n"
+    "Patient: For three weeks I wake at 4 a.m. every night.\n"
+    "Interviewer: And your appetite?\n"
+    "Patient: I have been eating much less."
+)
+GOOD = "For three weeks the patient wakes at 4 a.m. every night. Appetite is reduced."
+WRONG = "For three months the patient wakes at 4 a.m. every night. Appetite is reduced."
+
+
+def judged(request: ChatRequest) -> str:
+    return request.messages[-1].content.rsplit("<<<\n", 1)[1].split("\n>>>", 1)[0]
+
+
+def by_item(p_yes: dict[str, float], default: float = 0.95):
+    def reply(request: ChatRequest):
+        item = judged(request)
+        return yes_no(next((p for text, p in p_yes.items() if text in item), default))
+
+    return ScriptedBackend(default=reply, probabilities=True)
+
+
+async def evaluate(backend: ScriptedBackend, text: str, source: str | None = SOURCE, metrics: list[str] | None = None):
+    request = EvaluateAssessmentRequest(assessment=text, source=source, metrics=metrics)
+    return await evaluate_assessment(request, make_deps(backend))
+
+
+def test_mistake_count_anchors_become_points_and_a_count_lands_between_them():
+    points = count_anchors({m: CLINICAL.metrics[0].levels[m] for m in CLINICAL.metrics[0].levels})
+    assert points == [(0.0, 5.0), (1.5, 4.0), (3.5, 3.0), (5.5, 2.0), (7.0, 1.0)]
+    assert score_from_mistakes(0.0, points) == 5.0
+    assert score_from_mistakes(0.75, points) == pytest.approx(4.5)
+    assert score_from_mistakes(12.0, points) == 1.0
+    assert count_anchors({"1": "excellent", "0": "poor"}) is None
+
+
+def test_the_sources_statements_leave_out_questions_and_speaker_labels():
+    assert source_statements(SOURCE) == [
+        "For three weeks I wake at 4 a.m. every night.",
+        "I have been eating much less.",
+    ]
+
+
+async def test_each_sentence_is_checked_against_the_source_and_an_unsupported_one_is_quoted():
+    backend = by_item({"three months": 0.1})
+    result = await evaluate(backend, WRONG, metrics=["accuracy"])
+    accuracy = result.scores[0]
+    assert accuracy.checks == 2 and accuracy.expected_mistakes == pytest.approx(0.9 + 0.05)
+    assert [f.item for f in accuracy.findings or []] == ["For three months the patient wakes at 4 a.m. every night."]
+    assert "three months" in accuracy.explanation
+    prompts = [r.messages[-1].content for r in backend.requests]
+    assert all(p.startswith("Document:\n<<<\nInterviewer:") for p in prompts)
+    assert all("fact checker" in r.messages[0].content for r in backend.requests)
+
+
+async def test_the_broken_version_scores_below_the_good_one_on_its_metric():
+    backend = by_item({"three months": 0.1})
+    good = (await evaluate(backend, GOOD, metrics=["accuracy"])).scores[0].score
+    wrong = (await evaluate(backend, WRONG, metrics=["accuracy"])).scores[0].score
+    assert good is not None and wrong is not None and wrong < good
+
+
+async def test_a_statement_of_the_source_missing_from_the_text_costs_completeness():
+    backend = by_item({"eating much less": 0.05})
+    result = await evaluate(
+        backend, "For three weeks the patient wakes at 4 a.m. every night.", metrics=["completeness"]
+    )
+    completeness = result.scores[0]
+    assert [f.item for f in completeness.findings or []] == ["I have been eating much less."]
+    assert completeness.checks == 2
+
+
+async def test_a_check_without_an_answer_leaves_the_metric_unscored_never_guessed():
+    def reply(request: ChatRequest):
+        return token_reply({"The": 0.9, "Yes": 0.1}) if "Appetite" in judged(request) else yes_no(0.9)
+
+    result = await evaluate(ScriptedBackend(default=reply, probabilities=True), GOOD, metrics=["accuracy"])
+    assert result.scores[0].status == "unscored" and result.scores[0].reason_code == "answer_mass_low"
+    assert "check 2 of 2" in (result.scores[0].reason or "")
+    assert result.passed is None
+
+
+async def test_a_metric_checked_against_the_source_is_unscored_without_one():
+    result = await evaluate(by_item({}), GOOD, source=None, metrics=["accuracy", "completeness"])
+    assert {s.reason_code for s in result.scores} == {"source_missing"}
+    assert result.passed is None
+
+
+async def test_refine_feedback_quotes_exactly_the_items_that_cost_the_metric():
+    result = await evaluate(by_item({"three months": 0.02, "Appetite": 0.02}), WRONG, metrics=["accuracy"])
+    assert result.low_metrics == ["accuracy"]
+    feedback = feedback_for(result, CLINICAL)["accuracy"]
+    assert "“For three months the patient wakes at 4 a.m. every night.”" in feedback
+    assert "“Appetite is reduced.”" in feedback
+    assert feedback.startswith("Scored ")
+
+
+def test_a_check_kind_that_asks_needs_its_question_and_the_others_take_none():
+    with pytest.raises(ValidationError, match="need a question"):
+        Checks(kind="sentence")
+    with pytest.raises(ValidationError, match="ask Gavel's own question"):
+        Checks(kind="supported", question="Is it true?")
+    with pytest.raises(ValidationError):
+        Checks(kind="whole", question="Is it good")  # not a question

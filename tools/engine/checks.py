@@ -1,0 +1,249 @@
+"""A rubric metric read as yes/no checks, one item at a time (`Metric.checks`).
+
+"How specific is this assessment, 1 to 5?" is a question a small model answers with the same digit for every
+text. "Is this sentence supported by the transcript?" it answers well. So a metric with checks is split into
+items (the text's sentences, or the source's statements), each asked one concrete question and read as
+P(yes) from the model's probabilities. The metric follows the rubric's anchors from what the checks found:
+
+- on mistake-count anchors ("no mistakes", "1 or 2 mistakes", ..., "7 or more mistakes") the expected number
+  of mistakes, the sum of the items' P(mistake), is placed between the anchors;
+- otherwise the mean P(no mistake) is placed on the scale, from its worst end to its best.
+
+Every check shares the judgment's prompt prefix where it can (the source, then the claim), so the prompt cache
+evaluates the long material once. A check the model did not answer leaves the metric unscored: the count of
+mistakes is then unknown, and nothing is guessed. Items the checks found wrong are kept as `findings`,
+verbatim, for the explanation and for refine_until_pass's feedback.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import anyio
+
+from gavel.tools.common import one_line
+from gavel.tools.engine import prompts
+from gavel.tools.engine.probability import Prefix, document_prefix, metric_score, prefix
+from gavel.tools.engine.readout import Readout
+from gavel.tools.engine.results import Finding, MetricScore, Usage
+from gavel.tools.engine.sentences import split_sentences
+from gavel.tools.rubrics import Checks, Metric, Rubric
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.judge import Judge
+
+# A finding is reported (and fed back to the writer) when its P(mistake) is at least this.
+LIKELY = 0.5
+QUOTE_CHARS = 160
+# The most items one metric checks: a longer text is checked on its first items, and the explanation says so.
+MAX_ITEMS = 24
+_SPEAKER = re.compile(r"^\s*[A-Z][\w .'-]{0,30}:\s+")
+# Source statements shorter than this ("Badly.", "Yes.") carry nothing an assessment could state on its own.
+_MIN_STATEMENT_WORDS = 3
+_COUNT = re.compile(r"^\s*(no|\d+)(?:\s*(?:or|to|-|–)\s*(\d+))?(\s*or more)?\s+mistakes?\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Item:
+    text: str
+    document: str | None  # what the item is checked against, for the kinds that show one
+
+
+def source_statements(source: str) -> list[str]:
+    """The source's statements: each line's text after a 'Speaker:' label, split into sentences; questions and
+    fragments under three words left out (an interviewer's questions are not facts an assessment must state)."""
+    statements = []
+    for line in source.splitlines():
+        text = _SPEAKER.sub("", line, count=1)
+        for sentence in split_sentences(text):
+            if sentence.rstrip().endswith("?") or len(sentence.split()) < _MIN_STATEMENT_WORDS:
+                continue
+            statements.append(sentence)
+    return statements
+
+
+def _items(checks: Checks, text: str, source: str | None) -> list[Item]:
+    sentences = split_sentences(text) or [text.strip()]
+    if checks.kind == "supported":
+        return [Item(s, source) for s in sentences]
+    if checks.kind == "covered":
+        return [Item(s, text) for s in source_statements(source or "")]
+    if checks.kind == "consistent":
+        if len(sentences) < 2:
+            return []
+        return [Item(s, " ".join(o for j, o in enumerate(sentences) if j != i)) for i, s in enumerate(sentences)]
+    if checks.kind == "sentence":
+        return [Item(s, None) for s in sentences]
+    return [Item(text, None)]
+
+
+def count_anchors(levels: Mapping[str, str]) -> list[tuple[float, float]] | None:
+    """(mistakes, score) points from anchors that each state a mistake count, best first; None when any does not.
+
+    "no mistakes" is 0; "1 or 2 mistakes" its middle, 1.5; "7 or more mistakes" its lower bound, 7.
+    """
+    points = []
+    for key, label in levels.items():
+        match = _COUNT.match(label)
+        if match is None:
+            return None
+        low = 0.0 if match.group(1).lower() == "no" else float(match.group(1))
+        high = float(match.group(2)) if match.group(2) and not match.group(3) else low
+        points.append(((low + high) / 2, float(key)))
+    points.sort()
+    if len(points) < 2 or points[0][0] != 0:
+        return None
+    return points
+
+
+def score_from_mistakes(expected: float, points: Sequence[tuple[float, float]]) -> float:
+    """The score for an expected mistake count, linear between the anchors' points; past the last, its score."""
+    for (m0, s0), (m1, s1) in itertools.pairwise(points):
+        if expected <= m1:
+            return s0 + (s1 - s0) * (expected - m0) / (m1 - m0)
+    return points[-1][1]
+
+
+def _what(checks: Checks, rubric: Rubric) -> str:
+    source = rubric.prompt.source_label
+    subject = rubric.prompt.subject
+    return {
+        "supported": f"sentences of the {subject} not supported by the {source}",
+        "covered": f"statements of the {source} missing from the {subject}",
+        "consistent": f"sentences the rest of the {subject} contradicts",
+        "sentence": f"sentences of the {subject} answered '{checks.mistake}' to: {checks.question}",
+        "whole": f"'{checks.mistake}' to: {checks.question}",
+    }[checks.kind]
+
+
+async def score_checked(
+    judge: Judge,
+    rubric: Rubric,
+    metric: Metric,
+    text: str,
+    source: str | None,
+    context: Mapping[str, str],
+    model: str | None,
+) -> tuple[MetricScore, Usage]:
+    """The metric from its checks, with the usage of every check call."""
+    checks = metric.checks
+    assert checks is not None
+    if checks.kind in ("supported", "covered") and not (source and source.strip()):
+        subject, source_label = rubric.prompt.subject, rubric.prompt.source_label
+        reason = f"{metric.name} checks the {subject} against its {source_label}; give source"
+        return metric_score(metric.id, metric.name, Readout.failed("source_missing", reason), ""), Usage()
+    items = _items(checks, text, source)
+    cut_short = len(items) > MAX_ITEMS
+    items = items[:MAX_ITEMS]
+    if not items:
+        return _no_items(rubric, metric, checks), Usage()
+    readouts: list[Readout | None] = [None] * len(items)
+    usage = Usage()
+
+    async def one(index: int, item: Item) -> None:
+        nonlocal usage
+        step = f"{metric.name}: check {index + 1} of {len(items)}"
+        readout, used = await _check(judge, rubric, checks, item, source, context, model, step)
+        readouts[index] = readout
+        usage = usage.add(used)
+
+    async with anyio.create_task_group() as tg:
+        for index, item in enumerate(items):
+            tg.start_soon(one, index, item)
+    done = [r for r in readouts if r is not None]
+    failed = next((r for r in done if r.value is None), None)
+    if failed is not None:
+        at = done.index(failed) + 1
+        reason = f"check {at} of {len(items)} was not answered: {failed.reason}"
+        unscored = Readout.failed(failed.reason_code or "backend_error", reason)
+        return metric_score(metric.id, metric.name, unscored, ""), usage
+    p_mistake = [_p_mistake(checks, r) for r in done]
+    return _scored(rubric, metric, checks, items, p_mistake, cut_short), usage
+
+
+def _p_mistake(checks: Checks, readout: Readout) -> float:
+    assert readout.value is not None
+    p_yes = readout.value
+    if checks.kind in ("supported", "covered", "consistent"):
+        return 1 - p_yes  # supported? stated? both true? No is the mistake
+    return p_yes if checks.mistake == "yes" else 1 - p_yes
+
+
+def _counted(p_mistake: float, floor: float) -> float:
+    """How much of a mistake a check counts for: nothing up to its kind's floor, all of it at certainty."""
+    return max(0.0, p_mistake - floor) / (1 - floor)
+
+
+async def _check(
+    judge: Judge,
+    rubric: Rubric,
+    checks: Checks,
+    item: Item,
+    source: str | None,
+    context: Mapping[str, str],
+    model: str | None,
+    step: str,
+) -> tuple[Readout, Usage]:
+    ask = judge.yes_no
+    texts = prompts.prompt_set()
+    if checks.kind in ("supported", "covered", "consistent"):
+        document = document_prefix(item.document, None)
+        name = "check_consistent" if checks.kind == "consistent" else "rag_sentence"
+        return await ask(document, texts.fill(name), extra={"claim": item.text}, model=model, step=step)
+    shared = prefix(rubric, source, context) if checks.kind == "whole" else Prefix({}, "")
+    label = rubric.prompt.subject if checks.kind == "whole" else "sentence"
+    asked = [checks.question] + ([checks.opposite] if checks.opposite else [])
+    results = []
+    for question in asked:
+        instruction = texts.fill("probability_question", question=question)
+        results.append(await ask(shared, instruction, extra={label: item.text}, model=model, step=step))
+    first, used = results[0]
+    if len(results) == 1 or first.value is None:
+        return first, used
+    second, used_second = results[1]
+    used = used.add(used_second)
+    if second.value is None:
+        return second, used
+    value = (first.value + 1 - second.value) / 2
+    mass = min(first.mass or 0.0, second.mass or 0.0)
+    return Readout(value=value, distribution={"yes": value, "no": 1 - value}, mass=mass), used
+
+
+def _no_items(rubric: Rubric, metric: Metric, checks: Checks) -> MetricScore:
+    """Nothing to check (a one-sentence text has no other sentence to contradict; a source with no statements):
+    no item can be a mistake, which the anchors score as their best."""
+    best = rubric.scale.max if rubric.scale.higher_is_better else rubric.scale.min
+    explanation = f"nothing to check: no {_what(checks, rubric).split(' ', 1)[1]}"
+    value = Readout(value=best, distribution={}, mass=None)
+    return metric_score(metric.id, metric.name, value, explanation)
+
+
+def _scored(
+    rubric: Rubric, metric: Metric, checks: Checks, items: Sequence[Item], p_mistake: Sequence[float], cut_short: bool
+) -> MetricScore:
+    floor = prompts.check_floor(checks.kind)
+    expected = sum(_counted(p, floor) for p in p_mistake)
+    points = count_anchors(metric.levels)
+    if points is not None:
+        score = score_from_mistakes(expected, points)
+        how = f"{expected:.1f} expected mistakes in {len(items)} checks"
+    else:
+        share = 1 - expected / len(items)
+        score = rubric.scale.from_share(share)
+        how = f"{share:.2f} of {len(items)} checks passed (mean P)"
+    likely = sorted(
+        ((p, item) for p, item in zip(p_mistake, items, strict=True) if p >= LIKELY), key=lambda pair: -pair[0]
+    )
+    findings = [Finding(item=item.text, p_mistake=round(p, 4)) for p, item in likely]
+    quoted = "; ".join(f"“{one_line(f.item, QUOTE_CHARS)}” (P {f.p_mistake:.2f})" for f in findings[:3])
+    explanation = f"{how}; {_what(checks, rubric)}: {quoted or 'none likely'}"
+    if cut_short:
+        explanation += f" (only the first {MAX_ITEMS} items were checked)"
+    result = metric_score(metric.id, metric.name, Readout(value=score, distribution={}, mass=None), explanation)
+    return result.model_copy(
+        update={"findings": findings, "expected_mistakes": round(expected, 4), "checks": len(items)}
+    )
