@@ -81,6 +81,14 @@ def _items(checks: Checks, text: str, source: str | None) -> list[Item]:
     return [Item(text, None)]
 
 
+_DOCUMENT_ORDER = {"supported": 0, "covered": 1, "consistent": 2, "sentence": 3, "whole": 4}
+
+
+def document_order(metric: Metric) -> int:
+    """Checks against the source first, then against the text, then the text alone (prompt-cache order)."""
+    return _DOCUMENT_ORDER[metric.checks.kind] if metric.checks is not None else len(_DOCUMENT_ORDER)
+
+
 def count_anchors(levels: Mapping[str, str]) -> list[tuple[float, float]] | None:
     """(mistakes, score) points from anchors that each state a mistake count, best first; None when any does not.
 

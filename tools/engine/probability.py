@@ -212,16 +212,21 @@ async def score_metrics(
     results: dict[str, MetricScore] = {}
 
     async def one(metric: Metric) -> None:
-        if metric.checks is not None:
-            score, used = await checks.score_checked(judge, rubric, metric, subject, source, context or {}, model)
-            tally.merge(used)
-            results[metric.id] = score
-            return
         results[metric.id] = await score_metric(
             judge, shared, subject, rubric, metric, context_instructions, tally, model
         )
 
+    async def checked_in_turn() -> None:
+        # One metric's checks after another's, those against the same document together: the backend keeps one
+        # prompt cache for these one-token calls, and interleaved documents would evict each other's prefix.
+        for metric in sorted((m for m in metrics if m.checks is not None), key=checks.document_order):
+            score, used = await checks.score_checked(judge, rubric, metric, subject, source, context or {}, model)
+            tally.merge(used)
+            results[metric.id] = score
+
     async with anyio.create_task_group() as tg:
+        tg.start_soon(checked_in_turn)
         for metric in metrics:
-            tg.start_soon(one, metric)
+            if metric.checks is None:
+                tg.start_soon(one, metric)
     return [results[m.id] for m in metrics]

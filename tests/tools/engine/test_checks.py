@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.checks import count_anchors, score_from_mistakes, source_statements
+from gavel.tools.engine.prompts import check_floor
 from gavel.tools.refine import feedback_for
 from gavel.tools.rubrics import Checks, RubricRegistry
 from tests.support.deps import make_deps
@@ -63,7 +64,9 @@ async def test_each_sentence_is_checked_against_the_source_and_an_unsupported_on
     backend = by_item({"three months": 0.1})
     result = await evaluate(backend, WRONG, metrics=["accuracy"])
     accuracy = result.scores[0]
-    assert accuracy.checks == 2 and accuracy.expected_mistakes == pytest.approx(0.9 + 0.05)
+    # P(mistake) 0.9 and 0.05; a check counts only what it carries above the kind's floor.
+    floor = check_floor("supported")
+    assert accuracy.checks == 2 and accuracy.expected_mistakes == pytest.approx((0.9 - floor) / (1 - floor))
     assert [f.item for f in accuracy.findings or []] == ["For three months the patient wakes at 4 a.m. every night."]
     assert "three months" in accuracy.explanation
     prompts = [r.messages[-1].content for r in backend.requests]
