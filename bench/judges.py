@@ -84,7 +84,8 @@ class GavelJudge:
         accuracy = result.accuracy.score
         decided = result.verdict != "unscored"
         # The decision rule, fixed before any measurement (see bench/agreement.py).
-        predicted = (result.verdict != "approved" or accuracy is None or accuracy < 0.5) if decided else None
+        # The verdict alone: it follows the per-claim checks at the support cut (tools/rag/rules.decide_from_checks).
+        predicted = (result.verdict != "approved") if decided else None
         unscored = [d.metric for d in result.dimensions() if d.status == "unscored"]
         repaired = sum(1 for d in result.dimensions() for s in d.samples if s.repaired)
         return Judged(
