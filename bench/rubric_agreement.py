@@ -92,8 +92,8 @@ def _server(threads: str | None) -> StdioServerParameters:
     env.setdefault("GAVEL_TIMEOUT_S", "900")
     env.setdefault("GAVEL_LEDGER_PATH", "off")  # every item judged afresh, never served from an earlier run
     command = [sys.executable, "-m", "gavel.server", "serve"]
-    if threads:  # e.g. "1": pin the server (and so llama.cpp) to that many cores of a shared machine
-        command = ["taskset", "-c", ",".join(str(i) for i in range(int(threads))), *command]
+    if threads:  # e.g. "0": pin the server (and so llama.cpp) to these cores of a shared machine
+        command = ["taskset", "-c", threads, *command]
     return StdioServerParameters(command=command[0], args=command[1:], env=env)
 
 
@@ -192,7 +192,7 @@ async def run_preferences(client: mcp.Client, limit: int, skip: int) -> dict[str
             None
             if None in overall or overall[0] == overall[1]
             else ("response_1" if overall[0] > overall[1] else "response_2")
-        )  # noqa: E501
+        )
         items.append({"id": row["id"], "overall": overall, "human": row["human_label"], "pick": pick})
         say(f"  {len(items)}/{len(rows)} {row['id']:18s} {overall} human {row['human_label']} pick {pick}")
     agree = [i["pick"] == i["human"] for i in items]
@@ -221,7 +221,7 @@ def main() -> None:
     parser.add_argument("--split", default="heldout", choices=["tune", "heldout", "all"])
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--skip", type=int, default=0)
-    parser.add_argument("--threads", default=None, help="pin the server to this many cores")
+    parser.add_argument("--threads", default=None, help="pin the server to these cores (taskset -c, e.g. 0 or 0,1)")
     parser.add_argument("--name", default=None, help="results file name (default rubric-<set>)")
     args = parser.parse_args()
     run = Run(args.name or f"rubric-{args.set}", RESULTS_DIR, smoke=False)

@@ -85,6 +85,15 @@ async def run_demo(settings: Settings) -> int:
                             {"draft": ev["assessment"], "source": ev["source"], "task": ev["task"],
                              "max_iterations": ev["max_iterations"]}),
             ]  # fmt: skip
+            refined = results[-1]
+            if refined is not None:
+                # The refined text checked sentence by sentence against the transcript, as a RAG answer against
+                # its passage: a rewrite that passes the rubric must still say only what the patient said.
+                results.append(
+                    await _call(client, "2b. Check the refined text against the transcript", "judge_rag_answer",
+                                {"question": ev["task"], "answer": refined["final_text"],
+                                 "sources": [{"id": "transcript", "content": ev["source"]}]})
+                )  # fmt: skip
             rag = data["rag"]
             for label, answer in (("faithful, cited", rag["faithful"]), ("contradicting", rag["contradicting"])):
                 results.append(

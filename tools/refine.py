@@ -16,7 +16,7 @@ import anyio
 from pydantic import BaseModel, Field
 
 from gavel.tools.assessment import EvaluationResult, RubricChoice, UndecidedReason, evaluate_text, prepare
-from gavel.tools.common import ToolResult, flags_line, require_text
+from gavel.tools.common import ToolResult, flags_line, one_line, require_text
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge
@@ -29,6 +29,8 @@ from gavel.tools.rubrics import Rubric
 # Enough for a one-page assessment; a small local model writing more mostly repeats itself.
 # Room for a revision plus the prompt material small models echo first (stripped afterwards).
 GENERATOR_MAX_TOKENS = 1024
+# A feedback note in the rendered text: its quoted items, on one line.
+FEEDBACK_CHARS = 400
 
 StopReason = Literal["passed", "max_iterations", "plateau", "no_low_metrics", "generator_failed", "revision_rejected"]
 
@@ -116,6 +118,11 @@ class RefinementResult(ToolResult):
         for item in self.history:
             e = item.evaluation
             lines.append(f"| {item.iteration} | {_fmt(e.average)} | {_passed(e)} | {', '.join(e.low_metrics) or '-'} |")
+        for item in self.history:
+            if item.feedback:
+                # What the writer was told to fix, so a reader can check the rewrite against it.
+                lines += ["", f"Feedback after iteration {item.iteration}:"]
+                lines += [f"- {metric}: {one_line(note, FEEDBACK_CHARS)}" for metric, note in item.feedback.items()]
         lines += ["", f"Best text (iteration {self.best_iteration}):", self.best_text]
         return "\n".join(lines)
 
