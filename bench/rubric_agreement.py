@@ -65,6 +65,18 @@ DIALOGUE_RUBRIC: dict[str, Any] = {
     ],
 }  # fmt: skip
 
+# The same rubric with each metric read as one yes/no check of the whole response (its description as the
+# question; overall worded as a yes/no question), to compare with the default 1-5 digit readout.
+_WHOLE_QUESTIONS = {"overall": "Is the response a good next turn for this conversation?"}
+DIALOGUE_CHECKS_RUBRIC: dict[str, Any] = {
+    **DIALOGUE_RUBRIC,
+    "id": "dialogue-usr-checks",
+    "metrics": [
+        {**m, "checks": {"kind": "whole", "question": _WHOLE_QUESTIONS.get(m["id"], m["description"])}}
+        for m in DIALOGUE_RUBRIC["metrics"]
+    ],
+}
+
 PREFERENCE_RUBRIC: dict[str, Any] = {
     "id": "response-quality",
     "version": "1",
@@ -160,14 +172,15 @@ def clinical_figures(items: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-async def run_dialogue(client: mcp.Client, limit: int, skip: int) -> dict[str, Any]:
+async def run_dialogue(client: mcp.Client, limit: int, skip: int, checks: bool) -> dict[str, Any]:
     rows = _rows(SHARED / "topicalchat_usr_dev.jsonl")[skip : skip + limit]
     items = []
     for row in rows:
         history = row["dialogue_history"].replace(" \n ", "\n").strip()
         fact = row["knowledge"].strip()
         source = f"Conversation:\n{history}" + (f"\n\nFact: {fact}" if fact and fact != "_nofact" else "")
-        arguments = {"assessment": row["response"].strip(), "source": source, "custom_rubric": DIALOGUE_RUBRIC}
+        rubric = DIALOGUE_CHECKS_RUBRIC if checks else DIALOGUE_RUBRIC
+        arguments = {"assessment": row["response"].strip(), "source": source, "custom_rubric": rubric}
         result, seconds = await _evaluate(client, arguments)
         items.append({"id": row["id"], "scores": _scores(result), "human": row["human_scores_mean3"],
                       "seconds": round(seconds, 1)})  # fmt: skip
@@ -211,7 +224,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             if args.set == "clinical":
                 return await run_clinical(client, args.split)
             if args.set == "dialogue":
-                return await run_dialogue(client, args.limit, args.skip)
+                return await run_dialogue(client, args.limit, args.skip, args.checks)
             return await run_preferences(client, args.limit, args.skip)
 
 
@@ -222,6 +235,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--skip", type=int, default=0)
     parser.add_argument("--threads", default=None, help="pin the server to these cores (taskset -c, e.g. 0 or 0,1)")
+    parser.add_argument("--checks", action="store_true", help="dialogue: each metric as one yes/no check")
     parser.add_argument("--name", default=None, help="results file name (default rubric-<set>)")
     args = parser.parse_args()
     run = Run(args.name or f"rubric-{args.set}", RESULTS_DIR, smoke=False)
