@@ -173,10 +173,10 @@ async def test_handles_and_task_results_follow_the_extensions_published_schema(e
         working = await post(http, endpoint, "tasks/get", {"taskId": task_id}, name=task_id)
         updated = await post(http, endpoint, "tasks/update", {"taskId": task_id, "inputResponses": {}}, name=task_id)
         with anyio.fail_after(60):
-            while (done := await post(http, endpoint, "tasks/get", {"taskId": task_id}, name=task_id))["result"][
-                "status"
-            ] == "working":
+            done = working
+            while done["result"]["status"] == "working":
                 await anyio.sleep(0.1)
+                done = await post(http, endpoint, "tasks/get", {"taskId": task_id}, name=task_id)
         cancelled = await post(http, endpoint, "tasks/cancel", {"taskId": task_id}, name=task_id)
     valid("CreateTaskResult", created["result"])
     valid("GetTaskResult", working["result"])
