@@ -21,6 +21,8 @@ from gavel.tools.ledger_schema import Conn
 
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
+# Tasks the memory store keeps at most, the finished ones dropped oldest first.
+MEMORY_KEEP = 1000
 
 _COLUMNS = (
     "id, tool, evaluation_id, status, status_message, created_at, updated_at, heartbeat_at, ttl_ms, "
@@ -140,17 +142,22 @@ class LedgerTaskStore:
 
 
 class MemoryTaskStore:
-    """Tasks in this process only: the store when the ledger is off."""
+    """Tasks in this process only: the store when the ledger is off. The oldest finished ones are forgotten past
+    `keep` (a result may be large, and nothing else would ever drop it)."""
 
     where = "this server process (the ledger is off)"
 
-    def __init__(self) -> None:
+    def __init__(self, keep: int = MEMORY_KEEP) -> None:
+        self.keep = keep
         self._rows: dict[str, TaskRow] = {}
         self._lock = threading.Lock()
 
     def create(self, row: TaskRow) -> bool:
         with self._lock:
             self._rows[row.id] = row
+            finished = [key for key, kept in self._rows.items() if kept.status in TERMINAL]  # oldest first
+            for key in finished[: max(0, len(self._rows) - self.keep)]:
+                del self._rows[key]
         return True
 
     def get(self, task_id: str) -> TaskRow | None:

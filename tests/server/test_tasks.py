@@ -135,6 +135,29 @@ async def test_quick_calls_are_answered_directly_and_score_candidates_with_a_rub
     assert len(ScoreCandidatesResult.model_validate(final["result"]["structuredContent"]).ranking) == 2
 
 
+RAG_BATCH = {
+    "question": "When was the Eiffel Tower completed?",
+    "answers": [{"agent_name": "a", "answer": "In 1889 [1]."}, {"agent_name": "b", "answer": "In 1925 [1]."}],
+    "sources": [{"id": "1", "content": "The Eiffel Tower was completed in 1889."}],
+}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [("judge_rag_answers", RAG_BATCH), ("calibrate_judge", {"set": "halueval-qa", "limit": 2})],
+)
+async def test_the_other_long_tools_run_as_tasks_to_a_result(
+    endpoint: str, tool: str, arguments: dict[str, Any]
+) -> None:
+    async with opted_in(endpoint) as client:
+        handle = await tc.handle(client, tool, arguments)
+        assert isinstance(handle, tc.CreateTaskResult), handle
+        with anyio.fail_after(60):
+            final = (await tc.poll(client.session, handle.task_id))[-1]
+    assert final["status"] == "completed" and final["result"]["isError"] is False, final
+    assert final["result"]["structuredContent"]
+
+
 async def test_bad_arguments_are_refused_at_once_without_a_task(endpoint: str) -> None:
     async with opted_in(endpoint) as client:
         answer = await tc.handle(client, "refine_until_pass", {**LOOP, "max_iterations": "many"})

@@ -145,3 +145,13 @@ def test_the_first_terminal_state_written_wins() -> None:
     assert store.note("t", "late progress", now) is False
     kept = store.get("t")
     assert kept is not None and (kept.status, kept.result_json) == ("cancelled", None)
+
+
+def test_the_memory_store_forgets_the_oldest_finished_tasks_past_its_bound() -> None:
+    store = MemoryTaskStore(keep=2)
+    for name in ("done1", "running", "done2"):
+        store.create(row(name))
+        if name.startswith("done"):
+            store.finish(name, "completed", "done", timestamp(utc_now()), result="{}")
+    store.create(row("new"))
+    assert [store.get(name) is not None for name in ("done1", "running", "done2", "new")] == [False, True, False, True]
