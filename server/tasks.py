@@ -182,6 +182,9 @@ class TaskRuntime:
         if not await anyio.to_thread.run_sync(store.create, row):
             log.warning("task not created; answering the call directly", tool=tool, where=store.where)
             return None
+        if not self._groups:  # the server stopped while the row was written
+            await _finish(store, row.id, _failed(STOPPED))
+            return None
         scope = anyio.CancelScope()
         self._running[row.id] = scope
         self._groups[-1].start_soon(self._run, store, row, work, scope)
