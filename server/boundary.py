@@ -13,6 +13,9 @@ models, described by a `ToolSpec`. `publish` makes it an MCP tool whose calls ru
 5. render: the result is the structuredContent (its model the outputSchema) and its compact
    `render_text()` the text content.
 
+A long call from a client that opted into MCP tasks (`ToolSpec.task_when`; `gavel.server.tasks_extension`) is
+answered with a task handle after step 1, and steps 2-5 run on as the task (`run_call`, in `gavel.server.tasks`).
+
 `GavelError` text reaches the client verbatim (it is written for the caller); anything else is logged with
 its traceback and the client gets only a reference to the log line.
 """

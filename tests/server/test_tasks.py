@@ -99,6 +99,12 @@ async def test_a_cancelled_task_stops_its_model_calls_and_another_task_runs_on(
     assert finished["status"] == "completed"
 
 
+async def test_the_server_advertises_the_extension(endpoint: str) -> None:
+    async with opted_in(endpoint) as client:
+        extensions = client.server_capabilities.extensions or {}
+    assert extensions.get(tc.TASKS_EXTENSION) == {}
+
+
 async def test_a_client_that_does_not_opt_in_gets_the_result_as_before(endpoint: str) -> None:
     async with mcp.Client(endpoint, read_timeout_seconds=60) as client:
         result = await client.call_tool("refine_until_pass", LOOP)
