@@ -72,6 +72,17 @@ async def test_an_opted_in_client_gets_a_handle_within_a_second_and_polls_the_re
     assert any("of 3 done" in message or "model calls" in message for message in progress), progress
 
 
+async def test_a_stateful_endpoint_runs_tasks_too(model: ScriptedBackend, free_port: Callable[[], int]) -> None:
+    server, _ = scripted_server(model)
+    with serving(server, free_port(), stateless=False) as url:
+        async with opted_in(url) as client:
+            handle = await tc.handle(client, "refine_until_pass", LOOP)
+            assert isinstance(handle, tc.CreateTaskResult), handle
+            with anyio.fail_after(60):
+                final = (await tc.poll(client.session, handle.task_id))[-1]
+    assert final["status"] == "completed" and final["result"]["isError"] is False
+
+
 async def test_a_cancelled_task_stops_its_model_calls_and_another_task_runs_on(
     endpoint: str, model: ScriptedBackend
 ) -> None:
