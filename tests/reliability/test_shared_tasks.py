@@ -62,7 +62,7 @@ async def test_a_task_run_by_one_instance_is_answered_and_cancelled_through_anot
     marker = "A second draft, to be cancelled."
     with OllamaTestServer(model, models=[MODEL]) as ollama, ExitStack() as stack:
         env = {**clean_env, "GAVEL_BACKEND": "ollama", "GAVEL_OLLAMA_HOST": ollama.url, "GAVEL_JUDGE_MODEL": MODEL,
-               "GAVEL_TIMEOUT_S": "30", "GAVEL_LOG_LEVEL": "WARNING", "GAVEL_LEDGER_URL": postgres_url}  # fmt: skip
+               "GAVEL_TIMEOUT_S": "30", "GAVEL_LOG_LEVEL": "INFO", "GAVEL_LEDGER_URL": postgres_url}  # fmt: skip
         env.pop("GAVEL_LEDGER_PATH")
         first, second = (
             stack.enter_context(
@@ -88,11 +88,9 @@ async def test_a_task_run_by_one_instance_is_answered_and_cancelled_through_anot
                     await anyio.sleep(0.05)
                 await tc.cancel(other.session, doomed.task_id)
                 at_cancel = model.calls_mentioning(marker)
-                await anyio.sleep(BEAT_S + 1.5)
+                # The runner learns of the cancel at its next heartbeat; then its model calls stop.
+                stopped_at = await tc.settled(lambda: model.calls_mentioning(marker), quiet_s=BEAT_S + 1.0)
                 seen_by_runner = await tc.get(runner.session, doomed.task_id)
-                stopped_at = model.calls_mentioning(marker)
-                await anyio.sleep(1.0)
-                after = model.calls_mentioning(marker)
         codes = [stop(first.process), stop(second.process)]
 
     # The first call of a fresh process also opens the ledger's connection pool and brings its schema up to date.
@@ -100,8 +98,8 @@ async def test_a_task_run_by_one_instance_is_answered_and_cancelled_through_anot
     assert finished["status"] == "completed" and finished["result"]["isError"] is False
     assert {k: v for k, v in fetched.items() if k != "_meta"} == {k: v for k, v in finished.items() if k != "_meta"}
     assert seen_by_runner["status"] == "cancelled"
-    assert after == stopped_at, "the cancelled task kept calling the model"
-    assert stopped_at - at_cancel < (BEAT_S + 1.5) / MODEL_LATENCY_S, "the runner never noticed the cancel"
+    assert stopped_at - at_cancel < 60, "the cancelled refinement ran on (20 iterations are some 100 model calls)"
+    assert "task no longer working in the store; stopping it" in first.stderr(), "the runner never noticed the cancel"
     assert codes == [0, 0], first.stderr() + second.stderr()
     with psycopg.connect(postgres_url) as conn:
         statuses = dict(conn.execute("SELECT id, status FROM tasks").fetchall())

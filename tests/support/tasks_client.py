@@ -8,7 +8,8 @@ it on the SDK's client extension interface: it declares the extension on every r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import anyio
@@ -81,6 +82,18 @@ async def poll(session: ClientSession, task_id: str, *, interval_s: float = 0.05
         await anyio.sleep(interval_s)
         answers.append(await get(session, task_id))
     return answers
+
+
+async def settled(count: Callable[[], int], *, quiet_s: float = 1.0, timeout_s: float = 60.0) -> int:
+    """`count()` once it has not changed for `quiet_s` (e.g. a model's calls after a cancel); fails after
+    `timeout_s` of changes."""
+    with anyio.fail_after(timeout_s):
+        last, since = count(), time.monotonic()
+        while time.monotonic() - since < quiet_s:
+            await anyio.sleep(0.05)
+            if (now := count()) != last:
+                last, since = now, time.monotonic()
+    return last
 
 
 async def handle(client: Client, tool: str, arguments: dict[str, Any]) -> CreateTaskResult | CallToolResult:
