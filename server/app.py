@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -24,6 +24,8 @@ from mcp_types import INVALID_PARAMS, InputRequiredResult
 
 from gavel.server.boundary import BoundaryServer, DepsFactory
 from gavel.server.settings import Settings
+from gavel.server.tasks import TaskRuntime
+from gavel.server.tasks_extension import TasksExtension
 from gavel.tools.distribution import version
 from gavel.tools.engine.config import Limits
 from gavel.tools.errors import UnknownRubric
@@ -266,12 +268,30 @@ def _add_prompts(server: MCPServer, prompts: tuple[PromptSpec, ...]) -> None:
         )
 
 
+Lifespan = Callable[[MCPServer[Any]], AbstractAsyncContextManager[Any]]
+
+
+def _with_tasks(tasks: TaskRuntime, lifespan: Lifespan | None) -> Lifespan:
+    """`lifespan`, inside the task group where the server's MCP tasks run while it serves."""
+
+    @asynccontextmanager
+    async def run(app: MCPServer[Any]) -> AsyncIterator[Any]:
+        async with tasks.running():
+            if lifespan is None:
+                yield {}
+            else:
+                async with lifespan(app) as state:
+                    yield state
+
+    return run
+
+
 def build_server(
     settings: Settings,
     registry: RubricRegistry,
     deps_factory: DepsFactory,
     *,
-    lifespan: Callable[[MCPServer[Any]], AbstractAsyncContextManager[Any]] | None = None,
+    lifespan: Lifespan | None = None,
     register_tools: ToolRegistrar | None = None,
     ledger: Ledger | None = None,
 ) -> BoundaryServer:
@@ -291,6 +311,8 @@ def build_server(
     from gavel.server.calibration_mcp import add_calibration_resources
 
     text = load_server_text()
+    # Long calls run as MCP tasks for clients that opt in; the tasks are kept where the server's ledger is then.
+    tasks = TaskRuntime(lambda: server.ledger)
     server = BoundaryServer(
         SERVER_NAME,
         title="Gavel",
@@ -298,7 +320,8 @@ def build_server(
         instructions=text.instructions,
         version=version(),
         log_level=settings.log_level,
-        lifespan=lifespan,
+        lifespan=_with_tasks(tasks, lifespan),
+        extensions=[TasksExtension(tasks)],
     )
     _add_rubric_resources(server, registry)
     server.ledger = ledger if ledger is not None else settings.make_ledger()

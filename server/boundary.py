@@ -13,6 +13,9 @@ models, described by a `ToolSpec`. `publish` makes it an MCP tool whose calls ru
 5. render: the result is the structuredContent (its model the outputSchema) and its compact
    `render_text()` the text content.
 
+A long call from a client that opted into MCP tasks (`ToolSpec.task_when`; `gavel.server.tasks_extension`) is
+answered with a task handle after step 1, and steps 2-5 run on as the task (`run_call`, in `gavel.server.tasks`).
+
 `GavelError` text reaches the client verbatim (it is written for the caller); anything else is logged with
 its traceback and the client gets only a reference to the log line.
 """
@@ -42,6 +45,7 @@ from gavel.server.ledger_calls import new_evaluation_id, through_ledger
 from gavel.server.logging import bind_request_context
 from gavel.server.sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_schema_text
+from gavel.server.tasks_extension import task_intent
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Check, Impl, JudgeThroughLedger, ProgressFn, ToolDeps
 from gavel.tools.engine.fitness import fitness_line
@@ -93,6 +97,9 @@ class ToolSpec(Generic[RequestT, ResultT]):
     # The tool keeps its own records in the ledger (calibrate_judge): its deps carry the server's ledger and
     # `judge_through_ledger`. A judging tool never sees the ledger: the server records around it.
     keeps_records: bool = False
+    # Whether a call with this request runs as an MCP task when its client opted into tasks (see
+    # `gavel.server.tasks_extension`): for calls that may take minutes. None: never.
+    task_when: Callable[[RequestT], bool] | None = None
 
 
 class BoundaryServer(MCPServer[Any]):
@@ -188,33 +195,14 @@ def publish(
         rubric = raw.get("rubric") if rubric_field and isinstance(raw.get("rubric"), str) else None
         with bind_request_context(tool=spec.name, rubric=rubric, call_id=evaluation_id):
             request = validate_request(spec.request_model, raw, kwargs)
-            started = time.perf_counter()
-            try:
-                # On 2026-07-28 the client's sampling answers arrive as resolved slots; replay them to the engine.
-                with replay_for_call(ctx, slot_values):
-                    deps = deps_factory(ctx, _progress_for(ctx))
-                    log.info("tool call started")
-                    with admit(server):
-                        result, structured = await _answer(server, spec, request, deps, evaluation_id)
-                text = _render_text(result, spec.text_renderer)
-            except GavelError as exc:
-                log.info("tool call refused", error=str(exc), error_type=type(exc).__name__)
-                raise ToolError(str(exc)) from exc
-            except (ToolError, MCPError):
-                raise
-            except Exception as exc:  # the traceback is logged; the client gets a reference
-                raise _unexpected(exc, evaluation_id) from exc
-            log.info(
-                "tool call finished",
-                duration_ms=round((time.perf_counter() - started) * 1000),
-                cached=bool(getattr(result, "cached", False)),
-                evaluation_id=getattr(result, "evaluation_id", None),
-            )
-        if structured is None:
-            structured = result.model_dump(mode="json", by_alias=True)
-        if lists_own_schema:
-            spec.result_model.model_validate(structured)
-        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+            if await _started_as_task(server, spec, request, ctx, deps_factory, uses_sampling, evaluation_id):
+                # The tasks extension's interceptor answers with the task's handle instead of this.
+                return CallToolResult(content=[])
+            # On 2026-07-28 the client's sampling answers arrive as resolved slots; replay them to the engine.
+            with replay_for_call(ctx, slot_values):
+                return await run_call(
+                    server, spec, request, lambda: deps_factory(ctx, _progress_for(ctx)), evaluation_id
+                )
 
     call.__name__ = spec.name
     call.__qualname__ = spec.name
@@ -246,6 +234,76 @@ def publish(
         annotations=spec.annotations or judging_annotations(idempotent=spec.idempotent),
         structured_output=not lists_own_schema,
     )
+
+
+async def run_call(
+    server: MCPServer[Any],
+    spec: ToolSpec[Any, Any],
+    request: BaseModel,
+    make_deps: Callable[[], ToolDeps],
+    evaluation_id: str,
+) -> CallToolResult:
+    """One validated call through the pipeline (look up, run, record, render), as the client gets it; a refusal or
+    failure raises `ToolError` (the SDK's error result), after logging it."""
+    started = time.perf_counter()
+    try:
+        deps = make_deps()
+        log.info("tool call started")
+        with admit(server):
+            result, structured = await _answer(server, spec, request, deps, evaluation_id)
+        text = _render_text(result, spec.text_renderer)
+    except GavelError as exc:
+        log.info("tool call refused", error=str(exc), error_type=type(exc).__name__)
+        raise ToolError(str(exc)) from exc
+    except (ToolError, MCPError):
+        raise
+    except Exception as exc:  # the traceback is logged; the client gets a reference
+        raise _unexpected(exc, evaluation_id) from exc
+    log.info(
+        "tool call finished",
+        duration_ms=round((time.perf_counter() - started) * 1000),
+        cached=bool(getattr(result, "cached", False)),
+        evaluation_id=getattr(result, "evaluation_id", None),
+    )
+    if structured is None:
+        structured = result.model_dump(mode="json", by_alias=True)
+    if isinstance(server, BoundaryServer):
+        # It lists its own outputSchema, so it makes the SDK's check of every structured result itself.
+        spec.result_model.model_validate(structured)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+
+async def _started_as_task(
+    server: MCPServer[Any],
+    spec: ToolSpec[Any, Any],
+    request: BaseModel,
+    ctx: Context[Any, Any],
+    deps_factory: DepsFactory,
+    uses_sampling: UsesSampling | None,
+    evaluation_id: str,
+) -> bool:
+    """Start the call as an MCP task when its client opted in and the tool runs this request as one; whether it did.
+
+    A call that would sample the client's model is answered directly: on 2026-07-28 sampling is input-required
+    rounds of the call itself, which a task has no way to carry."""
+    intent = task_intent()
+    if intent is None or spec.task_when is None or not spec.task_when(request):
+        return False
+    try:
+        if uses_sampling is not None and await uses_sampling(ctx, request):
+            return False
+        # Made now, while the request is there to make them from; the task's progress replaces the client's.
+        deps = deps_factory(ctx, no_progress)
+    except Exception:  # answered directly, where the same failure is reported as for any call
+        log.warning("not run as a task", exc_info=True)
+        return False
+
+    async def work(progress: ProgressFn) -> CallToolResult:
+        deps.progress = progress
+        with bind_request_context(tool=spec.name, call_id=evaluation_id):
+            return await run_call(server, spec, request, lambda: deps, evaluation_id)
+
+    return await intent.start(spec.name, evaluation_id, work)
 
 
 async def _answer(

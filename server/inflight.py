@@ -61,6 +61,17 @@ def lifeline() -> Iterator[Lifeline]:
         _LIFELINE.reset(token)
 
 
+@contextmanager
+def detached() -> Iterator[None]:
+    """Run work that outlives the request that started it (an MCP task): the request's client leaving does not
+    end it; shutdown still does (it runs inside `admit` like any call)."""
+    token = _LIFELINE.set(None)
+    try:
+        yield
+    finally:
+        _LIFELINE.reset(token)
+
+
 class Gate:
     """One server's calls in flight, and whether it still admits new ones; kept on the server (`BoundaryServer`)."""
 

@@ -57,10 +57,24 @@ def _judging(
     result_model: type[ResultT],
     impl: Callable[[RequestT, ToolDeps], Awaitable[ResultT]],
     check: Check[RequestT],
+    *,
+    task_when: Callable[[RequestT], bool] | None = None,
 ) -> ToolSpec[RequestT, ResultT]:
     """A tool that only judges, given in ToolSpec's field order: its request is checked up front, and it is
     idempotent (a repeated call changes nothing more)."""
-    return ToolSpec(name, title, description, request_model, result_model, impl, check, idempotent=True)
+    return ToolSpec(
+        name, title, description, request_model, result_model, impl, check, idempotent=True, task_when=task_when
+    )
+
+
+# Which calls run as MCP tasks for a client that opted in: those that take minutes on a local model.
+def _always(request: BaseModel) -> bool:
+    return True
+
+
+def _with_rubric(request: candidates.ScoreCandidatesRequest) -> bool:
+    # Without a rubric every criterion is a number and the selection takes milliseconds.
+    return request.rubric is not None or request.custom_rubric is not None
 
 
 # The tools, in the order clients list them.
@@ -87,6 +101,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         request_model=refine.RefineUntilPassRequest,
         result_model=refine.RefinementResult,
         impl=refine.refine_until_pass,
+        task_when=_always,
     ),
     _judging(
         "judge_rag_answer",
@@ -108,6 +123,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         rag.RagBatchResult,
         rag.judge_rag_answers,
         rag.check_rag_answers,
+        task_when=_always,
     ),
     _judging(
         "score_candidates",
@@ -119,6 +135,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         candidates.ScoreCandidatesResult,
         candidates.score_candidates,
         candidates.check_candidates,
+        task_when=_with_rubric,
     ),
     ToolSpec(
         name="calibrate_judge",
@@ -131,6 +148,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         result_model=calibration.CalibrationReport,
         impl=calibration.calibrate_judge,
         keeps_records=True,
+        task_when=_always,
     ),
 )
 

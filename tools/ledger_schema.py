@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_S = 10.0
 
 # Any constant: the key of the advisory lock that serializes migrations across instances.
@@ -82,6 +82,28 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                 report_json TEXT NOT NULL
             )""",
             "CREATE INDEX calibrations_key ON calibrations (fitness_key, created_at)",
+        ),
+    ),
+    (
+        # MCP tasks (server/tasks_store.py): a long tool call that runs on after its request returned, polled by
+        # id from any instance sharing the ledger. The result is kept as the client is sent it (a CallToolResult);
+        # the judgment itself is the evaluations row `evaluation_id`, recorded as for any call.
+        4,
+        (
+            """CREATE TABLE tasks (
+                {rowid}id TEXT PRIMARY KEY,
+                tool TEXT NOT NULL,
+                evaluation_id TEXT NOT NULL,
+                status TEXT NOT NULL,
+                status_message TEXT,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL,
+                heartbeat_at TEXT NOT NULL,
+                ttl_ms INTEGER,
+                poll_interval_ms INTEGER NOT NULL,
+                result_json TEXT,
+                error_json TEXT
+            )""",
         ),
     ),
 )

@@ -198,10 +198,13 @@ def check_v3_ledger_reads_at_the_latest_schema(store: Ledger) -> None:
 
 
 def test_an_instance_of_the_previous_release_keeps_writing_a_ledger_this_one_opened(path: Path) -> None:
-    # Instances sharing one ledger are upgraded one at a time: the v3 SQL still writes after this Gavel opened it.
-    Ledger(path).close()
+    # Instances sharing one ledger are upgraded one at a time: the v3 SQL still writes after this Gavel migrated it.
+    seed = Ledger(path)
+    assert seed.record([entry("seed")]) is True
+    seed.close()
     old = sqlite3.connect(path, isolation_level=None)
     write_v3_ledger(old)
+    assert schema_version(old) == SCHEMA_VERSION
     old.close()
     store = Ledger(path)
     check_v3_ledger_reads_at_the_latest_schema(store)

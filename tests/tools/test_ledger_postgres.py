@@ -125,8 +125,10 @@ def test_two_ledgers_writing_at_once_lose_no_rows(postgres_url: str) -> None:
 
 
 def test_an_instance_of_the_previous_release_keeps_writing_a_database_this_one_opened(postgres_url: str) -> None:
-    # Instances sharing one database are upgraded one at a time: the v3 SQL still writes after this Gavel opened it.
-    pg_ledger(postgres_url).close()
+    # Instances sharing one database are upgraded one at a time: the v3 SQL still writes after this Gavel migrated it.
+    seed = pg_ledger(postgres_url)
+    assert seed.record([entry("seed")]) is True
+    seed.close()
     with psycopg.connect(postgres_url, autocommit=True) as raw:
         write_v3_ledger(PostgresConn(raw))
         assert schema_version(PostgresConn(raw)) == SCHEMA_VERSION
