@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from gavel.server.cli import main
+from gavel.tools.calibration_sets import shipped_sets
 from tests.conftest import PYTHON
 from tests.support.ollama_server import OllamaReply, OllamaTestServer
 
@@ -86,7 +87,8 @@ def test_ctrl_c_keeps_the_items_judged_and_reports_them_as_partial(tmp_path: Pat
     ("argv", "message"),
     [
         (["calibrate"], "give --set NAME"),
-        (["calibrate", "--set", "nope"], "the shipped sets are clinical-assessment, halueval-qa"),
+        (["calibrate"], "give --set NAME (clinical-assessment, halueval-qa, topicalchat-usr)"),
+        (["calibrate", "--set", "nope"], "the shipped sets are clinical-assessment, halueval-qa, topicalchat-usr"),
         (["calibrate", "--set", "halueval-qa", "--limit", "0"], "must be at least 1"),
         (["calibrate", "--show", "--ledger-path", "off"], "ledger is off"),
     ],
@@ -98,3 +100,10 @@ def test_bad_invocations_say_what_to_change(
         code = main([*argv, *(["--ledger-path", str(tmp_path / "l.sqlite3")] if "off" not in argv else [])])
         assert code == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_help_names_every_shipped_set(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["calibrate", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert all(name in shown for name in shipped_sets())
