@@ -1,6 +1,7 @@
 """`gavel calibrate`: measure the configured judge on a labelled set, or `--show` the calibrations kept.
 
     gavel calibrate --set halueval-qa --limit 40     # a shipped set (judge_rag_answer)
+    gavel calibrate --set topicalchat-usr            # evaluate_assessment against people's ratings (Spearman)
     gavel calibrate --data mine.jsonl                 # your own labelled JSONL (tools/calibration_data/README.md)
     gavel calibrate --show                            # every calibration in the ledger
 
@@ -24,7 +25,7 @@ EXIT_INTERRUPTED = 130
 
 
 def calibrate(settings: Settings, args: argparse.Namespace) -> int:
-    from gavel.tools.calibration_sets import load_file, load_set
+    from gavel.tools.calibration_sets import load_file, load_set, shipped_sets
     from gavel.tools.errors import GavelError
 
     ledger = settings.make_ledger()
@@ -32,7 +33,7 @@ def calibrate(settings: Settings, args: argparse.Namespace) -> int:
         if args.show:
             return _show(ledger, args.json)
         if args.set is None and args.data is None:
-            return fail("give --set NAME (halueval-qa, clinical-assessment), --data FILE or --show")
+            return fail(f"give --set NAME ({', '.join(shipped_sets())}), --data FILE or --show")
         registry = load_registry(settings)
         try:
             cal_set = load_set(args.set, registry) if args.set else load_file(args.data, registry)
@@ -105,11 +106,12 @@ def _show(ledger: Any, as_json: bool) -> int:
     if not index:
         out("no calibration kept yet; run 'gavel calibrate --set halueval-qa --limit 40'")
         return EXIT_OK
-    header = ("KEY", "SET", "BACKEND", "MODEL", "READOUT", "N", "BAL.ACC", "AUROC", "DATE (UTC)")
+    header = ("KEY", "SET", "BACKEND", "MODEL", "READOUT", "N", "BAL.ACC", "AUROC", "SPEARMAN", "DATE (UTC)")
     rows = [
         (
             e["key"], e["set"], str(e["backend"]), str(e["model"]), str(e["readout"]),
             f"{e['n']}{'' if e['complete'] else ' (partial)'}", _num(e["balanced_accuracy"]), _num(e["auroc"]),
+            _num(e.get("spearman")),
             e["created_at"][:16].replace("T", " "),
         )
         for e in index

@@ -117,7 +117,7 @@ COMMANDS: tuple[Command, ...] = (
         "balanced accuracy. Kept in the ledger: every later judgment by this judge carries it as judge_fitness. "
         "Items judged identically before are served from the ledger.",
         one_of=(
-            Arg("--set", metavar="NAME", help="a shipped set: halueval-qa or clinical-assessment"),
+            Arg("--set", metavar="NAME", help="a shipped set: halueval-qa, clinical-assessment or topicalchat-usr"),
             Arg("--data", type=Path, metavar="FILE", help="your own labelled JSONL (a sidecar .toml optional)"),
             Arg("--show", action="store_true", help="list the calibrations kept in the ledger"),
         ),

@@ -269,8 +269,15 @@ class CalibrationRun:
         judged_now = [row.seconds for _, row in self.rows if not row.cached]
         notes = []
         tuned = int(self.set.meta.get("tuned_items", 0) or 0)
-        if tuned and len(self.rows) > len(self.set.items) - tuned:
+        if tuned >= len(self.set.items):
+            notes.append("this whole set is development data Gavel's prompts may be chosen on: not a held-out measure")
+        elif tuned and len(self.rows) > len(self.set.items) - tuned:
             notes.append(f"the last {tuned} items of this set are the ones Gavel's prompts were chosen on")
+        if self.rows and all(item.good is None for item, _ in self.rows):
+            notes.append(
+                "graded labels only: balanced accuracy, AUROC and the cut need good/bad labels; the judge's fitness "
+                "is the Spearman figure"
+            )
         report = CalibrationReport(
             calibration_id=self.calibration_id,
             fitness_key=self.fitness_key,
@@ -314,7 +321,7 @@ class CalibrateJudgeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # Which tool each set calibrates is in the report (and tools/calibration_data/): the listing stays short.
-    set: Annotated[str, Field(max_length=64, description="halueval-qa or clinical-assessment.")]
+    set: Annotated[str, Field(max_length=64, description="halueval-qa, clinical-assessment or topicalchat-usr.")]
     limit: Annotated[int, Field(default=DEFAULT_LIMIT, ge=1, le=1000, description="Items (whole pairs).")] = (
         DEFAULT_LIMIT
     )

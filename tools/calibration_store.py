@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 
-from gavel.tools.engine.fitness import JudgeFitness, near_chance
+from gavel.tools.engine.fitness import JudgeFitness, near_chance, near_chance_graded
 from gavel.tools.ledger import Ledger, to_json
 from gavel.tools.ledger_schema import Conn
 
@@ -94,13 +94,17 @@ def summary_of(report: dict[str, Any]) -> dict[str, Any]:
         "complete": report["complete"],
         "balanced_accuracy": report["balanced_accuracy"]["value"],
         "auroc": report["auroc"]["value"],
+        "spearman": (report.get("spearman") or {}).get("value"),
         "created_at": report["created_at"],
     }
 
 
 def fitness_of(report: dict[str, Any]) -> JudgeFitness:
-    """What a judgment's provenance carries of a calibration report."""
+    """What a judgment's provenance carries of a calibration report. A set graded by people only (no good/bad
+    labels, so no balanced accuracy) is judged near chance by its Spearman interval."""
     ba, au = report["balanced_accuracy"], report["auroc"]
+    rho = report.get("spearman") or {"value": None, "low": None, "high": None}
+    graded_only = ba["value"] is None and rho["value"] is not None
     return JudgeFitness(
         calibration_id=report["calibration_id"],
         set=report["set"],
@@ -110,9 +114,11 @@ def fitness_of(report: dict[str, Any]) -> JudgeFitness:
         balanced_accuracy_ci95=(ba["low"], ba["high"]),
         auroc=au["value"],
         auroc_ci95=(au["low"], au["high"]),
+        spearman=rho["value"],
+        spearman_ci95=(rho["low"], rho["high"]),
         calibrated_cut=(report.get("cut") or {}).get("best"),
         date=report["created_at"],
-        near_chance=near_chance(ba["low"], ba["high"]),
+        near_chance=near_chance_graded(rho["low"], rho["high"]) if graded_only else near_chance(ba["low"], ba["high"]),
     )
 
 

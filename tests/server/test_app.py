@@ -17,7 +17,7 @@ from gavel.server.settings import Settings, load_settings
 from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.server.conftest import RecordingDepsFactory
 
-BUILT_IN = ["clinical-assessment", "idea-quality", "music-recommendation", "rag-answer"]
+BUILT_IN = ["clinical-assessment", "dialogue-response", "idea-quality", "music-recommendation", "rag-answer"]
 PROMPTS = {
     "evaluate-assessment": {"assessment": True, "source": False, "rubric": False},
     "refine-until-pass": {"task": True, "source": False, "draft": False},

@@ -22,6 +22,7 @@ from gavel.tools.calibration_sets import DATA_DIR
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.rag.probability import SUPPORT_CUT
 from tests.server.ledger_helpers import ledger_server
+from tests.support.graded import HELD_OUT_RESPONSE, HELD_OUT_SOURCE, blind, by_people, dialogue_model
 from tests.support.scripted import ScriptedBackend, yes_no
 
 LIMIT = 40
@@ -183,4 +184,47 @@ async def test_an_unknown_set_is_refused_with_the_known_ones(tmp_path: Path) -> 
     async with mcp.Client(server) as client:
         result = await client.call_tool("calibrate_judge", {"set": "nope"})
     assert result.is_error
-    assert "clinical-assessment" in result.content[0].text and "halueval-qa" in result.content[0].text
+    assert all(name in result.content[0].text for name in ("clinical-assessment", "halueval-qa", "topicalchat-usr"))
+
+
+DIALOGUE_ARGS = {"assessment": HELD_OUT_RESPONSE, "source": HELD_OUT_SOURCE, "rubric": "dialogue-response"}
+
+
+async def calibrate_dialogue_then_evaluate(
+    path: Path, backend: ScriptedBackend, limit: int
+) -> tuple[dict[str, Any], CallToolResult]:
+    server, _ = ledger_server(path, backend)
+    async with mcp.Client(server) as client:
+        report = structured(await client.call_tool("calibrate_judge", {"set": "topicalchat-usr", "limit": limit}))
+        judged = await client.call_tool("evaluate_assessment", DIALOGUE_ARGS)
+    return report, judged
+
+
+async def test_a_dialogue_judgment_carries_the_spearman_of_its_calibration(tmp_path: Path) -> None:
+    report, judged = await calibrate_dialogue_then_evaluate(tmp_path / "ledger.sqlite3", dialogue_model(by_people), 18)
+    assert report["tool"] == "evaluate_assessment" and report["rubric"] == "dialogue-response" and report["n"] == 18
+    assert report["spearman"]["value"] == 1.0 and report["balanced_accuracy"]["value"] is None and report["stored"]
+    result = structured(judged)
+    assert result["provenance"]["fitness_key"] == report["fitness_key"]
+    fitness = result["provenance"]["judge_fitness"]
+    assert fitness["set"] == "topicalchat-usr" and fitness["calibration_id"] == report["calibration_id"]
+    assert fitness["spearman"] == 1.0 and fitness["balanced_accuracy"] is None and fitness["near_chance"] is False
+    assert not {"judge_near_chance", "judge_uncalibrated"} & set(result["flags"])
+    assert judged.content[0].text.splitlines()[-1].startswith("judge fitness: better than chance (Spearman 1.00")
+
+
+async def test_a_dialogue_judge_blind_to_the_people_is_flagged_near_chance(tmp_path: Path) -> None:
+    report, judged = await calibrate_dialogue_then_evaluate(tmp_path / "ledger.sqlite3", dialogue_model(blind), 60)
+    assert report["spearman"]["low"] <= 0 <= report["spearman"]["high"]
+    result = structured(judged)
+    assert "judge_near_chance" in result["flags"] and result["provenance"]["judge_fitness"]["near_chance"] is True
+
+
+async def test_a_clinical_calibration_does_not_vouch_for_a_dialogue_judgment(tmp_path: Path) -> None:
+    """The fitness key holds the rubric's prompts: one rubric's calibration is no other rubric's fitness."""
+    path = tmp_path / "ledger.sqlite3"
+    await calibrate_dialogue_then_evaluate(path, dialogue_model(by_people), 6)
+    server, _ = ledger_server(path, dialogue_model(by_people))
+    async with mcp.Client(server) as client:
+        clinical = structured(await client.call_tool("evaluate_assessment", {"assessment": "Low mood.", "source": "x"}))
+    assert clinical["provenance"]["judge_fitness"] is None and "judge_uncalibrated" in clinical["flags"]

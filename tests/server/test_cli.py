@@ -17,7 +17,7 @@ from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.conftest import REPO_ROOT
 from tests.server.processes import run_gavel
 
-BUILT_IN = ["clinical-assessment", "idea-quality", "music-recommendation", "rag-answer"]
+BUILT_IN = ["clinical-assessment", "dialogue-response", "idea-quality", "music-recommendation", "rag-answer"]
 HOUSE_STYLE = """
 id = "house-style"
 version = "2.1"

@@ -9,11 +9,14 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gavel.server.cli import main
+from gavel.tools.calibration_sets import shipped_sets
 from tests.conftest import PYTHON
+from tests.support.graded import PEOPLE
 from tests.support.ollama_server import OllamaReply, OllamaTestServer
 
 MODEL = "test-model:latest"
@@ -82,11 +85,36 @@ def test_ctrl_c_keeps_the_items_judged_and_reports_them_as_partial(tmp_path: Pat
     assert "(partial)" in shown.stdout
 
 
+def digits_by_people(body: dict[str, Any]) -> OllamaReply:
+    """The people's overall rating of the judged response, as one digit with log-probabilities (a 4 for a call
+    that judges no item, such as the backend's log-probability probe)."""
+    fenced = body["messages"][-1]["content"].rsplit("<<<\n", 1)
+    judged = fenced[-1].split("\n>>>", 1)[0].strip() if len(fenced) == 2 else ""
+    digit = str(round(PEOPLE.get(judged, 4.0)))
+    top = [{"token": digit, "logprob": -0.01}]
+    return OllamaReply(digit, logprobs=[{"token": digit, "logprob": -0.01, "top_logprobs": top}])
+
+
+def test_the_dialogue_set_runs_from_the_command_line_and_reports_spearman(tmp_path: Path) -> None:
+    with OllamaTestServer(responder=digits_by_people, models=[MODEL]) as server:
+        env = env_for(server, tmp_path / "ledger.sqlite3")
+        run = calibrate(env, "--set", "topicalchat-usr", "--limit", "6")
+        out, err = run.communicate(timeout=WAIT_S)
+        assert run.returncode == 0, err
+        shown = subprocess.run([PYTHON, "-m", "gavel.server", "calibrate", "--show"], env=env, capture_output=True,
+                               text=True, timeout=WAIT_S, check=True)  # fmt: skip
+    assert "of evaluate_assessment on topicalchat-usr: complete" in out and "| Spearman | 0." in out
+    assert "note: graded labels only" in out and "[6/6]" in err
+    header, row = shown.stdout.splitlines()[:2]
+    assert "SPEARMAN" in header and "topicalchat-usr" in row
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["calibrate"], "give --set NAME"),
-        (["calibrate", "--set", "nope"], "the shipped sets are clinical-assessment, halueval-qa"),
+        (["calibrate"], "give --set NAME (clinical-assessment, halueval-qa, topicalchat-usr)"),
+        (["calibrate", "--set", "nope"], "the shipped sets are clinical-assessment, halueval-qa, topicalchat-usr"),
         (["calibrate", "--set", "halueval-qa", "--limit", "0"], "must be at least 1"),
         (["calibrate", "--show", "--ledger-path", "off"], "ledger is off"),
     ],
@@ -98,3 +126,10 @@ def test_bad_invocations_say_what_to_change(
         code = main([*argv, *(["--ledger-path", str(tmp_path / "l.sqlite3")] if "off" not in argv else [])])
         assert code == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_help_names_every_shipped_set(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["calibrate", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert all(name in shown for name in shipped_sets())

@@ -14,5 +14,6 @@ async def test_the_rubrics_line_lists_rubrics_only() -> None:
         uris = [str(r.uri) for r in (await client.list_resources()).resources]
     assert "evaluation://recent" in uris  # listed by the server, but no rubric
     assert rubrics_line(uris) == (
-        "Rubrics: clinical-assessment, idea-quality, music-recommendation, rag-answer (each readable as rubric://ID)"
+        "Rubrics: clinical-assessment, dialogue-response, idea-quality, music-recommendation, rag-answer "
+        "(each readable as rubric://ID)"
     )

@@ -20,6 +20,7 @@ from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.errors import InvalidInput
 from gavel.tools.ledger import Ledger
 from tests.support.deps import REGISTRY, ProgressLog, make_deps
+from tests.support.graded import blind, by_people, dialogue_model
 from tests.support.scripted import ScriptedBackend, yes_no
 
 # -- the sets -----------------------------------------------------------------------------------------------
@@ -40,12 +41,37 @@ def test_halueval_keeps_its_attribution_and_puts_the_tuned_pairs_last() -> None:
     assert "CC BY-SA 4.0" in meta["license"] and "HotpotQA" in meta["attribution"]
     assert "CC BY-SA 4.0" in (DATA_DIR / "halueval-qa.README.md").read_text(encoding="utf-8")
     items = load_set("halueval-qa", REGISTRY).items
-    assert len(items) == 200 and shipped_sets() == ["clinical-assessment", "halueval-qa"]
+    assert len(items) == 200 and shipped_sets() == ["clinical-assessment", "halueval-qa", "topicalchat-usr"]
     pairs = load_pairs()  # the development set the benchmarks read, by question number
     tuned = {judged["id"] for pair in pairs[:TUNED_PAIRS] for judged in pair}
     assert {item.id for item in items[-meta["tuned_items"] :]} == tuned
     labels = {judged["id"]: "bad" if judged["hallucinated"] else "good" for pair in pairs for judged in pair}
     assert {item.id: "good" if item.good else "bad" for item in items} == labels
+
+
+def test_the_dialogue_set_is_graded_by_people_in_whole_conversations() -> None:
+    meta = tomllib.loads((DATA_DIR / "topicalchat-usr.toml").read_text(encoding="utf-8"))
+    assert {"tool", "rubric", "source", "source_commit", "license", "labels"} <= set(meta)
+    assert "CDLA-Sharing-1.0" in meta["license"] and "MIT" in meta["license"] and "mean of three" in meta["labels"]
+    cal_set = load_set("topicalchat-usr", REGISTRY)
+    assert (cal_set.tool, cal_set.rubric, len(cal_set.items)) == ("evaluate_assessment", "dialogue-response", 60)
+    assert all(item.good is None and item.graded is not None and 1 <= item.graded <= 5 for item in cal_set.items)
+    conversations = [item.pair for item in cal_set.items]
+    assert [conversations[i] for i in range(0, 60, 6)] == list(dict.fromkeys(conversations))  # 10 runs of 6
+    assert len(cal_set.take(40)) == 36  # whole conversations
+
+
+def test_the_dialogue_set_is_the_development_set_as_items() -> None:
+    dev = [json.loads(line) for line in DEV_DIALOGUE.read_text(encoding="utf-8").splitlines()]
+    items = load_set("topicalchat-usr", REGISTRY).items
+    assert len(items) == len(dev) == 60
+    for item, row in zip(items, dev, strict=True):
+        turns = [turn.strip() for turn in row["dialogue_history"].split("\n")]
+        fact = "" if row["knowledge"] == "_nofact" else f"\n\nFact: {row['knowledge'].strip()}"
+        assert item.fields["source"] == "Conversation:\n" + "\n".join(turns) + fact
+        assert item.fields["assessment"] == row["response"].strip() and item.fields["rubric"] == "dialogue-response"
+        assert item.graded == pytest.approx(row["human_scores_mean3"]["overall"], abs=1e-4)
+        assert item.pair == f"conversation-{row['context_id']}"
 
 
 def test_a_limit_takes_whole_pairs() -> None:
@@ -83,6 +109,10 @@ def test_the_statistics_on_hand_made_cases() -> None:
 
 
 # -- a run in process ---------------------------------------------------------------------------------------
+
+# The dialogue development set, beside a checkout (CI) or in /work/shared, as bench/data.py finds its set.
+_SHARED = [Path(__file__).resolve().parents[3] / "shared" / "data", Path("/work/shared/data")]
+DEV_DIALOGUE = next((d / "topicalchat_usr_dev.jsonl" for d in _SHARED if d.is_dir()), _SHARED[0])
 
 CLINICAL = [json.loads(line) for line in (DATA_DIR / "clinical-assessment.jsonl").read_text().splitlines()]
 GOOD_TEXTS = [row["assessment"] for row in CLINICAL if row["label"] == "good"]
@@ -131,3 +161,26 @@ async def test_a_cancelled_run_keeps_its_items_as_a_partial_calibration(tmp_path
     (stored,) = calibrations_for(ledger, run.report.fitness_key or "")
     ledger.close()
     assert stored["complete"] is False and stored["n"] == 3 and stored["stored"] is True
+
+
+async def test_a_graded_set_reports_spearman_and_says_balanced_accuracy_needs_labels(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    deps = dataclasses.replace(make_deps(dialogue_model(by_people)), ledger=ledger)
+    report = await CalibrationRun(load_set("topicalchat-usr", REGISTRY), deps, ledger, 12).execute()
+    (stored,) = calibrations_for(ledger, report.fitness_key or "")
+    ledger.close()
+    assert report.complete and report.n == 12 and report.unscored == 0 and report.stored
+    assert report.spearman is not None and report.spearman.value == 1.0
+    assert report.balanced_accuracy.value is None and report.auroc.value is None and report.pairwise_accuracy is None
+    assert report.cut.best is None and report.base_rate_good is None
+    assert any("graded labels only" in note for note in report.notes)
+    assert any("not a held-out measure" in note for note in report.notes)
+    assert "| Spearman | 1.00" in report.render_text()
+    assert stored["spearman"]["value"] == 1.0
+
+
+async def test_a_judge_blind_to_the_people_has_a_spearman_interval_around_zero(tmp_path: Path) -> None:
+    deps = make_deps(dialogue_model(blind))
+    report = await CalibrationRun(load_set("topicalchat-usr", REGISTRY), deps, None, None).execute()
+    assert report.spearman is not None and report.spearman.low is not None and report.spearman.high is not None
+    assert report.spearman.low <= 0 <= report.spearman.high

@@ -3,7 +3,9 @@
 A calibration (tools/calibration.py) is keyed by what decides a verdict: the backend, the model and its digest,
 the readout and the prompt template hash. Every judgment's provenance carries its key and the newest calibration
 for it (`judge_fitness`), or null with the flag `judge_uncalibrated`; when the 95% interval of the balanced
-accuracy includes 0.5 (or could not be computed), the flag `judge_near_chance`. Fitness informs: it never
+accuracy includes 0.5 (or could not be computed), the flag `judge_near_chance`. A set graded by people (a score
+per item, no good/bad label) has no balanced accuracy: its fitness is Spearman's rho with the people, near chance
+unless its interval lies above 0. Fitness informs: it never
 changes a score or a verdict. Only `GAVEL_USE_CALIBRATED_CUT=true` lets a calibration's decision cut decide,
 and the result then says so (`DecisionCut`).
 """
@@ -41,9 +43,14 @@ class JudgeFitness(BaseModel):
     balanced_accuracy_ci95: tuple[float | None, float | None]
     auroc: float | None
     auroc_ci95: tuple[float | None, float | None]
+    spearman: float | None = Field(default=None, description="Rank correlation with a graded set's human scores.")
+    spearman_ci95: tuple[float | None, float | None] = (None, None)
     calibrated_cut: float | None = Field(default=None, description="The cut that maximized balanced accuracy.")
     date: str = Field(description="When it was measured (UTC).")
-    near_chance: bool = Field(description="The balanced accuracy's 95% interval includes 0.5 (or is unknown).")
+    near_chance: bool = Field(
+        description="The balanced accuracy's 95% interval includes 0.5 (or is unknown); on a graded set, Spearman's "
+        "interval does not lie above 0."
+    )
 
 
 class DecisionCut(BaseModel):
@@ -77,6 +84,11 @@ def near_chance(low: float | None, high: float | None) -> bool:
     return low is None or high is None or low <= CHANCE <= high
 
 
+def near_chance_graded(low: float | None, high: float | None) -> bool:
+    """Whether a rank correlation's interval fails to lie wholly above 0 (no correlation, or the wrong way round)."""
+    return low is None or high is None or low <= 0
+
+
 def fitness_flags(fitness: JudgeFitness | None) -> list[str]:
     if fitness is None:
         return [UNCALIBRATED_FLAG]
@@ -87,13 +99,15 @@ def fitness_line(fitness: JudgeFitness | None, key: str | None) -> str:
     """The one line a text rendering gives about the judge's fitness."""
     if fitness is None:
         return f"judge fitness: uncalibrated (key {key}); run 'gavel calibrate' to measure this judge"
-    low, high = fitness.balanced_accuracy_ci95
-    figure = "n/a" if fitness.balanced_accuracy is None else f"{fitness.balanced_accuracy:.2f}"
+    name, value, (low, high) = "balanced accuracy", fitness.balanced_accuracy, fitness.balanced_accuracy_ci95
+    if value is None and fitness.spearman is not None:
+        name, value, (low, high) = "Spearman", fitness.spearman, fitness.spearman_ci95
+    figure = "n/a" if value is None else f"{value:.2f}"
     interval = "" if low is None or high is None else f" [{low:.2f}, {high:.2f}]"
     partial = ", partial run" if not fitness.complete else ""
     trust = "NEAR CHANCE: treat this verdict as a guess" if fitness.near_chance else "better than chance"
     return (
-        f"judge fitness: {trust} (balanced accuracy {figure}{interval} on {fitness.set}, n={fitness.n}{partial}, "
+        f"judge fitness: {trust} ({name} {figure}{interval} on {fitness.set}, n={fitness.n}{partial}, "
         f"{fitness.date[:10]})"
     )
 
