@@ -146,67 +146,98 @@ def _exhaustive(space: _Space, size: int, passes_met: int) -> Search:
 
 
 def _swaps(space: _Space, start: Sequence[int], passes_met: int) -> Search:
-    """Hill-climb from the passes' pick by swapping one member for a non-member that brings a value some short
-    target lacks, each step raising (targets met, distinct values toward the targets, total score). Each swap is
-    weighed from per-attribute value counts, so one costs a step per target, not per member."""
-    current = list(start)
-    wants = space.wants
-    counts: list[dict[int, int]] = [{} for _ in wants]
-    for m in current:
-        for a, v in enumerate(space.values[m]):
-            if v != NO_VALUE:
-                counts[a][v] = counts[a].get(v, 0) + 1
-    total = math.fsum(space.scores[m] for m in current)
-    examined = 0
+    """Hill-climb from the passes' pick, one swap of a member for a non-member at a time, each raising (targets
+    met, distinct values toward the targets, total score). First the scan goes round the pool for candidates
+    bringing a value some short target lacks, resuming after each swap, until a full round makes none; then
+    one pass over the candidates scoring above the weakest member trades score where no target loses."""
+    climb = _Climb(space, start)
+    entering, unchanged = -1, 0
+    while unchanged < len(space.pool) and climb.steps < SWAPS_MAX:
+        entering = (entering + 1) % len(space.pool)
+        unchanged += 1
+        climb.steps += 1
+        if climb.brings_short_value(entering) and climb.try_enter(entering):
+            unchanged = 0
+    weakest = min(space.scores[m] for m in climb.current)
+    for entering in range(len(space.pool)):
+        climb.steps += 1
+        if climb.steps >= SWAPS_MAX or space.scores[entering] <= weakest:
+            break
+        if climb.try_enter(entering):
+            weakest = min(space.scores[m] for m in climb.current)
+    current = sorted(climb.current)
+    met = climb.now[0]
+    found = tuple(space.pool[m] for m in current) if met > passes_met else None
+    return Search("swaps", False, climb.steps, len(space.pool), passes_met, found, met if found else 0)
 
-    def value_after(out: int, entering: int) -> tuple[int, int, float]:
+
+class _Climb:
+    """The swap search's state: the members, their value counts per attribute, and the objective reached.
+
+    A swap is weighed from the counts, so it costs a step per target, not per member."""
+
+    def __init__(self, space: _Space, start: Sequence[int]) -> None:
+        self.space = space
+        self.current = list(start)
+        self.counts: list[dict[int, int]] = [{} for _ in space.wants]
+        for m in self.current:
+            self._count(m, 1)
+        self.steps = 0
+        self.now = self._value()
+
+    def _count(self, member: int, change: int) -> None:
+        for a, v in enumerate(self.space.values[member]):
+            if v == NO_VALUE:
+                continue
+            left = self.counts[a].get(v, 0) + change
+            if left:
+                self.counts[a][v] = left
+            else:
+                del self.counts[a][v]
+
+    def _value(self) -> tuple[int, int, float]:
+        wants = self.space.wants
+        distinct = [len(c) for c in self.counts]
+        met = sum(1 for d, w in zip(distinct, wants, strict=True) if d >= w)
+        progress = sum(min(d, w) for d, w in zip(distinct, wants, strict=True))
+        return met, progress, math.fsum(self.space.scores[m] for m in self.current)
+
+    def brings_short_value(self, entering: int) -> bool:
+        row = self.space.values[entering]
+        return entering not in self.current and any(
+            len(self.counts[a]) < want and row[a] != NO_VALUE and row[a] not in self.counts[a]
+            for a, want in enumerate(self.space.wants)
+        )
+
+    def _after(self, out: int, entering: int) -> tuple[int, int, float]:
         met = progress = 0
-        for a, want in enumerate(wants):
-            gone, new = space.values[out][a], space.values[entering][a]
-            distinct = len(counts[a])
+        for a, want in enumerate(self.space.wants):
+            gone, new = self.space.values[out][a], self.space.values[entering][a]
+            distinct = len(self.counts[a])
             if gone != new:
-                distinct -= gone != NO_VALUE and counts[a][gone] == 1
-                distinct += new != NO_VALUE and new not in counts[a]
+                distinct -= gone != NO_VALUE and self.counts[a][gone] == 1
+                distinct += new != NO_VALUE and new not in self.counts[a]
             met += distinct >= want
             progress += min(distinct, want)
-        return met, progress, total - space.scores[out] + space.scores[entering]
+        return met, progress, self.now[2] - self.space.scores[out] + self.space.scores[entering]
 
-    now = (space.met(current), sum(min(len(c), w) for c, w in zip(counts, wants, strict=True)), total)
-    improved = True
-    while improved and examined < SWAPS_MAX:
-        improved = False
-        inside = set(current)
-        short = [a for a, want in enumerate(wants) if len(counts[a]) < want]
-        for entering in range(len(space.pool)):
-            examined += 1
-            if examined >= SWAPS_MAX:
-                break
-            row = space.values[entering]
-            if entering in inside or not any(row[a] != NO_VALUE and row[a] not in counts[a] for a in short):
-                continue
-            best_out, best_value = None, now
-            for slot, out in enumerate(current):
-                examined += 1
-                trial = value_after(out, entering)
-                if trial > best_value:
-                    best_out, best_value = slot, trial
-            if best_out is not None:
-                out = current[best_out]
-                for a in range(len(wants)):
-                    gone, new = space.values[out][a], row[a]
-                    if gone != NO_VALUE:
-                        counts[a][gone] -= 1
-                        if not counts[a][gone]:
-                            del counts[a][gone]
-                    if new != NO_VALUE:
-                        counts[a][new] = counts[a].get(new, 0) + 1
-                current[best_out] = entering
-                current.sort()
-                total = math.fsum(space.scores[m] for m in current)
-                now, improved = (best_value[0], best_value[1], total), True
-                break
-    found = tuple(space.pool[m] for m in current) if now[0] > passes_met else None
-    return Search("swaps", False, examined, len(space.pool), passes_met, found, now[0] if found else 0)
+    def try_enter(self, entering: int) -> bool:
+        """Swap `entering` for the member whose leaving serves the objective best, if that raises it."""
+        if entering in self.current:
+            return False
+        best_slot, best = None, self.now
+        for slot, out in enumerate(self.current):
+            self.steps += 1
+            trial = self._after(out, entering)
+            if trial > best:
+                best_slot, best = slot, trial
+        if best_slot is None:
+            return False
+        self._count(self.current[best_slot], -1)
+        self._count(entering, 1)
+        self.current[best_slot] = entering
+        self.now = self._value()
+        return True
 
 
 def _reasons(space: _Space, final: Sequence[int], size: int, outcome: Search) -> dict[str, str]:
@@ -233,8 +264,8 @@ def _joint_reason(space: _Space, met: Sequence[int], a: int, size: int, outcome:
     together = f"meeting {space.attrs[a]!r} together with {others}" if others else f"meeting {space.attrs[a]!r}"
     if not outcome.exact:
         return (
-            f"the bounded search ({outcome.examined} swaps over {outcome.pool} candidates) found no {size} picks "
-            f"{together.removeprefix('meeting ')}; it was not proven impossible"
+            f"the bounded search ({outcome.examined} steps over {outcome.pool} candidates) found no {size} picks "
+            f"{together}; it was not proven impossible"
         )
     need = _fewest_picks(space, [*met, a], size)
     if need is None:
