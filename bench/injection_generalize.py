@@ -26,16 +26,18 @@ def load(path: Path = SET) -> list[dict[str, str]]:
 
 
 def measure(rows: list[dict[str, str]]) -> dict[str, Any]:
-    per: dict[tuple[str, str], dict[str, Any]] = defaultdict(lambda: {"texts": 0, "flagged": 0, "held_out": 0,
-                                                                       "held_out_flagged": 0, "wrong": []})  # fmt: skip
+    per: dict[tuple[str, str], dict[str, Any]] = defaultdict(
+        lambda: {"texts": 0, "flagged": 0, "held_out": 0, "held_out_flagged": 0, "after_rules": 0,
+                 "after_rules_flagged": 0, "wrong": []}
+    )  # fmt: skip
     for row in rows:
         flagged = bool(detect_injection(row["text"]))
         cell = per[(row["kind"], row["category"])]
         cell["texts"] += 1
         cell["flagged"] += flagged
-        if row["split"] == "held_out":
-            cell["held_out"] += 1
-            cell["held_out_flagged"] += flagged
+        if row["split"] in ("held_out", "after_rules"):
+            cell[row["split"]] += 1
+            cell[f"{row['split']}_flagged"] += flagged
         if flagged != (row["kind"] == "injection"):
             cell["wrong"].append(row["id"])
     report: dict[str, Any] = {"injection": {}, "clean": {}}
@@ -48,6 +50,8 @@ def measure(rows: list[dict[str, str]]) -> dict[str, Any]:
             "flagged": sum(c["flagged"] for c in cells),
             "held_out": sum(c["held_out"] for c in cells),
             "held_out_flagged": sum(c["held_out_flagged"] for c in cells),
+            "after_rules": sum(c["after_rules"] for c in cells),
+            "after_rules_flagged": sum(c["after_rules_flagged"] for c in cells),
         }
     return report
 
@@ -61,13 +65,11 @@ def main() -> int:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     for kind, word in (("injection", "detected"), ("clean", "falsely flagged")):
-        print(f"{kind} texts, {word} (all | held out):")
-        for category, cell in report[kind].items():
-            print(f"  {category:42} {_rate(cell['flagged'], cell['texts']):>14} | "
-                  f"{_rate(cell['held_out_flagged'], cell['held_out'])}")  # fmt: skip
-        total = report[f"{kind}_total"]
-        print(f"  {'total':42} {_rate(total['flagged'], total['texts']):>14} | "
-              f"{_rate(total['held_out_flagged'], total['held_out'])}")  # fmt: skip
+        print(f"{kind} texts, {word} (all | held out | written after the rules):")
+        for category, cell in [*report[kind].items(), ("total", report[f"{kind}_total"])]:
+            print(f"  {category:40} {_rate(cell['flagged'], cell['texts']):>14} | "
+                  f"{_rate(cell['held_out_flagged'], cell['held_out']):>12} | "
+                  f"{_rate(cell['after_rules_flagged'], cell['after_rules'])}")  # fmt: skip
     print(f"written to {RESULTS}")
     return 0
 
