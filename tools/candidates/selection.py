@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -234,7 +234,7 @@ def _selection_log(ranking: Ranking, plan: Plan, scored: Scored, top_k: int) -> 
     return log
 
 
-def _search_log(found: Search, passes: list[int], count: int, scored: Scored, label: Any) -> str:
+def _search_log(found: Search, passes: list[int], count: int, scored: Scored, label: Callable[[int], str]) -> str:
     size = len(passes)
     head = f"The passes met {found.passes_met} of {count} diversity target(s). "
     if found.method == "none":
@@ -254,7 +254,8 @@ def _search_log(found: Search, passes: list[int], count: int, scored: Scored, la
         return head + how + f": none meets more, so the passes' pick stands{proven}."
     before = math.fsum(scored.score(i) for i in passes)
     after = math.fsum(scored.score(i) for i in found.found)
+    change = f"a loss of {num(before - after)}" if after < before else "no score lost"
     return (
         head + how + f": {id_list([label(i) for i in found.found])} meets {found.found_met}, at a total score of "
-        f"{num(after)} against the passes' {num(before)} (a loss of {num(before - after)}); it replaces their pick."
+        f"{num(after)} against the passes' {num(before)} ({change}); it replaces their pick."
     )
