@@ -17,15 +17,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gavel.tools.guards_disguises import SQUEEZED, disguised
+from gavel.tools.guards_disguises import SQUEEZED, disguised, squeezed
 from gavel.tools.guards_rules import ENGLISH, ENGLISH_LATER, Rule
 from gavel.tools.guards_rules_intl import EUROPEAN, OTHER_SCRIPTS
+from gavel.tools.guards_rules_world import WORLD
 from gavel.tools.guards_text import neutralize, normalize_for_matching
 
 PROMPT_INJECTION_FLAG = "prompt_injection_suspected"
 
 # The order matters: a finding from a hidden comment names the first rule that matched it.
-RULES: list[Rule] = [*ENGLISH, *EUROPEAN, *ENGLISH_LATER, *OTHER_SCRIPTS]
+RULES: list[Rule] = [*ENGLISH, *EUROPEAN, *ENGLISH_LATER, *OTHER_SCRIPTS, *WORLD]
 
 _HTML_COMMENT = re.compile(r"<!--(.{0,4000}?)(?:-->|\Z)", re.DOTALL)
 _MD_COMMENT = re.compile(r"(?m)^\[(?:[^\]\n]{0,40})\]:\s*(?:#|<>)\s*[(\"'](.{0,2000}?)[)\"']\s*$")
@@ -34,6 +35,12 @@ _MD_COMMENT = re.compile(r"(?m)^\[(?:[^\]\n]{0,40})\]:\s*(?:#|<>)\s*[(\"'](.{0,2
 _ADDRESSED_TO_JUDGE = re.compile(
     r"\b(?:judge|grader|evaluator|rubric|verdict|llm|language model|ai model|assistant|score|rating|grade"
     r"|juiz|avaliador|nota|juez|evaluador|juge|evaluateur|richter|bewertung)\b"
+)
+# An image the reader's client would load from elsewhere: the URL can carry the judged text, or anything the
+# model was shown, to whoever runs that host. Flagged whatever the image shows.
+_OUTSIDE_IMAGE = re.compile(
+    r"!\[[^\]\n]{0,300}\]\(\s*<?((?:https?:)?//[^\s)>/?#]{1,253})"
+    r"|<img\b[^>]{0,500}?\bsrc\s*=\s*[\"']?((?:https?:)?//[^\s\"'>/?#]{1,253})"
 )
 _SNIPPET_CHARS = 80
 _LEADING_ANCHOR = re.compile(
@@ -60,7 +67,9 @@ def detect_injection(text: str) -> list[str]:
     Empty when the text looks clean. Matching is done on a normalized copy (NFKC, no zero-width
     characters, case-folded, accents removed) so look-alike spellings do not slip through, and again on each
     disguise undone (see `disguised`): look-alike letters, spaced-out letters, digits for letters, ROT13,
-    base64, invisible tag characters.
+    base64, invisible tag characters, URL-encoding, reversal, words split by hyphens or dots, markdown links and
+    citation brackets; letters only, for the core orders split anywhere. An image loaded from an outside URL
+    is a finding in itself.
     """
     if not text:
         return []
@@ -83,6 +92,11 @@ def detect_injection(text: str) -> list[str]:
         for label, phrase in _matches(variant):
             if phrase not in plain:  # found as written already; the variant only repeats it
                 add(f"{label} ({how}): '{_snippet(phrase)}'")
+    # Letters only: for an order split where no variant joins it back, so read only when nothing else was found.
+    for match in squeezed(normalized) if not findings else ():
+        add(f"instruction to the judge (words split): '{_snippet(match.group(0))}'")
+    for match in _OUTSIDE_IMAGE.finditer(normalized):
+        add(f"image link to an outside URL: '{_snippet(match.group(1) or match.group(2))}'")
     for comment_re in (_HTML_COMMENT, _MD_COMMENT):
         for match in comment_re.finditer(normalized):
             body = match.group(1)

@@ -1,16 +1,19 @@
 """Disguised prompt injections undone: each disguise becomes a variant of the text that the rules read again.
 
 A variant is made only when the text shows the disguise (look-alike letters, letters spaced out, digits inside
-words, a base64 run, tag characters), except ROT13, whose variant is read only when it holds a word the rules
-look for.
+words, a base64 run, tag characters, percent-escapes, words split by hyphens or dots, markdown links, citation
+brackets), except ROT13 and reversal, whose variants are read only when they hold a word the rules look for.
+Every text is also read squeezed (letters only) for the core orders, which catches words split anywhere.
 """
 
 from __future__ import annotations
 
 import base64
 import re
+import urllib.parse
 from collections.abc import Callable, Iterator
 
+from gavel.tools.guards_rules_world import HINT_WORDS
 from gavel.tools.guards_text import normalize_for_matching
 
 # Cyrillic and Greek letters that look like Latin ones (lower case: the text is case-folded first).
@@ -41,13 +44,37 @@ SQUEEZED = re.compile(
     r"(?:ignore|disregard|forget|override|bypass)(?:all|any|of|the|your|these|those|my|every){0,3}"
     r"(?:previous|prior|above|earlier|preceding|system|original)(?:instructions?|prompts?|rules?|directions?"
     r"|guidelines?|criteria)"
-    r"|(?:ignore|disregard|forget)(?:the|your)?(?:rubric|scoringrules|gradingcriteria|scoringcriteria"
-    r"|evaluationcriteria)"
+    r"|(?:ignore|disregard|forget|override|bypass)(?:the|your)?(?:rubric|scoringrules|gradingcriteria"
+    r"|scoringcriteria|evaluationcriteria|gradingrules)"
     r"|(?:give|award|assign)(?:it|this|me)?(?:answer|response|text|assessment|idea|candidate)?(?:a|an|the)?"
     r"(?:full|perfect|maximum|max|top|highest)(?:marks|score|rating|grade|points)"
     r"|newinstructionsfor(?:the)?(?:grader|judge|evaluator|assessor|model|ai)"
 )
 _MAX_DECODED = 20
+# Percent-escapes ("%69gnore", "ignore%20all"): the text is read URL-decoded.
+_PERCENT = re.compile(r"%[0-9a-f]{2}")
+_PERCENT_RUN = re.compile(r"(?:%[0-9a-f]{2})+")
+# Words split inside by a hyphen, dot or the like: "ig-nore", "in.struc.tions".
+_SPLIT_INSIDE = re.compile(r"(?<=[^\W\d_])[-.·_*~|]+(?=[^\W\d_])")
+# Markdown links and images read as their text, reference links too; citation brackets ([1], [2, 3], [^4]) dropped.
+_MD_LINK = re.compile(r"!?\[([^\]\n]{0,300})\]\([^)\n]{0,1000}\)|\[([^\]\n]{1,300})\]\[[^\]\n]{0,40}\]")
+_CITATION = re.compile(r"\s?\[\^?\d{1,3}(?:\s*[,;–-]\s*\^?\d{1,3}){0,10}\]")
+# A reversed text is read when, turned back, it holds more of these than it does as written (they seldom
+# appear backwards by chance).
+_REVERSED_HINT = re.compile(
+    r"ignore|disregard|instruction|previous|rubric|grader|evaluator|judge|approve|score|marks|criteri|grading|"
+    + HINT_WORDS
+)
+# Squeezed forms of the orders that no ordinary text spells letter for letter: read on every text.
+SQUEEZED_ALWAYS = re.compile(
+    r"(?:ignore|disregard|forget|override|bypass)(?:all|any|of|the|your|these|those|my|every){0,3}"
+    r"(?:previous|prior|above|earlier|preceding|system|original)(?:instructions?|prompts?|rules?|directions?"
+    r"|guidelines?|criteria)"
+    r"|(?:ignore|disregard|forget|override|bypass)(?:the|your)(?:rubric|scoringrules|gradingcriteria"
+    r"|scoringcriteria|evaluationcriteria|gradingrules)"
+    r"|newinstructionsfor(?:the)?(?:grader|judge|evaluator|assessor)"
+    r"|youarenow(?:a|an)?[a-z]{0,12}(?:grader|judge|evaluator|assessor)"
+)
 
 
 def _spaced_joined(match: re.Match[str]) -> str:
@@ -83,7 +110,7 @@ _HINT = re.compile(
     r"ignor|disregard|forget|overrid|bypass|skip|score|grad|rate|rating|mark|judg|evaluat|assess|review|approv"
     r"|accept|pass|verdict|rubric|instruction|prompt|rule|criteri|yes|note|you|act|pretend|behave|output|reply"
     r"|answer|respond|return|print|say|system|assistant|new|end|perfect|max|full|top|high|best|point|correct"
-    r"|award|give|assign|[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff]"
+    r"|award|give|assign|[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff]|" + HINT_WORDS
 )
 # Around each disguised word, this much of the text is read with the disguise undone (a whole order fits).
 _WINDOW = 200
@@ -136,5 +163,52 @@ def disguised(text: str, normalized: str) -> Iterator[tuple[str, str]]:
     rot13 = normalized.translate(_ROT13)
     if _ROT13_HINT.search(rot13):
         yield "ROT13", rot13
+    yield from _plain_disguises(text, normalized)
     for plain in _base64_texts(text):
         yield "base64", normalize_for_matching(plain)
+
+
+def _strip_links(part: str) -> str:
+    return _CITATION.sub("", _MD_LINK.sub(lambda m: m.group(1) or m.group(2) or "", part))
+
+
+def _join_split(part: str) -> str:
+    return _SPLIT_INSIDE.sub("", part)
+
+
+def _plain_disguises(text: str, normalized: str) -> Iterator[tuple[str, str]]:
+    """The disguises read from the text's own characters: URL-encoding, reversal, markdown links and citation
+    brackets, words split by hyphens or dots. As for the others, only the text around each disguised part is
+    read, with the later disguises undone on top (an order split inside a link, or URL-encoded and split, is
+    found too). Reversal works on the text as written (normalizing first would split a Hangul syllable into
+    letters that no longer reverse back into it), and is read whole, only when worth it."""
+    percent = [m.span() for m in _PERCENT_RUN.finditer(normalized)]
+    if percent and (variant := _undone(normalized, iter(percent), _decode_then_join)) is not None:
+        yield "URL-encoded", variant
+    links = [m.span() for m in _MD_LINK.finditer(normalized)] + [m.span() for m in _CITATION.finditer(normalized)]
+    if links and (variant := _undone(normalized, iter(sorted(links)), lambda p: _join_split(_strip_links(p)))):
+        yield "markdown links or citations", variant
+    split = [m.span() for m in _SPLIT_INSIDE.finditer(normalized)]
+    if split and (variant := _undone(normalized, iter(split), _join_split)) is not None:
+        yield "words split by hyphens or dots", variant
+    hints = len(_REVERSED_HINT.findall(normalized))
+    backwards = normalize_for_matching(text[::-1])
+    if len(_REVERSED_HINT.findall(backwards)) > hints:
+        yield "reversed", backwards
+        words = "\n".join(" ".join(w[::-1] for w in line.split(" ")) for line in text.split("\n"))
+        yield "words reversed", normalize_for_matching(words)
+
+
+def _decode_then_join(part: str) -> str:
+    decoded = part
+    for _ in range(2):  # twice, for a doubly encoded text
+        decoded = urllib.parse.unquote_plus(decoded, errors="replace")
+        if not _PERCENT.search(decoded.lower()):
+            break
+    return _join_split(_strip_links(normalize_for_matching(decoded)))
+
+
+def squeezed(normalized: str) -> Iterator[re.Match[str]]:
+    """The core orders found in the text with every non-letter removed (words split by spaces or anything)."""
+    letters = re.sub(r"[^a-z]", "", normalized)
+    return SQUEEZED_ALWAYS.finditer(letters)

@@ -51,6 +51,13 @@ TOP_SCORE = (
     r"|highest(?: possible)?(?: score| rating| grade)?|an? (?:10|5|a\+|perfect score))"
 )
 
+# What a text grading itself claims: the top of a scale (N out of N, N/N), full or top marks, a perfect score.
+SELF_TOP = (
+    r"(?:(?:10|5|100|20)\s*(?:/|out\s+of|of)\s*(?:10|5|100|20)|full\s+marks|top\s+marks|(?:a\s+)?perfect"
+    r"(?:\s+(?:score|10|5|rating|grade))?|(?:the\s+)?(?:highest|top|maximum|max|best)(?:\s+possible)?\s+"
+    r"(?:score|rating|grade|marks?|points)|a\+)"
+)
+
 # What a command to the judge names as the thing to score: every judged field of every tool (an answer, an
 # assessment, a candidate's idea...). `guards_rules_intl` names them in its languages.
 EN_SUBJECT = (
@@ -103,7 +110,7 @@ ENGLISH: list[Rule] = [
         "instruction to the judge",
         Regex(
             rf"{CMD}(?:rate|score|grade|mark|evaluate|judge|assess)\s+(?:this|it|me|the\s+{EN_SUBJECT}"
-            rf"|this\s+(?:one|{EN_SUBJECT})|my\s+{EN_SUBJECT})\s+(?:(?:as|with|at|a|an)\s+){{0,2}}"
+            rf"|this\s+(?:one|{EN_SUBJECT})|my\s+{EN_SUBJECT})\s+(?:(?:above|below|here)\s+)?(?:(?:as|with|at|a|an)\s+){{0,2}}"
             rf"{TOP_SCORE}"
         ),
     ),
@@ -232,7 +239,36 @@ ENGLISH_LATER: list[Rule] = [
             rf"|\b(?:the\s+)?(?:correct|right|expected|only\s+(?:valid|acceptable)|true)\s+(?:answer|response|reply"
             rf"|verdict|output|label)\s+(?:here\s+)?(?:is|would\s+be|must\s+be|=)\s*[:=]?\s*{YES}"
             rf"|\b(?:must|should|have\s+to|always|only)\s+(?:answer|reply|respond|say|output)\s+(?:with\s+)?{YES}"
+            r"(?!\s*(?:or|/)\s*[\"'“‘«]?no\b)"
         ),
+    ),
+    (
+        # A text that grades itself: "this deserves 5 out of 5 on every metric", "it merits full marks".
+        "self-grading",
+        Regex(
+            rf"\b(?:this|it|(?:this|the|my|our)\s+(?:{EN_SUBJECT}|one|work))\s+(?:\w+\s+){{0,4}}?"
+            r"(?:deserves?|merits?|warrants?|earns?|is\s+worth|should\s+(?:get|receive|earn|be\s+given)"
+            r"|would\s+(?:get|receive|earn)|must\s+(?:get|receive))\s+(?:(?:a|an|the)\s+)?"
+            rf"(?:{SELF_TOP})"
+            rf"|\b(?:would|should|must|will)\s+(?:give|award|assign)\s+(?:it|this(?:\s+{EN_SUBJECT})?)\s+"
+            rf"(?:(?:a|an|the)\s+)?(?:{SELF_TOP})"
+            rf"|\bthis\s+is\s+an?\s+(?:10\s*/\s*10|5\s*/\s*5|perfect(?:\s+10)?)\s+{EN_SUBJECT}\b"
+            r"|\b(?:every|each|all(?:\s+the)?)\s+(?:metrics?|criteri(?:on|a)|dimensions?)\s+"
+            r"(?:gets?|receives?|deserves?|earns?)\s+(?:(?:a|an|the)\s+)?(?:top|full|maximum|highest|perfect)\s+"
+            r"(?:marks?|scores?|grades?|ratings?)"
+            rf"|\b(?:score|grade|rating|mark)\s+(?:for|of)\s+(?:this|the)\s+{EN_SUBJECT}\s*[:=]\s*"
+            r"(?:a\+|10\s*/\s*10|5\s*/\s*5|100\s*/\s*100|10\b|perfect)"
+        ),
+    ),
+    (
+        "note to the judge",
+        Regex(rf"\b{JUDGE_NOUNS}s?\s+(?:instructions?|notes?|message|memo)\s*[:\-–—]"),
+    ),
+    (
+        "fake delimiter",
+        Regex(r"(?m)^[ \t]*[=#*~_\-\[(]{2,}[ \t]*end[ \t]*[=#*~_\-\])]{2,}[ \t]*$"
+              r"|^[ \t\[(]*end\s+of\s+(?:the\s+)?(?:text|answer|response|submission|input)[ \t.\])]*\n"
+              r"(?:[ \t]*\n)*[ \t#*]*(?:new\s+)?(?:instructions?|task|system)\b"),
     ),
     (
         "fake verdict line",

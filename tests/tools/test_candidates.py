@@ -205,7 +205,7 @@ async def test_too_few_candidates_to_meet_a_target_says_so_plainly_and_fills_on_
 async def test_a_target_unmet_because_top_k_is_small_names_top_k_as_the_cause():
     candidates = [{"id": str(i), "x": 1 - i / 10, "genre": g} for i, g in enumerate(["a", "b", "c"])]
     result = await run(candidates=candidates, weights={"x": 1.0}, diversity_targets={"genre": 3}, top_k=2)
-    assert any("top_k 2 left no room" in w for w in result.warnings)
+    assert any("top_k 2 picks hold at most 2 distinct value(s)" in w for w in result.warnings)
 
 
 async def test_more_top_k_than_candidates_selects_all_and_warns():
@@ -315,12 +315,27 @@ def _random_case(rng: random.Random) -> tuple[list[dict[str, Any]], dict[str, fl
     return candidates, weights, targets, rng.randint(1, 10)
 
 
+def seed_met(positions: list[int], candidates: list[dict[str, Any]], targets: dict[str, int]) -> int:
+    """How many targets a pick meets, counting distinct non-null values as the transcription does."""
+    met = 0
+    for key, target in targets.items():
+        values = {seed_canon(candidates[p][key]) for p in positions if candidates[p].get(key) is not None}
+        met += len(values) >= target
+    return met
+
+
 @pytest.mark.parametrize("seed", range(300))
-async def test_selection_equals_the_transcribed_two_pass_algorithm_on_random_inputs(seed):
+async def test_selection_equals_the_transcribed_two_pass_algorithm_unless_a_pick_meets_more_targets(seed):
+    # Where the two passes meet every target, or no pick of the same size meets more, their pick is Gavel's;
+    # where one meets more, that one replaces it (tests/tools/test_candidates_search.py checks which).
     rng = random.Random(seed)
     candidates, weights, targets, top_k = _random_case(rng)
     result = await run(candidates=copy.deepcopy(candidates), weights=weights, diversity_targets=targets, top_k=top_k)
-    assert [s.index for s in result.selected] == seed_select(candidates, weights, targets, top_k)
+    picked, expected = [s.index for s in result.selected], seed_select(candidates, weights, targets, top_k)
+    if seed_met(picked, candidates, targets) <= seed_met(expected, candidates, targets):
+        assert picked == expected
+    else:
+        assert seed_met(expected, candidates, targets) < len(targets) and len(picked) == len(expected)
     scores = seed_scores(candidates, weights)
     assert sorted(r["index"] for r in result.ranking) == list(range(len(candidates)))
     for entry in result.ranking:

@@ -7,11 +7,11 @@ points for the accepted ones).
 
 The deterministic path needs no model: the judge is resolved only when a weighted criterion has to be read
 from a candidate's text, or when a narrative explanation is asked for. Everything is linear in the number of
-candidates except one stable sort, so 100k candidates stay cheap.
+candidates except one stable sort and the search, which is bounded, so 100k candidates stay cheap.
 
 The phases, in order: `plan` (check the request, sum the given values), `scoring` (the judge scores what is
-missing), `selection` (rank, pick), `explain` (why each was picked); `orchestration` runs them and assembles the
-result described in `models`.
+missing), `selection` (rank, pick; `search` when the two passes miss a diversity target), `explain` (why each
+was picked); `orchestration` runs them and assembles the result described in `models`.
 """
 
 from gavel.tools.candidates.models import (

@@ -155,13 +155,19 @@ class DiversityOutcome(BaseModel):
     achieved: int = Field(description="Distinct values among the selected.")
     values: list[AttributeValue] = Field(description="Those distinct values, in selection order.")
     met: bool = Field(description="achieved >= target.")
+    reason: str | None = Field(
+        default=None,
+        description="Why the target is unmet: too few distinct values among the eligible, too few picks, or the "
+        "picks it would need together with the targets met. Null when met.",
+    )
 
 
 class ScoreCandidatesResult(ToolResult):
     ledger_serves: ClassVar[bool] = True
 
     selected: list[SelectedCandidate] = Field(
-        description="The selection: diversity picks (pass 1) first, then score picks (pass 2)."
+        description="The selection: diversity picks first, then score picks. When the two passes missed a "
+        "target and a same-size set meets more, that set, told the same way."
     )
     ranking: list[RankingEntry] = Field(
         description="Every candidate, in judge_score order (unscored ones last, in input order)."
@@ -208,7 +214,8 @@ class ScoreCandidatesResult(ToolResult):
         unmet = [d for d in self.diversity if not d.met]
         if unmet:
             lines.append(
-                "unmet diversity targets: " + ", ".join(f"{d.attribute} {d.achieved}/{d.target}" for d in unmet)
+                "unmet diversity targets: "
+                + ", ".join(f"{d.attribute} {d.achieved}/{d.target} ({d.reason})" for d in unmet)
             )
         if self.rejected:
             lines.append(f"rejected ({len(self.rejected)}): {id_list([r.id for r in self.rejected])}")

@@ -30,7 +30,7 @@ from gavel.tools.candidates.notes import Notes, joined
 from gavel.tools.candidates.plan import Plan, Scan, make_plan, weight_notes
 from gavel.tools.candidates.plan import scan as _scan  # the name the event-loop test watches for its thread
 from gavel.tools.candidates.scoring import Judged, Scored, judge_phase, unused_threshold
-from gavel.tools.candidates.selection import Ranking, diversity_outcomes, rank, select_diverse, selection_notes
+from gavel.tools.candidates.selection import Ranking, diversity_outcomes, rank, select, selection_notes
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.results import Provenance, Usage
@@ -114,7 +114,7 @@ def _rank_and_select(
 ) -> tuple[Ranking, list[SelectedCandidate], Notes]:
     ranked, rank_of = rank(scored.scores)
     eligible = [i for i in ranked if i not in scored.judged.rejected]
-    trace = select_diverse(eligible, candidates, plan.targets, top_k)
+    trace = select(eligible, candidates, plan.targets, top_k, scored.scores)
     ranking = Ranking(ranked, rank_of, eligible, trace, diversity_outcomes(trace, candidates, plan.targets))
     notes = selection_notes(ranking, candidates, plan, scored, top_k)
     return ranking, _selected(ranking, candidates, plan, scored, top_k), notes
@@ -223,7 +223,8 @@ def _summary(
         unmet = [d for d in diversity if not d.met]
         if unmet:
             parts.append(
-                "diversity targets NOT met: " + ", ".join(f"{d.attribute} {d.achieved}/{d.target}" for d in unmet)
+                "diversity targets NOT met: "
+                + ", ".join(f"{d.attribute} {d.achieved}/{d.target} ({d.reason})" for d in unmet)
             )
         if met:
             parts.append("met: " + ", ".join(f"{d.attribute} {d.achieved}/{d.target}" for d in met))

@@ -1,9 +1,11 @@
-"""Ranking by weighted score and the source design's two-pass diversity selection, with what they decided."""
+"""Ranking by weighted score and the source design's two-pass diversity selection, searched further when it
+misses a target (search.py), with what they decided."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +14,7 @@ from gavel.tools.candidates.models import DiversityOutcome
 from gavel.tools.candidates.notes import Notes
 from gavel.tools.candidates.plan import Plan
 from gavel.tools.candidates.scoring import Scored
+from gavel.tools.candidates.search import Search, search
 from gavel.tools.candidates.values import canonical_key
 
 # Pass-1 picks logged one per line; beyond this the log summarizes, so it stays bounded for a huge top_k.
@@ -30,6 +33,8 @@ class Pick:
 class SelectionTrace:
     picks: list[Pick]
     pass1_end: str
+    search: Search | None = None  # ran when the passes missed a target
+    passes: list[Pick] | None = None  # the passes' own pick, when the search replaced it
 
 
 @dataclass
@@ -101,10 +106,56 @@ def select_diverse(
     return SelectionTrace(picks[:top_k], pass1_end)
 
 
+def select(
+    order: Sequence[int],
+    candidates: Sequence[Mapping[str, Any]],
+    targets: Mapping[str, int],
+    top_k: int,
+    scores: Sequence[float | None],
+) -> SelectionTrace:
+    """The two passes; when they miss a target, the search for a same-size pick that meets more."""
+    trace = select_diverse(order, candidates, targets, top_k)
+    if all(outcome.met for outcome in diversity_outcomes(trace, candidates, targets)):
+        return trace
+    found = search(order, candidates, targets, scores, [pick.index for pick in trace.picks])
+    if found.found is None:
+        return SelectionTrace(trace.picks, trace.pass1_end, found)
+    return SelectionTrace(_labelled(found.found, candidates, targets), trace.pass1_end, found, trace.picks)
+
+
+def _labelled(
+    indices: Sequence[int], candidates: Sequence[Mapping[str, Any]], targets: Mapping[str, int]
+) -> list[Pick]:
+    """A searched pick told like the passes tell theirs: walked best rank first, a candidate bringing a value a
+    short target lacks is a diversity pick (listed first, with those values), any other one a score pick."""
+    seen: dict[str, set[Any]] = {attr: set() for attr in targets}
+    diverse: list[Pick] = []
+    filled: list[Pick] = []
+    for index in indices:
+        candidate = candidates[index]
+        new = []
+        for attr, target in targets.items():
+            value = candidate.get(attr)
+            if value is None:
+                continue
+            key = canonical_key(value)
+            if len(seen[attr]) < target and key not in seen[attr]:
+                new.append((attr, value))
+        for attr in targets:
+            if candidate.get(attr) is not None:
+                seen[attr].add(canonical_key(candidate[attr]))
+        if new:
+            diverse.append(Pick(index, True, tuple(new)))
+        else:
+            filled.append(Pick(index, False))
+    return diverse + filled
+
+
 def diversity_outcomes(
     trace: SelectionTrace, candidates: Sequence[Mapping[str, Any]], targets: Mapping[str, int]
 ) -> list[DiversityOutcome]:
     outcomes = []
+    reasons = trace.search.reasons if trace.search is not None else {}
     for attribute, target in targets.items():
         values: dict[Any, Any] = {}
         for pick in trace.picks:
@@ -114,7 +165,7 @@ def diversity_outcomes(
         outcomes.append(
             DiversityOutcome(
                 attribute=attribute, target=target, achieved=len(values), values=list(values.values()),
-                met=len(values) >= target,
+                met=len(values) >= target, reason=reasons.get(attribute) if len(values) < target else None,
             )
         )  # fmt: skip
     return outcomes
@@ -144,16 +195,9 @@ def selection_notes(
         )
     for outcome in ranking.diversity:
         if not outcome.met:
-            available = len({canonical_key(candidates[i].get(outcome.attribute)) for i in ranking.eligible
-                             if candidates[i].get(outcome.attribute) is not None})  # fmt: skip
-            why = (
-                f"the eligible candidates offer only {available}"
-                if available < outcome.target
-                else f"top_k {top_k} left no room for more"
-            )
             notes.warn_and_log(
                 f"diversity target not met for {outcome.attribute!r}: {outcome.achieved} distinct value(s) among "
-                f"the selected, target {outcome.target} ({why})"
+                f"the selected, target {outcome.target} ({outcome.reason})"
             )
     return notes
 
@@ -172,16 +216,46 @@ def _selection_log(ranking: Ranking, plan: Plan, scored: Scored, top_k: int) -> 
         + ", ".join(f"{a}={t}" for a, t in plan.targets.items())
         + f"; top_k {top_k}."
     ]
-    first = [p for p in trace.picks if p.by_diversity]
+    passes = trace.passes if trace.passes is not None else trace.picks
+    first = [p for p in passes if p.by_diversity]
     for pick in first[:PICKS_LOGGED]:
         adds = ", ".join(f"{a}={show(v)}" for a, v in pick.new_values)
         log.append(f"Pass 1 (diversity) took {label(pick.index)} for its new {adds}.")
     if len(first) > PICKS_LOGGED:
         log.append(f"Pass 1 took {len(first) - PICKS_LOGGED} more candidate(s) the same way.")
     log.append(f"Pass 1 ended ({trace.pass1_end}) with {len(first)} pick(s).")
-    second = [label(p.index) for p in trace.picks if not p.by_diversity]
+    second = [label(p.index) for p in passes if not p.by_diversity]
     if second:
         log.append(f"Pass 2 (score) filled {len(second)} remaining slot(s) from the top: {id_list(second)}.")
     else:
         log.append("Pass 2 (score) had no slot left to fill.")
+    if trace.search is not None:
+        log.append(_search_log(trace.search, [p.index for p in passes], len(plan.targets), scored, label))
     return log
+
+
+def _search_log(found: Search, passes: list[int], count: int, scored: Scored, label: Callable[[int], str]) -> str:
+    size = len(passes)
+    head = f"The passes met {found.passes_met} of {count} diversity target(s). "
+    if found.method == "none":
+        return head + f"No {size} picks can meet more: every target they miss is out of reach on its own."
+    if found.method == "exhaustive":
+        how = (
+            f"Every one of the {found.examined} sets of {size} among {found.pool} candidate(s) (the best {size} of "
+            "each group with equal target values) was compared"
+        )
+    else:
+        how = (
+            f"A bounded swap search from the passes' pick ({found.examined} steps over {found.pool} candidate(s)) "
+            "ran, since the sets of that size were too many to compare one by one"
+        )
+    if found.found is None:
+        proven = "" if found.exact else "; it was not proven that none exists"
+        return head + how + f": none meets more, so the passes' pick stands{proven}."
+    before = math.fsum(scored.score(i) for i in passes)
+    after = math.fsum(scored.score(i) for i in found.found)
+    change = f"a loss of {num(before - after)}" if after < before else "no score lost"
+    return (
+        head + how + f": {id_list([label(i) for i in found.found])} meets {found.found_met}, at a total score of "
+        f"{num(after)} against the passes' {num(before)} ({change}); it replaces their pick."
+    )
