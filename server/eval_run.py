@@ -1,0 +1,87 @@
+"""The run behind `gavel eval`: every item of a dataset judged by one tool, through the evaluation ledger.
+
+Each item is one call of the tool as the MCP boundary makes it: its arguments validated with the boundary's own
+messages, the tool's check, then the ledger (an item judged identically before is served from it, counted as
+cached; a new judgment is recorded with its evaluation_id). Items run one after another: the configured model
+serves one process, and the engine already spreads one call's work within its limiter.
+
+An item that fails (invalid arguments, a refusal, a model error) becomes a row with its error: the run goes on.
+Each row is handed to `on_row` as soon as it is judged, so a run stopped half-way keeps what it judged.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import structlog
+from mcp.server.mcpserver.exceptions import ToolError
+
+from gavel.server.arguments import validate_request
+from gavel.server.boundary import ToolSpec
+from gavel.server.ledger_calls import new_evaluation_id, through_ledger
+from gavel.tools.deps import ToolDeps
+from gavel.tools.errors import GavelError
+from gavel.tools.evaluation.dataset import DataItem
+from gavel.tools.evaluation.figures import headline
+from gavel.tools.ledger import Ledger
+
+log = structlog.get_logger("gavel.eval")
+
+OnRow = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+async def judge_item(spec: ToolSpec[Any, Any], item: DataItem, deps: ToolDeps, ledger: Ledger | None) -> dict[str, Any]:
+    """One item's results.jsonl row: its result and evaluation_id, or its error."""
+    started = time.perf_counter()
+    row: dict[str, Any] = {"id": item.id, "line": item.line}
+    if item.extra:
+        row["extra"] = item.extra
+    if item.error is not None:
+        return row | {"evaluation_id": None, "error_kind": "unreadable", "error": item.error, "seconds": 0.0}
+    try:
+        request = validate_request(spec.request_model, item.arguments, item.arguments)
+        if ledger is None:
+            result, structured = await spec.impl(request, deps), None
+        else:
+            result, structured = await through_ledger(
+                ledger, tool=spec.name, request=request, result_model=spec.result_model,
+                evaluation_id=new_evaluation_id(), run=lambda tracked: spec.impl(request, tracked), deps=deps,
+                check=spec.check,
+            )  # fmt: skip
+    except ToolError as exc:
+        return row | _error("invalid", str(exc), started)
+    except GavelError as exc:
+        return row | _error("refused", str(exc), started)
+    except Exception as exc:  # one item's failure is that item's row; the traceback goes to the log
+        log.exception("an item failed unexpectedly", item=item.id)
+        return row | _error("failed", f"{type(exc).__name__}: {exc}", started)
+    if structured is None:
+        structured = result.model_dump(mode="json", by_alias=True)
+    line = headline(spec.name, {"result": structured})
+    return row | {
+        "evaluation_id": getattr(result, "evaluation_id", None),
+        "cached": bool(getattr(result, "cached", False)),
+        "score": line.score,
+        "verdict": line.verdict,
+        "seconds": round(time.perf_counter() - started, 3),
+        "result": structured,
+    }
+
+
+def _error(kind: str, message: str, started: float) -> dict[str, Any]:
+    return {
+        "evaluation_id": None, "error_kind": kind, "error": message, "score": None, "verdict": "error",
+        "seconds": round(time.perf_counter() - started, 3),
+    }  # fmt: skip
+
+
+async def run_items(
+    spec: ToolSpec[Any, Any], items: list[DataItem], deps: ToolDeps, ledger: Ledger | None, on_row: OnRow
+) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for item in items:
+        rows.append(await judge_item(spec, item, deps, ledger))
+        await on_row(rows[-1])
+    return rows
