@@ -63,12 +63,11 @@ class ProgressBar:
 
 
 def evaluate(settings: Settings, args: argparse.Namespace) -> int:
-    from gavel.server.tool_registry import TOOLS
+    from gavel.server.eval_run import EVAL_TOOLS
     from gavel.tools.errors import GavelError
     from gavel.tools.evaluation import compare, dataset, figures
 
-    specs = {spec.name: spec for spec in TOOLS if spec.name in figures.TOOLS}
-    spec = specs[args.tool]
+    spec = EVAL_TOOLS[args.tool]
     try:
         thresholds = [figures.parse_threshold(text) for text in args.fail_under]
     except ValueError as exc:
@@ -119,7 +118,9 @@ def evaluate(settings: Settings, args: argparse.Namespace) -> int:
     return EXIT_BELOW if below else EXIT_OK
 
 
-async def _run(settings: Settings, spec: Any, items: list[Any], results: Path) -> tuple[list[dict[str, Any]], str, bool]:
+async def _run(
+    settings: Settings, spec: Any, items: list[Any], results: Path
+) -> tuple[list[dict[str, Any]], str, bool]:
     """Judge every item, appending each row to `results` as it comes; (rows, the judge in words, interrupted)."""
     import anyio
 

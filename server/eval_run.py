@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
-from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, ValidationError
 
-from gavel.server.arguments import validate_request
-from gavel.server.boundary import ToolSpec
 from gavel.server.ledger_calls import new_evaluation_id, through_ledger
-from gavel.tools.deps import ToolDeps
+from gavel.tools import assessment, candidates, rag, refine
+from gavel.tools.common import ToolResult
+from gavel.tools.deps import Check, ToolDeps
 from gavel.tools.errors import GavelError
 from gavel.tools.evaluation.dataset import DataItem
 from gavel.tools.evaluation.figures import headline
@@ -32,7 +33,37 @@ log = structlog.get_logger("gavel.eval")
 OnRow = Callable[[dict[str, Any]], Awaitable[None]]
 
 
-async def judge_item(spec: ToolSpec[Any, Any], item: DataItem, deps: ToolDeps, ledger: Ledger | None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class EvalTool:
+    """A tool as `gavel eval` runs it: the same models, implementation and check the server publishes
+    (gavel.server.tool_registry.TOOLS; a test keeps them equal). Its own table, not that one: the registry imports
+    the MCP SDK, a second of every run's start that a rerun served from the ledger would mostly be."""
+
+    name: str
+    request_model: type[BaseModel]
+    result_model: type[ToolResult]
+    impl: Callable[[Any, ToolDeps], Awaitable[Any]]
+    check: Check[Any] | None
+
+
+EVAL_TOOLS: dict[str, EvalTool] = {
+    tool.name: tool
+    for tool in (
+        EvalTool("evaluate_assessment", assessment.EvaluateAssessmentRequest, assessment.EvaluationResult,
+                 assessment.evaluate_assessment, assessment.check_evaluation),
+        EvalTool("refine_until_pass", refine.RefineUntilPassRequest, refine.RefinementResult, refine.refine_until_pass,
+                 None),
+        EvalTool("judge_rag_answer", rag.JudgeRagAnswerRequest, rag.RagJudgment, rag.judge_rag_answer,
+                 rag.check_rag_answer),
+        EvalTool("judge_rag_answers", rag.JudgeRagAnswersRequest, rag.RagBatchResult, rag.judge_rag_answers,
+                 rag.check_rag_answers),
+        EvalTool("score_candidates", candidates.ScoreCandidatesRequest, candidates.ScoreCandidatesResult,
+                 candidates.score_candidates, candidates.check_candidates),
+    )
+}  # fmt: skip
+
+
+async def judge_item(spec: EvalTool, item: DataItem, deps: ToolDeps, ledger: Ledger | None) -> dict[str, Any]:
     """One item's results.jsonl row: its result and evaluation_id, or its error."""
     started = time.perf_counter()
     row: dict[str, Any] = {"id": item.id, "line": item.line}
@@ -41,7 +72,14 @@ async def judge_item(spec: ToolSpec[Any, Any], item: DataItem, deps: ToolDeps, l
     if item.error is not None:
         return row | {"evaluation_id": None, "error_kind": "unreadable", "error": item.error, "seconds": 0.0}
     try:
-        request = validate_request(spec.request_model, item.arguments, item.arguments)
+        request = spec.request_model.model_validate(item.arguments)
+    except ValidationError as exc:
+        # The boundary's wording, so an item is refused as the same call over MCP would be. It imports the SDK:
+        # only a run with an invalid item pays for that.
+        from gavel.server.arguments import format_validation_error
+
+        return row | _error("invalid", format_validation_error(exc), started)
+    try:
         if ledger is None:
             result, structured = await spec.impl(request, deps), None
         else:
@@ -50,8 +88,6 @@ async def judge_item(spec: ToolSpec[Any, Any], item: DataItem, deps: ToolDeps, l
                 evaluation_id=new_evaluation_id(), run=lambda tracked: spec.impl(request, tracked), deps=deps,
                 check=spec.check,
             )  # fmt: skip
-    except ToolError as exc:
-        return row | _error("invalid", str(exc), started)
     except GavelError as exc:
         return row | _error("refused", str(exc), started)
     except Exception as exc:  # one item's failure is that item's row; the traceback goes to the log
@@ -78,7 +114,7 @@ def _error(kind: str, message: str, started: float) -> dict[str, Any]:
 
 
 async def run_items(
-    spec: ToolSpec[Any, Any], items: list[DataItem], deps: ToolDeps, ledger: Ledger | None, on_row: OnRow
+    spec: EvalTool, items: list[DataItem], deps: ToolDeps, ledger: Ledger | None, on_row: OnRow
 ) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for item in items:

@@ -107,4 +107,3 @@ if __name__ == "__main__":
     if "--install" in sys.argv:
         path, reason = ensure_chromium()
         sys.stderr.write(f"chromium: {path}\n" if path else f"chromium: unavailable: {reason}\n")
-

@@ -106,7 +106,9 @@ ERROR_RATE = FigureDef("share of items that could not be judged (invalid input, 
 
 FIGURES: dict[str, dict[str, FigureDef]] = {
     "judge_rag_answer": {
-        "mean_overall": FigureDef("mean overall_score (0-1) of the scored items", _mean(lambda r: [r["overall_score"]])),
+        "mean_overall": FigureDef(
+            "mean overall_score (0-1) of the scored items", _mean(lambda r: [r["overall_score"]])
+        ),
         "approved_rate": FigureDef("share of items approved", _rate(lambda r: r["verdict"] == "approved")),
         "rejected_rate": FigureDef("share of items rejected", _rate(lambda r: r["verdict"] == "rejected")),
         "grounded_rate": FigureDef("share of items judged grounded", _rate(lambda r: r.get("is_grounded") is True)),
@@ -118,11 +120,15 @@ FIGURES: dict[str, dict[str, FigureDef]] = {
             "mean overall_score (0-1) of every scored answer",
             _mean(lambda r: [a.get("overall_score") for a in r["results"]]),
         ),
-        "best_rate": FigureDef("share of items with an approved best answer", _rate(lambda r: r.get("best") is not None)),
+        "best_rate": FigureDef(
+            "share of items with an approved best answer", _rate(lambda r: r.get("best") is not None)
+        ),
         "error_rate": ERROR_RATE,
     },
     "evaluate_assessment": {
-        "mean_average": FigureDef("mean metric average (rubric scale) of the scored items", _mean(lambda r: [r["average"]])),
+        "mean_average": FigureDef(
+            "mean metric average (rubric scale) of the scored items", _mean(lambda r: [r["average"]])
+        ),
         "pass_rate": FigureDef("share of items that pass every metric", _rate(lambda r: r.get("passed") is True)),
         "unscored_rate": FigureDef("share of items left undecided", _rate(lambda r: r.get("passed") is None)),
         "error_rate": ERROR_RATE,
@@ -143,7 +149,9 @@ FIGURES: dict[str, dict[str, FigureDef]] = {
         "mean_selected_score": FigureDef(
             "mean judge_score of the selected candidates", _mean(lambda r: [s["judge_score"] for s in r["selected"]])
         ),
-        "unscored_rate": FigureDef("share of items with a candidate left unscored", _rate(lambda r: bool(r["unscored"]))),
+        "unscored_rate": FigureDef(
+            "share of items with a candidate left unscored", _rate(lambda r: bool(r["unscored"]))
+        ),
         "error_rate": ERROR_RATE,
     },
 }

@@ -70,7 +70,9 @@ def _sources(arguments: dict[str, Any]) -> str:
     sources = arguments.get("sources") or []
     if not sources:
         return ""
-    shown = "".join(f'<div class="text">{esc(s.get("content", s) if isinstance(s, dict) else s)}</div>' for s in sources)
+    shown = "".join(
+        f'<div class="text">{esc(s.get("content", s) if isinstance(s, dict) else s)}</div>' for s in sources
+    )
     return f"<details><summary>sources ({len(sources)})</summary>{shown}</details>"
 
 

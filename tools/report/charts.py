@@ -33,7 +33,9 @@ def _color(field: str, present: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def score_histogram(points: list[dict[str, Any]], *, color_by: str = "verdict", title: str = "Scores") -> dict[str, Any]:
+def score_histogram(
+    points: list[dict[str, Any]], *, color_by: str = "verdict", title: str = "Scores"
+) -> dict[str, Any]:
     """Items' scores in 20 bins, stacked by verdict (or label). `points`: {id, score, verdict|label}."""
     return _spec(
         title,
@@ -77,7 +79,9 @@ def metric_boxplot(values: list[dict[str, Any]], title: str = "Scores per metric
     )
 
 
-def compare_scatter(values: list[dict[str, Any]], title: str = "Score: previous run against this one") -> dict[str, Any]:
+def compare_scatter(
+    values: list[dict[str, Any]], title: str = "Score: previous run against this one"
+) -> dict[str, Any]:
     """Each item's score then and now, with the no-change diagonal. `values`: {id, before, after, changed}."""
     scores = [v[k] for v in values for k in ("before", "after")]
     low, high = (min(scores), max(scores)) if scores else (0.0, 1.0)

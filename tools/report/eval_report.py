@@ -109,7 +109,11 @@ def eval_report(
         + figure_table([(n, num(figures.get(n)), d.description) for n, d in defs.items()])
         + "<h2>Score distributions</h2>"
         + charts_block({k: v for k, v in specs.items() if k != "chart-compare"})
-        + (diff_html + charts_block({"chart-compare": specs["chart-compare"]}) if "chart-compare" in specs else diff_html)
+        + (
+            diff_html + charts_block({"chart-compare": specs["chart-compare"]})
+            if "chart-compare" in specs
+            else diff_html
+        )
         + f"<h2>Items ({len(rows)})</h2>"
         + filters([str(r.get("verdict")) for r in rows])
         + "".join(card(tool, row, arguments.get(row["id"], {})) for row in rows)
