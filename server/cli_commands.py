@@ -147,6 +147,8 @@ COMMANDS: tuple[Command, ...] = (
         args=(
             Arg("--limit", type=positive_int, metavar="N", help="at most N items, whole pairs (default: all)"),
             Arg("--json", action="store_true", help="print the report as JSON"),
+            Arg("--report", type=Path, metavar="FILE", help="also write a self-contained HTML report (ROC curve, "
+                "reliability diagram, one card per item)"),
         ),
     ),
 )  # fmt: skip

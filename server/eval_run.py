@@ -23,7 +23,7 @@ from gavel.server.ledger_calls import new_evaluation_id, through_ledger
 from gavel.tools import assessment, candidates, rag, refine
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Check, ToolDeps
-from gavel.tools.errors import GavelError
+from gavel.tools.errors import GavelError, caller_errors
 from gavel.tools.evaluation.dataset import DataItem
 from gavel.tools.evaluation.figures import headline
 from gavel.tools.ledger import Ledger
@@ -90,9 +90,16 @@ async def judge_item(spec: EvalTool, item: DataItem, deps: ToolDeps, ledger: Led
             )  # fmt: skip
     except GavelError as exc:
         return row | _error("refused", str(exc), started)
+    except BaseExceptionGroup as group:
+        # Concurrent work that failed only with errors written for the caller is refused with them, as the boundary does.
+        errors = caller_errors(group)
+        if not errors:
+            log.exception("an item failed unexpectedly", item=item.id)
+            return row | _error("failed", _describe(group), started)
+        return row | _error("refused", "; ".join(dict.fromkeys(str(error) for error in errors)), started)
     except Exception as exc:  # one item's failure is that item's row; the traceback goes to the log
         log.exception("an item failed unexpectedly", item=item.id)
-        return row | _error("failed", f"{type(exc).__name__}: {exc}", started)
+        return row | _error("failed", _describe(exc), started)
     if structured is None:
         structured = result.model_dump(mode="json", by_alias=True)
     line = headline(spec.name, {"result": structured})
@@ -104,6 +111,13 @@ async def judge_item(spec: EvalTool, item: DataItem, deps: ToolDeps, ledger: Led
         "seconds": round(time.perf_counter() - started, 3),
         "result": structured,
     }
+
+
+def _describe(exc: BaseException) -> str:
+    """An unexpected failure in one line: the innermost error of a group, its type and message."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _error(kind: str, message: str, started: float) -> dict[str, Any]:

@@ -154,7 +154,8 @@ BODIES: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
 }
 
 
-def card(tool: str, row: dict[str, Any], arguments: dict[str, Any]) -> str:
+def card(tool: str, row: dict[str, Any], arguments: dict[str, Any], badges: str = "") -> str:
+    """One item's card; `badges`: more header HTML (a calibration item's label and whether it was decided right)."""
     verdict = str(row.get("verdict", "error"))
     if row.get("result") is None:
         body = f'<div class="error">{esc(row.get("error_kind", "error"))}: {esc(row.get("error", ""))}</div>'
@@ -162,5 +163,5 @@ def card(tool: str, row: dict[str, Any], arguments: dict[str, Any]) -> str:
         body = BODIES[tool](row, arguments)
     return (
         f'<article class="card v-{esc(verdict)}" id="item-{esc(row["id"])}" data-verdict="{esc(verdict)}">'
-        f"{_header(row)}{body}</article>"
+        f"{_header(row, badges)}{body}</article>"
     )

@@ -122,12 +122,13 @@ def roc_points(scored: Sequence[tuple[bool, float]]) -> list[dict[str, float]]:
     negatives = len(scored) - positives
     if not positives or not negatives:
         return []
-    points = [{"fpr": 0.0, "tpr": 0.0, "cut": float("inf")}]
-    for cut in sorted({score for _, score in scored}, reverse=True):
+    # The first point's cut is above every score (JSON has no infinity); `step` orders the line.
+    points = [{"step": 0, "fpr": 0.0, "tpr": 0.0, "cut": round(1.0 + max(score for _, score in scored), 4)}]
+    for step, cut in enumerate(sorted({score for _, score in scored}, reverse=True), start=1):
         tp = sum(1 for good, score in scored if good and score >= cut)
         fp = sum(1 for good, score in scored if not good and score >= cut)
-        points.append({"fpr": round(fp / negatives, 4), "tpr": round(tp / positives, 4), "cut": round(cut, 4)})
-    points[0]["cut"] = 1.0 + max(score for _, score in scored)  # JSON has no infinity
+        points.append({"step": step, "fpr": round(fp / negatives, 4), "tpr": round(tp / positives, 4),
+                       "cut": round(cut, 4)})  # fmt: skip
     return points
 
 
@@ -149,11 +150,12 @@ def roc_curve(points: list[dict[str, float]], auroc: float | None) -> dict[str, 
             },
             {
                 "data": {"values": points},
-                "mark": {"type": "line", "point": True, "interpolate": "step-after", "tooltip": True},
+                # Straight segments: tied scores move both rates at once, a diagonal step.
+                "mark": {"type": "line", "point": True, "tooltip": True},
                 "encoding": {
                     "x": {"field": "fpr", "type": "quantitative"},
                     "y": {"field": "tpr", "type": "quantitative"},
-                    "order": {"field": "fpr", "type": "quantitative"},
+                    "order": {"field": "step", "type": "quantitative"},
                 },
             },
         ],
