@@ -23,7 +23,7 @@ from gavel.server.ledger_calls import new_evaluation_id, through_ledger
 from gavel.tools import assessment, candidates, rag, refine
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Check, ToolDeps
-from gavel.tools.errors import GavelError, caller_errors
+from gavel.tools.errors import GavelError, caller_errors, leaves
 from gavel.tools.evaluation.dataset import DataItem
 from gavel.tools.evaluation.figures import headline
 from gavel.tools.ledger import Ledger
@@ -70,7 +70,7 @@ async def judge_item(spec: EvalTool, item: DataItem, deps: ToolDeps, ledger: Led
     if item.extra:
         row["extra"] = item.extra
     if item.error is not None:
-        return row | {"evaluation_id": None, "error_kind": "unreadable", "error": item.error, "seconds": 0.0}
+        return row | _error("unreadable", item.error, started)
     try:
         request = spec.request_model.model_validate(item.arguments)
     except ValidationError as exc:
@@ -91,7 +91,7 @@ async def judge_item(spec: EvalTool, item: DataItem, deps: ToolDeps, ledger: Led
     except GavelError as exc:
         return row | _error("refused", str(exc), started)
     except BaseExceptionGroup as group:
-        # Concurrent work that failed only with errors written for the caller is refused with them, as the boundary does.
+        # Concurrent work that failed only with errors written for the caller: refused with them, as at the boundary.
         errors = caller_errors(group)
         if not errors:
             log.exception("an item failed unexpectedly", item=item.id)
@@ -114,10 +114,8 @@ async def judge_item(spec: EvalTool, item: DataItem, deps: ToolDeps, ledger: Led
 
 
 def _describe(exc: BaseException) -> str:
-    """An unexpected failure in one line: the innermost error of a group, its type and message."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return f"{type(exc).__name__}: {exc}"
+    """An unexpected failure in one line: each distinct error behind it (a group's leaves), type and message."""
+    return "; ".join(dict.fromkeys(f"{type(leaf).__name__}: {leaf}" for leaf in leaves(exc)))
 
 
 def _error(kind: str, message: str, started: float) -> dict[str, Any]:

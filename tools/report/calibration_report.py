@@ -69,10 +69,12 @@ def calibration_report(
         if result is None and row.get("error") is None:
             verdict = "not_kept"
         verdicts.append(verdict)
-        shown = {"id": row["id"], "score": row.get("score"), "verdict": verdict, "cached": row.get("cached"),
-                 "evaluation_id": row.get("evaluation_id"), "result": result,
-                 "error_kind": "error" if row.get("error") else "not kept",
-                 "error": row.get("error") or "the ledger keeps no judgment for this item (off, or not recorded)"}  # fmt: skip
+        shown = {
+            "id": row["id"], "score": row.get("score"), "verdict": verdict, "cached": row.get("cached"),
+            "evaluation_id": row.get("evaluation_id"), "result": result,
+            "error_kind": "error" if row.get("error") else "not kept",
+            "error": row.get("error") or "the ledger keeps no judgment for this item (off, or not recorded)",
+        }  # fmt: skip
         badges = (
             f'<span class="badge b-{esc(row.get("label"))}">labelled {esc(row.get("label"))}</span>'
             f'<span class="badge {"b-wrong" if right is False else "b-cached"}">{esc(decision)}'
