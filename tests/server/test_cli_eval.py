@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
 import subprocess
 import time
@@ -203,10 +202,11 @@ def test_the_compare_report_loads_with_its_diff(evaluated: EvalEnv, chromium: Pa
     assert "Changes since" in page.text
 
 
-def test_the_tool_list_of_the_command_is_the_one_the_figures_know() -> None:
-    from gavel.server.cli_commands import EVAL_TOOLS
+def test_the_command_lists_the_tools_and_figures_the_run_knows() -> None:
+    from gavel.server.cli_commands import COMMANDS, EVAL_TOOLS
     from gavel.server.eval_run import EVAL_TOOLS as RUN_TOOLS
-    from gavel.tools.evaluation.figures import TOOLS
+    from gavel.tools.evaluation.figures import FIGURES, TOOLS
 
-    assert set(EVAL_TOOLS) == set(TOOLS) == set(RUN_TOOLS)
-    assert os.path.exists(HALUEVAL)
+    assert set(EVAL_TOOLS) == set(TOOLS) == set(RUN_TOOLS) == set(FIGURES)
+    described = next(c for c in COMMANDS if c.name == "eval").description
+    assert all(name in described for figures in FIGURES.values() for name in figures)

@@ -33,7 +33,8 @@ def test_data_cannot_end_its_script_element() -> None:
 
 def test_unsupported_sentences_are_marked_in_place_and_a_quote_not_in_the_answer_is_listed() -> None:
     answer = "Paris is in France. It has 90 million people."
-    marked, missing = highlight(answer, ["It has 90 million people.", "a paraphrase"], {"It has 90 million people.": 0.1})
+    claim = "It has 90 million people."
+    marked, missing = highlight(answer, [claim, "a paraphrase"], {claim: 0.1})
     assert marked == (
         'Paris is in France. <mark class="unsupported" title="unsupported by the passages: P(supported) = 0.10">'
         "It has 90 million people.</mark>"
