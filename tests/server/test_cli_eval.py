@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -210,3 +211,26 @@ def test_the_command_lists_the_tools_and_figures_the_run_knows() -> None:
     assert set(EVAL_TOOLS) == set(TOOLS) == set(RUN_TOOLS) == set(FIGURES)
     described = next(c for c in COMMANDS if c.name == "eval").description
     assert all(name in described for figures in FIGURES.values() for name in figures)
+
+
+def test_ctrl_c_keeps_the_items_judged_and_writes_their_report(tmp_path: Path, clean_env: dict[str, str]) -> None:
+    slow = OllamaTestServer(responder=responder, models=[MODEL], fault="slow", slow_s=0.1)
+    with slow as server:
+        env = {**clean_env, "GAVEL_BACKEND": "ollama", "GAVEL_OLLAMA_HOST": server.url, "GAVEL_JUDGE_MODEL": MODEL,
+               "GAVEL_LEDGER_PATH": str(tmp_path / "ledger.sqlite3"), "GAVEL_LOG_LEVEL": "WARNING"}  # fmt: skip
+        run = subprocess.Popen(
+            [PYTHON, "-m", "gavel.server", "eval", str(HALUEVAL), "--tool", "judge_rag_answer", "--map",
+             "sources=context", "--out", str(tmp_path / "out")],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert run.stderr is not None
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline and " 2/200 " not in run.stderr.readline():
+            pass
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=WAIT_S)
+    assert run.returncode == 130, err
+    rows = rows_of(tmp_path / "out")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert 2 <= len(rows) < 200 and summary["complete"] is False and summary["items"] == len(rows)
+    assert "INTERRUPTED" in out and (tmp_path / "out" / "report.html").is_file()

@@ -37,9 +37,9 @@ def _metric_values(tool: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]
 
 def _diff(comparison: Comparison, rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any] | None]:
     figures = "".join(
+        # No colour for up or down: a higher rate is better for approved_rate, worse for error_rate.
         f"<tr><th>{esc(f.figure)}</th><td>{num(f.before)}</td><td>{num(f.after)}</td>"
-        f'<td class="{"delta-up" if (f.delta or 0) > 0 else "delta-down" if (f.delta or 0) < 0 else ""}">'
-        f"{'n/a' if f.delta is None else f'{f.delta:+.3f}'}</td></tr>"
+        f"<td>{'n/a' if f.delta is None else f'{f.delta:+.3f}'}</td></tr>"
         for f in comparison.figures
     )
     changed = "".join(

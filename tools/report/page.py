@@ -40,7 +40,6 @@ vertical-align:top}th{background:#f5f5f5}
 mark.unsupported{background:#ffcdd2;text-decoration:underline wavy #c62828}
 tr.low td,tr.unscored td,li.unmet{background:#fff3e0}tr.unscored td{color:#757575}
 .error{color:#6a1b9a;font-weight:600}
-.delta-up{color:#2e7d32}.delta-down{color:#c62828}
 details summary{cursor:pointer;color:#455a64}
 .filters button{margin-right:6px}
 """
