@@ -46,3 +46,17 @@ def test_text_from_the_data_is_escaped() -> None:
     row = {"id": "<b>x</b>", "verdict": "error", "error_kind": "invalid", "error": "<img src=x onerror=alert(1)>"}
     html = card("judge_rag_answer", row, {})
     assert "<img" not in html and "&lt;img src=x" in html and "&lt;b&gt;x&lt;/b&gt;" in html
+
+
+def test_an_assessments_low_and_unscored_metrics_are_highlighted() -> None:
+    scores = [
+        {"metric": "clarity", "name": "Clarity", "score": 2.0, "status": "scored", "explanation": "Vague."},
+        {"metric": "accuracy", "name": "Accuracy", "score": None, "status": "unscored", "reason": "no valid score"},
+        {"metric": "tone", "name": "Tone", "score": 5.0, "status": "scored", "explanation": "Fine."},
+    ]
+    row = {"id": "a", "verdict": "undecided", "score": 3.5,
+           "result": {"scores": scores, "low_metrics": ["clarity"], "average": 3.5, "passed": None}}  # fmt: skip
+    html = card("evaluate_assessment", row, {"assessment": "The text."})
+    assert '<tr class="low"><td>Clarity</td>' in html and "scored (low)" in html
+    assert '<tr class="unscored"><td>Accuracy</td>' in html and "no valid score" in html
+    assert '<tr class=""><td>Tone</td>' in html
