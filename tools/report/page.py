@@ -14,7 +14,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-VENDOR = ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js")
+from gavel.tools.report.vendored import VENDORED
+
 _SOURCE_MAP = re.compile(r"^//# sourceMappingURL=.*$", re.MULTILINE)
 
 STYLE = """
@@ -77,9 +78,9 @@ def num(value: float | None, places: int = 3) -> str:
 
 @cache
 def vendored_js() -> str:
-    """The charting library, as shipped in tools/report/vendor (see its README for where it comes from)."""
+    """The charting library, as shipped in tools/report/vendor (`gavel.tools.report.vendored` says from where)."""
     folder = resources.files("gavel.tools.report") / "vendor"
-    parts = [_SOURCE_MAP.sub("", (folder / name).read_text(encoding="utf-8")) for name in VENDOR]
+    parts = [_SOURCE_MAP.sub("", (folder / item.file).read_text(encoding="utf-8")) for item in VENDORED]
     return "\n".join(parts)
 
 
