@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -27,6 +29,9 @@ HALUEVAL = REPO_ROOT / "tools" / "calibration_data" / "halueval-qa.jsonl"
 ITEMS = 50
 MODEL = "test-model:latest"
 WAIT_S = 300.0
+RERUN_BOUND_S = 5.0
+# Load average per core above which wall-clock bounds are not checked (the CPU-time bound still is).
+OVERLOADED_PER_CORE = 2.0
 
 
 def _tokens(first: str, second: str) -> list[dict[str, Any]]:
@@ -114,11 +119,19 @@ def judgments_asked(server: OllamaTestServer) -> int:
 
 def test_a_rerun_is_served_from_the_ledger_in_under_five_seconds(evaluated: EvalEnv, tmp_path: Path) -> None:
     asked = judgments_asked(evaluated.server)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     run = evaluated.halueval(tmp_path / "again")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_s = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     assert run.code == 0, run.err
     assert all(row["cached"] for row in rows_of(tmp_path / "again"))
     assert judgments_asked(evaluated.server) == asked  # no item judged again
-    assert run.seconds < 5.0, f"the rerun took {run.seconds:.1f} s"
+    measured = f"the rerun took {run.seconds:.1f} s ({cpu_s:.1f} s of CPU)"
+    assert cpu_s < RERUN_BOUND_S, measured
+    # Wall time is the process's CPU time plus its wait for a core: on a machine whose other work keeps every core
+    # busy several times over, the wait alone can pass the bound, and says nothing about the rerun.
+    if os.getloadavg()[0] < OVERLOADED_PER_CORE * (os.cpu_count() or 1):
+        assert run.seconds < RERUN_BOUND_S, measured
 
 
 def test_fail_under_exits_1_when_the_figure_is_below_it(evaluated: EvalEnv, tmp_path: Path) -> None:
