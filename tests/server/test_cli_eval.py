@@ -7,6 +7,7 @@ The 50 items are the first 50 of the shipped HaluEval QA dev set, with `--map so
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import resource
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from gavel.server.cli_eval import ProgressBar
 from tests.conftest import PYTHON, REPO_ROOT
 from tests.support.chromium import load_page
 from tests.support.ollama_server import OllamaReply, OllamaTestServer
@@ -247,3 +249,18 @@ def test_ctrl_c_keeps_the_items_judged_and_writes_their_report(tmp_path: Path, c
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert 2 <= len(rows) < 200 and summary["complete"] is False and summary["items"] == len(rows)
     assert "INTERRUPTED" in out and (tmp_path / "out" / "report.html").is_file()
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_progress_bar_redraws_one_line() -> None:
+    stream = Terminal()
+    bar = ProgressBar(2, stream)
+    bar.step({"id": "a", "verdict": "approved", "cached": True, "result": {}})
+    bar.step({"id": "b", "verdict": "error"})
+    text = stream.getvalue()
+    assert text.count("\r\x1b[2K") == 2 and text.count("\n") == 1 and text.endswith("\n")
+    assert "2/2" in text and "1 from the ledger, 1 errors | b: error" in text
