@@ -1,7 +1,7 @@
 # Two commands do all the set-up on a fresh machine with Python 3.11+:
 #   make demo   - create .venv, install Gavel with its embedded default model, run every tool over stdio
-#   make test   - install the test dependencies (PostgreSQL too, when missing and root may apt-get it) and run
-#                 ruff and the whole test suite
+#   make test   - install the test dependencies (PostgreSQL and chromium too, when missing and root may apt-get
+#                 them) and run ruff and the whole test suite
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -35,9 +35,11 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# The PostgreSQL ledger's tests start a throw-away server from Debian's binaries; install them first if absent.
+# The PostgreSQL ledger's tests start a throw-away server from Debian's binaries, and the HTML report's tests open
+# it in Debian's headless chromium: install each first if absent.
 test: lint
 	$(PY) -m tests.support.postgres --install
+	$(PY) -m tests.support.chromium --install
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.installed $(BENCH_VENV)/.installed

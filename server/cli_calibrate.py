@@ -4,6 +4,7 @@
     gavel calibrate --set topicalchat-usr            # evaluate_assessment against people's ratings (Spearman)
     gavel calibrate --data mine.jsonl                 # your own labelled JSONL (tools/calibration_data/README.md)
     gavel calibrate --show                            # every calibration in the ledger
+    gavel calibrate --set halueval-qa --report cal.html   # also a self-contained HTML report
 
 The table goes to stdout, one progress line per item to stderr. Ctrl-C stops the run (the item being judged is
 dropped): the items judged so far are kept and reported (and stored) as a partial calibration.
@@ -42,6 +43,8 @@ def calibrate(settings: Settings, args: argparse.Namespace) -> int:
         import anyio
 
         report, interrupted = anyio.run(_calibrate, settings, registry, cal_set, ledger, args.limit)
+        if report is not None and args.report is not None:
+            _write_report(args.report, report, cal_set, ledger)
     finally:
         if ledger is not None:
             ledger.close()
@@ -90,6 +93,25 @@ async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: An
     finally:
         await provider.aclose()
     return calibration.report, interrupted
+
+
+def _write_report(path: Any, report: Any, cal_set: Any, ledger: Any) -> None:
+    """The HTML report: each item's card shows its judgment as the ledger kept it (none when the ledger is off)."""
+    from gavel.tools.report.calibration_report import calibration_report
+
+    results = {}
+    for row in report.items:
+        record = ledger.get(row.evaluation_id) if ledger is not None and row.evaluation_id else None
+        if record is not None:
+            results[row.id] = record["result"]
+    judged = {row.id for row in report.items}
+    arguments = {
+        item.id: cal_set.adapter.request(item, cal_set.rubric).model_dump(mode="json")
+        for item in cal_set.items
+        if item.id in judged
+    }
+    path.write_text(calibration_report(report.model_dump(mode="json"), results, arguments), encoding="utf-8")
+    sys.stderr.write(f"report: {path}\n")
 
 
 def _show(ledger: Any, as_json: bool) -> int:

@@ -15,6 +15,8 @@ from gavel.server.cli_common import Parser, port, positive_int, since
 from gavel.server.http_defaults import DEFAULT_HOST, DEFAULT_PORT, TRANSPORTS
 
 HISTORY_LIMIT = 20
+# The tools `gavel eval` runs (gavel.tools.evaluation.figures.TOOLS; a test keeps the two equal).
+EVAL_TOOLS = ("evaluate_assessment", "judge_rag_answer", "judge_rag_answers", "score_candidates", "refine_until_pass")
 
 
 class Arg:
@@ -109,6 +111,27 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     Command(
+        "eval", "cli_eval:evaluate", "judge a JSONL or CSV dataset; results, an HTML report, a CI exit code",
+        "Judge every item of DATA (.jsonl: one object a line; .csv: one row each) with TOOL: keys or columns are the "
+        "tool's arguments, 'id' names the item. Writes DIR/results.jsonl, DIR/summary.json and DIR/report.html. "
+        "Items judged identically before are served from the ledger. Exit code 1 when a --fail-under figure is "
+        "below its value. Figures: judge_rag_answer mean_overall, approved_rate, rejected_rate, grounded_rate, "
+        "unscored_rate; judge_rag_answers mean_overall, best_rate; evaluate_assessment mean_average, pass_rate, "
+        "unscored_rate; refine_until_pass pass_rate, mean_average, improved_rate; score_candidates "
+        "targets_met_rate, mean_selected_score, unscored_rate; every tool error_rate.",
+        args=(
+            Arg("data", type=Path, metavar="DATA", help="the dataset, .jsonl or .csv"),
+            Arg("--tool", required=True, choices=EVAL_TOOLS, help="the tool that judges each item"),
+            Arg("--out", required=True, type=Path, metavar="DIR", help="where results and the report go"),
+            Arg("--map", action="append", default=[], metavar="ARG=KEY",
+                help="read argument ARG from key/column KEY, e.g. sources=context; repeatable"),
+            Arg("--fail-under", action="append", default=[], metavar="FIGURE=VALUE",
+                help="exit 1 when FIGURE is below VALUE, e.g. mean_overall=0.7; repeatable"),
+            Arg("--compare", type=Path, metavar="DIR", help="an earlier run's --out DIR: report what changed"),
+            Arg("--limit", type=positive_int, metavar="N", help="only the first N items"),
+        ),
+    ),
+    Command(
         "calibrate", "cli_calibrate:calibrate",
         "measure the judge on a labelled set; stamp its fitness on every verdict",
         "Run the tool a labelled set belongs to on every item (up to --limit, whole pairs) with the configured "
@@ -124,6 +147,8 @@ COMMANDS: tuple[Command, ...] = (
         args=(
             Arg("--limit", type=positive_int, metavar="N", help="at most N items, whole pairs (default: all)"),
             Arg("--json", action="store_true", help="print the report as JSON"),
+            Arg("--report", type=Path, metavar="FILE", help="also write a self-contained HTML report (ROC curve, "
+                "reliability diagram, one card per item)"),
         ),
     ),
 )  # fmt: skip

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.chromium import ensure_chromium
 from tests.support.postgres import PostgresServer, PostgresUnavailable
 from tests.support.postgres import start as start_postgres
 
@@ -63,3 +64,13 @@ def postgres_server() -> Iterator[PostgresServer]:
 def postgres_url(postgres_server: PostgresServer) -> str:
     """The URL of a fresh, empty database on the session's server."""
     return postgres_server.create_database()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    """Debian's headless chromium (installed first where it is missing and root may apt-get it); the tests that use
+    it are skipped, with the reason, only when it cannot be had here."""
+    path, reason = ensure_chromium()
+    if path is None:
+        pytest.skip(f"no chromium for the browser tests: {reason}")
+    return path

@@ -1,0 +1,72 @@
+"""Reading a dataset for `gavel eval`: JSONL and CSV rows become the tool's arguments, an item id and extras."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from gavel.tools.errors import InvalidInput
+from gavel.tools.evaluation.dataset import load, parse_mapping
+from gavel.tools.rag import JudgeRagAnswerRequest
+
+
+def jsonl(tmp_path: Path, *rows: object) -> Path:
+    path = tmp_path / "data.jsonl"
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_jsonl_keys_are_arguments_id_names_the_item_and_the_rest_is_extra(tmp_path: Path) -> None:
+    path = jsonl(tmp_path, {"id": "q1", "question": "Q?", "answer": "A.", "sources": ["P."], "label": "good"})
+    [item] = load(path, JudgeRagAnswerRequest)
+    assert item.id == "q1" and item.line == 1
+    assert item.arguments == {"question": "Q?", "answer": "A.", "sources": [{"content": "P."}]}
+    assert item.extra == {"label": "good"}
+
+
+def test_map_reads_an_argument_from_a_key_of_another_name(tmp_path: Path) -> None:
+    path = jsonl(tmp_path, {"question": "Q?", "answer": "A.", "context": "The passage."})
+    [item] = load(path, JudgeRagAnswerRequest, parse_mapping(["sources=context"]))
+    assert item.id == "line-1"
+    assert item.arguments["sources"] == [{"content": "The passage."}] and item.extra == {}
+
+
+def test_an_unreadable_line_is_an_item_with_its_error(tmp_path: Path) -> None:
+    items = load(jsonl(tmp_path, "{oops", "[1, 2]", {"question": "Q?"}), JudgeRagAnswerRequest)
+    assert [i.error is not None for i in items] == [True, True, False]
+    assert "line 1 is not JSON" in str(items[0].error) and "line 2 is not a JSON object" in str(items[1].error)
+
+
+def test_csv_cells_are_json_where_the_argument_is_not_text(tmp_path: Path) -> None:
+    path = tmp_path / "data.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["question", "answer", "sources", "samples", "agent_reasoning"])
+        writer.writerow(["[1] is text", "A.", "one passage", "3", "[not parsed]"])
+        writer.writerow(["Q?", "A.", json.dumps(["p1", {"id": "d2", "content": "p2"}]), "", ""])
+    first, second = load(path, JudgeRagAnswerRequest)
+    assert first.line == 2
+    assert first.arguments == {"question": "[1] is text", "answer": "A.", "sources": [{"content": "one passage"}],
+                               "samples": 3, "agent_reasoning": "[not parsed]"}  # fmt: skip
+    assert second.arguments["sources"] == [{"content": "p1"}, {"id": "d2", "content": "p2"}]
+    assert "samples" not in second.arguments  # an empty cell is an absent argument
+
+
+@pytest.mark.parametrize(
+    ("name", "mapping", "message"),
+    [
+        ("data.txt", [], "give a .jsonl or .csv file"),
+        ("data.jsonl", ["sources"], "write ARG=KEY"),
+        ("data.jsonl", ["passages=context"], "'passages' is no argument of this tool"),
+    ],
+)
+def test_a_bad_dataset_or_mapping_is_refused_with_what_to_change(
+    tmp_path: Path, name: str, mapping: list[str], message: str
+) -> None:
+    path = tmp_path / name
+    path.write_text('{"question": "Q?"}\n', encoding="utf-8")
+    with pytest.raises(InvalidInput, match=message):
+        load(path, JudgeRagAnswerRequest, parse_mapping(mapping))

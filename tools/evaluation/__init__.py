@@ -1,0 +1,1 @@
+"""`gavel eval`'s pure parts: reading a dataset, the figures of a run, and the diff against an earlier run."""

@@ -1,0 +1,146 @@
+"""A dataset `gavel eval` judges: JSONL or CSV rows, each row one call of the chosen tool.
+
+A row's keys (a JSONL object's keys, a CSV file's columns) are the tool's argument names. `id` names the item
+(else its line: `line-N`); any other key that is no argument of the tool is carried along as `extra`, so the
+results can be joined back to the data. `--map ARG=KEY` reads an argument from a key of another name
+(`--map sources=context` for a set with a `context` column).
+
+CSV cells are text. A cell for an argument that is not text (a list, an object, a number, a flag) is read as
+JSON when it is JSON; `sources` may also be one passage's text. An empty cell is an absent argument. In either
+format a passage given as a string is a passage with that content.
+
+A row that cannot be read (bad JSON, not an object) is an item with an error, never the end of the run: the
+results say which line and why.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from gavel.tools.errors import InvalidInput
+
+ID_KEY = "id"
+# Arguments that hold passages: a bare string among them is a passage with that content.
+PASSAGE_LISTS = ("sources",)
+
+
+@dataclass(frozen=True)
+class DataItem:
+    id: str
+    line: int  # 1-based line of the file (a CSV's header is line 1)
+    arguments: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None  # why the row could not be read; then it is judged by no one
+
+
+def parse_mapping(pairs: list[str]) -> dict[str, str]:
+    """`ARG=KEY` pairs as {argument: key}; a malformed pair is refused with what to write instead."""
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        argument, sep, key = pair.partition("=")
+        if not sep or not argument.strip() or not key.strip():
+            raise InvalidInput(f"--map {pair!r}: write ARG=KEY, e.g. --map sources=context", field="map")
+        mapping[argument.strip()] = key.strip()
+    return mapping
+
+
+def load(path: Path, request_model: type[BaseModel], mapping: Mapping[str, str] | None = None) -> list[DataItem]:
+    """Every row of `path` as an item, in file order."""
+    if not path.is_file():
+        raise InvalidInput(f"{path}: no such file; give a .jsonl or .csv dataset", field="data")
+    suffix = path.suffix.lower()
+    if suffix not in (".jsonl", ".csv"):
+        raise InvalidInput(f"{path}: give a .jsonl or .csv file (one item a line or row)", field="data")
+    for argument in mapping or {}:
+        if argument not in request_model.model_fields:
+            known = ", ".join(request_model.model_fields)
+            raise InvalidInput(f"--map {argument}=...: {argument!r} is no argument of this tool ({known})", field="map")
+    rows = _jsonl_rows(path) if suffix == ".jsonl" else _csv_rows(path, request_model)
+    items = [_item(row, line, request_model, mapping or {}) for line, row in rows]
+    if not items:
+        raise InvalidInput(f"{path}: no items in it", field="data")
+    return items
+
+
+def _jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any] | str]]:
+    rows: list[tuple[int, dict[str, Any] | str]] = []
+    with path.open(encoding="utf-8") as lines:
+        for number, text in enumerate(lines, start=1):
+            if not text.strip():
+                continue
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                rows.append((number, f"line {number} is not JSON: {exc.msg} (column {exc.colno})"))
+                continue
+            rows.append((number, value if isinstance(value, dict) else f"line {number} is not a JSON object"))
+    return rows
+
+
+def _csv_rows(path: Path, request_model: type[BaseModel]) -> list[tuple[int, dict[str, Any] | str]]:
+    rows: list[tuple[int, dict[str, Any] | str]] = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        for cells in reader:
+            line = reader.line_num
+            if None in cells:
+                rows.append((line, f"line {line} has more cells than the header has columns"))
+                continue
+            row = {key: _cell(key, value, request_model) for key, value in cells.items() if value not in ("", None)}
+            rows.append((line, row))
+    return rows
+
+
+def _is_text(annotation: Any) -> bool:
+    """Whether an argument takes text only (str or str | None), so a cell is kept as it is."""
+    if annotation is str:
+        return True
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _is_text(typing.get_args(annotation)[0])
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        return all(arg is str or arg is type(None) for arg in typing.get_args(annotation))
+    return False
+
+
+def _cell(key: str, value: str, request_model: type[BaseModel]) -> Any:
+    info = request_model.model_fields.get(key)
+    if info is None or _is_text(info.annotation):
+        return value
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        # Not JSON: one passage's text, or a value validation will name as wrong.
+        return [value] if key in PASSAGE_LISTS else value
+
+
+def _item(row: dict[str, Any] | str, line: int, request_model: type[BaseModel], mapping: Mapping[str, str]) -> DataItem:
+    if isinstance(row, str):
+        return DataItem(id=f"line-{line}", line=line, error=row)
+    item_id = str(row[ID_KEY]) if row.get(ID_KEY) not in (None, "") else f"line-{line}"
+    taken = set(mapping.values())
+    arguments = {argument: row[key] for argument, key in mapping.items() if key in row}
+    for key, value in row.items():
+        if key in request_model.model_fields and key not in arguments and key not in taken:
+            arguments[key] = value
+    extra = {key: value for key, value in row.items() if key != ID_KEY and key not in arguments and key not in taken}
+    for name in PASSAGE_LISTS:
+        given = arguments.get(name)
+        if isinstance(given, str):
+            given = [given]
+        if isinstance(given, list):
+            arguments[name] = [{"content": p} if isinstance(p, str) else p for p in given]
+    return DataItem(id=item_id, line=line, arguments=arguments, extra=extra)
+
+
+def ignored_keys(items: list[DataItem]) -> list[str]:
+    """The keys carried along as `extra` (no argument of the tool), for a one-time note to the user."""
+    return sorted({key for item in items for key in item.extra})

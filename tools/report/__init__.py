@@ -1,0 +1,1 @@
+"""Self-contained HTML reports for `gavel eval` and `gavel calibrate`, drawn with the vendored Vega-Lite."""
