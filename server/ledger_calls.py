@@ -194,7 +194,7 @@ class LedgerCall:
 
     async def _key(self, judge: Judge, deps: ToolDeps) -> str | None:
         """The cache key, or None when this judgment cannot be identified well enough to be served again."""
-        info = await judge.backend.model_info(getattr(self.request, "model", None))
+        info = await judge.model_info(getattr(self.request, "model", None))
         # The client's own model (sampling) is whatever it is today, and a model without a digest may have
         # been replaced under its name: neither can vouch that an old judgment is the one it would give.
         if info.backend == "sampling" or not info.digest:
