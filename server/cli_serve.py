@@ -21,7 +21,8 @@ def serve(settings: Settings, args: argparse.Namespace) -> int:
     try:
         if args.transport != "stdio":
             check_bind(args.host, token)
-        registry = load_registry(settings)
+        # A broken rubric file is skipped, listed in rubric://index and refused by id: the rest keeps serving.
+        registry = load_registry(settings, skip_broken=True)
     except (BindRefused, RubricFileError) as exc:
         return fail(str(exc))
 

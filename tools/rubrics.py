@@ -1,8 +1,9 @@
 """Rubrics: data files validated into pydantic models, and the registry that serves them.
 
 A rubric file is TOML (stdlib `tomllib`). Built-ins ship in the `gavel.rubrics` package; extra
-directories add to and override them by id. A malformed file stops start-up with an error that names
-the file and the field.
+directories add to and override them by id. A malformed file is an error that names the file and the
+field: `gavel rubrics` stops at it; the server skips it, lists it in its index, and refuses its id with that error
+while the other rubrics keep serving.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 
-from gavel.tools.errors import InvalidInput, RubricFileError, UnknownRubric
+from gavel.tools.errors import InvalidInput, RubricFileError, UnknownRubric, UnloadableRubric
 
 RUBRIC_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 _RUBRIC_ID_RE = re.compile(RUBRIC_ID_PATTERN)
@@ -291,15 +292,11 @@ def builtin_rubric_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def _rubric_files(directory: Path) -> list[Path]:
-    """TOML files directly inside `directory`, refusing symlinks that point outside it."""
-    root = directory.resolve()
-    files = []
-    for path in sorted(directory.glob("*.toml")):
-        if not path.resolve().is_relative_to(root):
-            raise RubricFileError(str(path), "is a link to a file outside its rubric directory; refusing it")
-        files.append(path)
-    return files
+def _load_listed(path: Path, directory: Path) -> Rubric:
+    """A TOML file found directly inside `directory`; a symlink pointing outside it is refused unread."""
+    if not path.resolve().is_relative_to(directory.resolve()):
+        raise RubricFileError(str(path), "is a link to a file outside its rubric directory; refusing it")
+    return load_rubric_file(path)
 
 
 # Where the schema of an inline rubric is published (by the server, as a resource).
@@ -313,21 +310,35 @@ CustomRubric = Annotated[InlineRubric, Field(default=None, description=f"Inline 
 
 
 class RubricRegistry:
-    """The loaded rubrics, by id. Immutable after start-up."""
+    """The loaded rubrics, by id, and the files that could not be loaded (`broken`). Immutable after start-up."""
 
-    def __init__(self, rubrics: dict[str, Rubric]) -> None:
+    def __init__(self, rubrics: dict[str, Rubric], broken: dict[str, RubricFileError] | None = None) -> None:
         self._rubrics = dict(sorted(rubrics.items()))
+        # By the id the file's name gives it: a tool asking for that id is told why it is missing.
+        self.broken = dict(sorted((broken or {}).items()))
 
     @classmethod
-    def load(cls, extra_dirs: list[Path] | None = None) -> RubricRegistry:
+    def load(cls, extra_dirs: list[Path] | None = None, *, skip_broken: bool = False) -> RubricRegistry:
+        """The built-in rubrics, then each directory's, overriding by id. A file that does not load raises its
+        RubricFileError, or with `skip_broken` is left out and kept in `broken` (it overrides an earlier rubric
+        of its id all the same: serving the rubric it was meant to replace would judge by the wrong one)."""
         rubrics: dict[str, Rubric] = {}
+        broken: dict[str, RubricFileError] = {}
         for directory in [builtin_rubric_dir(), *(extra_dirs or [])]:
             if not directory.is_dir():
                 raise RubricFileError(str(directory), "is not a directory")
-            for path in _rubric_files(directory):
-                rubric = load_rubric_file(path)
+            for path in sorted(directory.glob("*.toml")):
+                try:
+                    rubric = _load_listed(path, directory)
+                except RubricFileError as exc:
+                    if not skip_broken:
+                        raise
+                    rubrics.pop(path.stem, None)
+                    broken[path.stem] = exc
+                    continue
                 rubrics[rubric.id] = rubric
-        return cls(rubrics)
+                broken.pop(rubric.id, None)
+        return cls(rubrics, broken)
 
     def ids(self) -> list[str]:
         return list(self._rubrics)
@@ -340,6 +351,8 @@ class RubricRegistry:
         # such as '../../etc/passwd' can only miss.
         rubric = self._rubrics.get(rubric_id) if _RUBRIC_ID_RE.match(rubric_id or "") else None
         if rubric is None:
+            if rubric_id in self.broken:
+                raise UnloadableRubric(rubric_id, self.ids(), str(self.broken[rubric_id]))
             raise UnknownRubric(rubric_id, self.ids())
         return rubric
 
