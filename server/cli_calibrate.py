@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import signal
 import sys
 from typing import Any
@@ -61,7 +62,7 @@ async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: An
     provider = BackendProvider(settings.engine_config())
 
     async def progress(done: float, total: float | None, message: str | None) -> None:
-        sys.stderr.write(f"[{done:g}/{total:g}] {message}\n")
+        sys.stderr.write(progress_line(done, total, message) + "\n")
         sys.stderr.flush()
 
     deps = ToolDeps(
@@ -89,6 +90,13 @@ async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: An
     finally:
         await provider.aclose()
     return calibration.report, interrupted
+
+
+def progress_line(done: float, total: float | None, message: str | None) -> str:
+    """One progress line: items judged of the items to judge, as whole numbers. The engine's signs of life between
+    two items (fractional values, and no total once past it) keep the count of the items judged so far."""
+    count = f"[{math.floor(done)}/{math.floor(total)}]" if total is not None else f"[{math.floor(done)}]"
+    return f"{count} {message or ''}".rstrip() if float(done).is_integer() else f"{count} ... {message or ''}".rstrip()
 
 
 def _show(ledger: Any, as_json: bool) -> int:

@@ -33,6 +33,10 @@ MAX_WEIGHT = 1_000_000
 MAX_DIVERSITY_TARGET = 1_000
 # A number as written in a rubric: finite (NaN, Infinity and overflowing literals such as 1e400 are refused).
 Finite = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
+# Results give scores to 4 decimals (tools/common.py's OUTPUT_DECIMALS): a scale's bounds must survive that, and
+# its width must leave room for scores a reader can tell apart (a 5e-324 wide scale rounds to a single point).
+SCALE_DECIMALS = 4
+MIN_SCALE_WIDTH = 0.01
 
 
 class Scale(BaseModel):
@@ -47,6 +51,14 @@ class Scale(BaseModel):
     def _ordered(self) -> Scale:
         if not self.min < self.max:
             raise ValueError(f"scale.min ({self.min:g}) must be below scale.max ({self.max:g})")
+        if self.max - self.min < MIN_SCALE_WIDTH:
+            raise ValueError(
+                f"the scale from {self.min:g} to {self.max:g} is too narrow: scale.max must be at least "
+                f"{MIN_SCALE_WIDTH:g} above scale.min (a 1-5 or 0-10 scale is usual)"
+            )
+        for name, bound in (("min", self.min), ("max", self.max)):
+            if round(bound, SCALE_DECIMALS) != bound:
+                raise ValueError(f"scale.{name} ({bound:g}) must have at most {SCALE_DECIMALS} decimals")
         if self.integer and not (self.min.is_integer() and self.max.is_integer()):
             raise ValueError(
                 f"an integer scale needs whole-number bounds; scale.min is {self.min:g} and scale.max {self.max:g}"

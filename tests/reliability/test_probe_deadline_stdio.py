@@ -45,7 +45,7 @@ def silent(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
             yield {"GAVEL_BACKEND": "ollama", "GAVEL_OLLAMA_HOST": ollama.url, "GAVEL_JUDGE_MODEL": MODEL}
     else:
         with OpenAITestServer(models=[MODEL], fault="slow", slow_s=60.0) as server:
-            yield {"GAVEL_BACKEND": "openai", "GAVEL_OPENAI_BASE_URL": server.url + "/v1", "GAVEL_JUDGE_MODEL": MODEL}
+            yield {"GAVEL_BACKEND": "openai", "GAVEL_OPENAI_BASE_URL": server.url, "GAVEL_JUDGE_MODEL": MODEL}
 
 
 def _params(env: dict[str, str], backend: dict[str, str], ledger: Path) -> StdioServerParameters:
