@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 log = structlog.get_logger("gavel.backend")
 
 PROBE_TIMEOUT_S = 3.0
+# Settings that name one backend: nothing to choose, so nothing to probe before a call.
+EXPLICIT = ("openai", "ollama", "embedded")
 
 
 class BackendProvider:
@@ -148,6 +150,8 @@ class BackendProvider:
         """The backend name the next `judge()` would use, reusing the current choice when there is one."""
         if self._chosen is not None and self._chosen.name != "sampling" and not self._stale():
             return self._chosen.name
+        if self.config.backend in EXPLICIT:
+            return self.config.backend
         name, _ = await self.choose(client_can_sample=client_can_sample)
         return name
 
@@ -205,7 +209,7 @@ class BackendProvider:
     async def _choice(self, client_can_sample: bool, deadline: float) -> tuple[str, str]:
         """The backend for the next judge. A setting that names one backend is that backend: probing it would
         only delay the call (its own calls say what is wrong with it)."""
-        if self.config.backend in ("openai", "ollama", "embedded"):
+        if self.config.backend in EXPLICIT:
             return self.config.backend, ""
         return await self.choose(client_can_sample=client_can_sample, deadline=deadline)
 

@@ -11,7 +11,9 @@ from gavel.tools.engine.backend import ModelInfo
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probes import Probes
+from gavel.tools.engine.select import BackendProvider
 from tests.support.deps import REGISTRY
+from tests.support.ollama_server import OllamaTestServer
 from tests.support.scripted import ScriptedBackend, yes_no
 
 CONFIG = EngineConfig(timeout_s=5, call_deadline_s=0.5)
@@ -82,3 +84,16 @@ async def test_a_failed_probe_is_remembered_until_the_backend_answers_again():
     await judge.score_metrics(rubric=rubric, metrics=rubric.metrics[:1], subject="x")
     assert await Judge(backend, CONFIG, probes=probes).readout() == "probability"
     assert backend.reads_asked == 2
+
+
+async def test_a_setting_that_names_one_backend_is_not_probed_before_a_call() -> None:
+    with OllamaTestServer(models=["m:latest"], fault="slow", slow_s=30.0) as silent:
+        provider = BackendProvider(EngineConfig(backend="ollama", ollama_host=silent.url, judge_model="m:latest"))
+        try:
+            started = time.monotonic()
+            judge = await provider.judge()
+            assert await provider.would_use(client_can_sample=False) == "ollama"
+            # Probing the silent server would take PROBE_TIMEOUT_S (3 s); importing the client takes most of a second.
+            assert time.monotonic() - started < 2.5 and judge.backend.name == "ollama"
+        finally:
+            await provider.aclose()
