@@ -116,11 +116,11 @@ def _rubric_schema_json() -> str:
 def _index_json(registry: RubricRegistry) -> str:
     entries = [{**r.summary(), "uri": f"rubric://{r.id}"} for r in registry.all()]
     index: dict[str, Any] = {"rubrics": entries}
-    if registry.broken:
+    if registry.broken or registry.missing_dirs:
         # Files that did not load: a tool asking for one of these ids is refused with the same error.
         index["unloadable"] = [
             {"id": rubric_id, "file": error.path, "error": str(error)} for rubric_id, error in registry.broken.items()
-        ]
+        ] + [{"id": None, "file": error.path, "error": str(error)} for error in registry.missing_dirs]
     return json.dumps(index, indent=2)
 
 

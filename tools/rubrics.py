@@ -324,10 +324,17 @@ CustomRubric = Annotated[InlineRubric, Field(default=None, description=f"Inline 
 class RubricRegistry:
     """The loaded rubrics, by id, and the files that could not be loaded (`broken`). Immutable after start-up."""
 
-    def __init__(self, rubrics: dict[str, Rubric], broken: dict[str, RubricFileError] | None = None) -> None:
+    def __init__(
+        self,
+        rubrics: dict[str, Rubric],
+        broken: dict[str, RubricFileError] | None = None,
+        missing_dirs: list[RubricFileError] | None = None,
+    ) -> None:
         self._rubrics = dict(sorted(rubrics.items()))
         # By the id the file's name gives it: a tool asking for that id is told why it is missing.
         self.broken = dict(sorted((broken or {}).items()))
+        # Extra directories that could not be read at all (skipped with `skip_broken`).
+        self.missing_dirs = list(missing_dirs or [])
 
     @classmethod
     def load(cls, extra_dirs: list[Path] | None = None, *, skip_broken: bool = False) -> RubricRegistry:
@@ -336,9 +343,15 @@ class RubricRegistry:
         of its id all the same: serving the rubric it was meant to replace would judge by the wrong one)."""
         rubrics: dict[str, Rubric] = {}
         broken: dict[str, RubricFileError] = {}
-        for directory in [builtin_rubric_dir(), *(extra_dirs or [])]:
+        missing_dirs: list[RubricFileError] = []
+        builtin = builtin_rubric_dir()
+        for directory in [builtin, *(extra_dirs or [])]:
             if not directory.is_dir():
-                raise RubricFileError(str(directory), "is not a directory")
+                error = RubricFileError(str(directory), "is not a directory")
+                if not skip_broken or directory == builtin:
+                    raise error
+                missing_dirs.append(error)
+                continue
             for path in sorted(directory.glob("*.toml")):
                 try:
                     rubric = _load_listed(path, directory)
@@ -350,7 +363,7 @@ class RubricRegistry:
                     continue
                 rubrics[rubric.id] = rubric
                 broken.pop(rubric.id, None)
-        return cls(rubrics, broken)
+        return cls(rubrics, broken, missing_dirs)
 
     def ids(self) -> list[str]:
         return list(self._rubrics)

@@ -82,3 +82,15 @@ async def test_the_other_rubrics_keep_serving(params: StdioServerParameters) -> 
         assert json.loads(await _text(client, "rubric://house-style"))["id"] == "house-style"
         with pytest.raises(MCPError, match="could not be loaded"):
             await client.read_resource("rubric://broken")
+
+
+async def test_a_rubrics_dir_that_is_not_a_directory_is_named_in_the_index(
+    clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    env = {**clean_env, "GAVEL_RUBRICS_DIR": str(tmp_path / "no-such-dir")}
+    params = StdioServerParameters(command=PYTHON, args=["-m", "gavel.server", "serve"], env=env)
+    async with mcp.Client(params, read_timeout_seconds=60) as client:
+        index = json.loads(await _text(client, "rubric://index"))
+    assert "clinical-assessment" in {entry["id"] for entry in index["rubrics"]}
+    (entry,) = index["unloadable"]
+    assert entry["id"] is None and "no-such-dir" in entry["file"] and "is not a directory" in entry["error"]
