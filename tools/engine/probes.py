@@ -15,6 +15,8 @@ asking it costs no round trip.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import anyio
@@ -59,20 +61,14 @@ class Probes:
             return await backend.model_info(model)
         known = self._entry(backend, model)
         if known.info is None:
-            if within_s <= 0:
-                raise ProbeTimeout("the call had no time left to ask for the model's digest")
-            with anyio.move_on_after(within_s) as scope:
-                async with known.lock:
-                    if known.info is None:
-                        known.info = await backend.model_info(model)
-                        known.info_failed = not known.info.digest
-            if scope.cancelled_caught:
+            async with self._bounded(known, within_s, "the model's digest"):
                 if known.info is None:
-                    known.info, known.info_failed = (
-                        ModelInfo(backend=backend.name, model=model or "", digest=None),
-                        True,
-                    )
-                    log.warning("model digest unknown: the backend did not answer in time", backend=backend.name)
+                    known.info = await backend.model_info(model)
+                    known.info_failed = not known.info.digest
+            if known.info is None:  # the asker's time ran out first
+                known.info = ModelInfo(backend=backend.name, model=model or "", digest=None)
+                known.info_failed = True
+                log.warning("model digest unknown: the backend did not answer in time", backend=backend.name)
                 raise ProbeTimeout(f"asking {backend.name} for the model's digest took longer than the call had left")
         return known.info
 
@@ -83,19 +79,25 @@ class Probes:
             return await backend.reads_probabilities(model)
         known = self._entry(backend, model)
         if known.reads is None:
-            if within_s <= 0:
-                raise ProbeTimeout("the call had no time left to ask whether the backend returns log-probabilities")
-            with anyio.move_on_after(within_s) as scope:
-                async with known.lock:
-                    if known.reads is None:
-                        known.reads = await backend.reads_probabilities(model)
-                        known.reads_failed = not known.reads
-            if scope.cancelled_caught:
+            async with self._bounded(known, within_s, "whether the backend returns log-probabilities"):
                 if known.reads is None:
-                    known.reads, known.reads_failed = False, True
-                    log.warning("log-probability probe unanswered in time; scores are generated", backend=backend.name)
+                    known.reads = await backend.reads_probabilities(model)
+                    known.reads_failed = not known.reads
+            if known.reads is None:  # the asker's time ran out first
+                known.reads, known.reads_failed = False, True
+                log.warning("log-probability probe unanswered in time; scores are generated", backend=backend.name)
                 raise ProbeTimeout(f"asking {backend.name} whether it returns log-probabilities took too long")
         return known.reads
+
+    @contextlib.asynccontextmanager
+    async def _bounded(self, known: _Known, within_s: float, what: str) -> AsyncIterator[None]:
+        """One probe at a time per entry, bounded by the asker's time left (the block is cut short when it runs
+        out, and the caller finds its answer still missing)."""
+        if within_s <= 0:
+            raise ProbeTimeout(f"the call had no time left to ask {what}")
+        with anyio.move_on_after(within_s):
+            async with known.lock:
+                yield
 
     def answered(self, backend: Backend) -> None:
         """`backend` answered a call: what failed before is asked again next time."""
