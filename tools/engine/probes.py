@@ -15,8 +15,7 @@ asking it costs no round trip.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
@@ -61,10 +60,13 @@ class Probes:
             return await backend.model_info(model)
         known = self._entry(backend, model)
         if known.info is None:
-            async with self._bounded(known, within_s, "the model's digest"):
+
+            async def ask() -> None:
                 if known.info is None:
                     known.info = await backend.model_info(model)
                     known.info_failed = not known.info.digest
+
+            await self._bounded(known, within_s, "the model's digest", ask)
             if known.info is None:  # the asker's time ran out first
                 known.info = ModelInfo(backend=backend.name, model=model or "", digest=None)
                 known.info_failed = True
@@ -79,25 +81,27 @@ class Probes:
             return await backend.reads_probabilities(model)
         known = self._entry(backend, model)
         if known.reads is None:
-            async with self._bounded(known, within_s, "whether the backend returns log-probabilities"):
+
+            async def ask() -> None:
                 if known.reads is None:
                     known.reads = await backend.reads_probabilities(model)
                     known.reads_failed = not known.reads
+
+            await self._bounded(known, within_s, "whether the backend returns log-probabilities", ask)
             if known.reads is None:  # the asker's time ran out first
                 known.reads, known.reads_failed = False, True
                 log.warning("log-probability probe unanswered in time; scores are generated", backend=backend.name)
                 raise ProbeTimeout(f"asking {backend.name} whether it returns log-probabilities took too long")
         return known.reads
 
-    @contextlib.asynccontextmanager
-    async def _bounded(self, known: _Known, within_s: float, what: str) -> AsyncIterator[None]:
-        """One probe at a time per entry, bounded by the asker's time left (the block is cut short when it runs
-        out, and the caller finds its answer still missing)."""
+    async def _bounded(self, known: _Known, within_s: float, what: str, ask: Callable[[], Awaitable[None]]) -> None:
+        """`ask()`, one at a time per entry, bounded by the asker's time left (waiting for another asker's probe
+        included): cut short when it runs out, and the caller finds its answer still missing."""
         if within_s <= 0:
             raise ProbeTimeout(f"the call had no time left to ask {what}")
         with anyio.move_on_after(within_s):
             async with known.lock:
-                yield
+                await ask()
 
     def answered(self, backend: Backend) -> None:
         """`backend` answered a call: what failed before is asked again next time."""

@@ -97,3 +97,18 @@ async def test_a_setting_that_names_one_backend_is_not_probed_before_a_call() ->
             assert time.monotonic() - started < 2.5 and judge.backend.name == "ollama"
         finally:
             await provider.aclose()
+
+
+async def test_an_asker_waiting_for_another_calls_silent_probe_stops_at_its_own_deadline() -> None:
+    backend, probes = Probed(silent=True, probabilities=True), Probes()
+    long_call = Judge(backend, EngineConfig(timeout_s=5, call_deadline_s=30), probes=probes)
+    short_call = Judge(backend, CONFIG, probes=probes)
+    started = time.monotonic()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(long_call.model_info)
+        await anyio.sleep(0.05)  # the long call holds the probe
+        assert (await short_call.model_info()).digest is None
+        assert await short_call.readout() == "generated"
+        assert time.monotonic() - started < 1.0 and short_call.saw_backend_failure
+        tg.cancel_scope.cancel()
+    assert backend.info_asked == 1
