@@ -68,7 +68,7 @@ class Probes:
 
             await self._bounded(known, within_s, "the model's digest", ask)
             if known.info is None:  # the asker's time ran out first
-                known.info = ModelInfo(backend=backend.name, model=model or "", digest=None)
+                known.info = ModelInfo(backend=backend.name, model=model or getattr(backend, "model", None) or "")
                 known.info_failed = True
                 log.warning("model digest unknown: the backend did not answer in time", backend=backend.name)
                 raise ProbeTimeout(f"asking {backend.name} for the model's digest took longer than the call had left")
