@@ -117,7 +117,13 @@ def _rubric_schema_json() -> str:
 
 def _index_json(registry: RubricRegistry) -> str:
     entries = [{**r.summary(), "uri": f"rubric://{r.id}"} for r in registry.all()]
-    return json.dumps({"rubrics": entries}, indent=2)
+    index: dict[str, Any] = {"rubrics": entries}
+    if registry.broken or registry.missing_dirs:
+        # Files that did not load: a tool asking for one of these ids is refused with the same error.
+        index["unloadable"] = [
+            {"id": rubric_id, "file": error.path, "error": str(error)} for rubric_id, error in registry.broken.items()
+        ] + [{"id": None, "file": error.path, "error": str(error)} for error in registry.missing_dirs]
+    return json.dumps(index, indent=2)
 
 
 def _add_rubric_resources(server: MCPServer, registry: RubricRegistry) -> None:
@@ -138,7 +144,8 @@ def _add_rubric_resources(server: MCPServer, registry: RubricRegistry) -> None:
             uri=INDEX_URI,
             name="rubric-index",
             title="Rubric index",
-            description="Every loaded rubric: id, version, title, metric ids and scale.",
+            description="Every loaded rubric: id, version, title, metric ids and scale; and under 'unloadable', "
+            "each rubric file that could not be loaded, with its error.",
             mime_type=RUBRIC_MIME,
             text=_index_json(registry),
         )

@@ -249,9 +249,10 @@ async def run_call(
     try:
         deps = make_deps()
         log.info("tool call started")
+        notes: list[str] = []
         with admit(server):
-            result, structured = await _answer(server, spec, request, deps, evaluation_id)
-        text = _render_text(result, spec.text_renderer)
+            result, structured = await _answer(server, spec, request, deps, evaluation_id, notes)
+        text = "\n".join([_render_text(result, spec.text_renderer), *notes])
     except GavelError as exc:
         log.info("tool call refused", error=str(exc), error_type=type(exc).__name__)
         raise ToolError(str(exc)) from exc
@@ -307,9 +308,15 @@ async def _started_as_task(
 
 
 async def _answer(
-    server: MCPServer[Any], spec: ToolSpec[Any, Any], request: BaseModel, deps: ToolDeps, evaluation_id: str
+    server: MCPServer[Any],
+    spec: ToolSpec[Any, Any],
+    request: BaseModel,
+    deps: ToolDeps,
+    evaluation_id: str,
+    notes: list[str],
 ) -> tuple[BaseModel, dict[str, Any] | None]:
-    """Look up, run, record: the result the call answers with, and its structured content once recorded."""
+    """Look up, run, record: the result the call answers with, and its structured content once recorded; `notes`
+    gets what the reader must be told about the ledger (a judgment it could not record)."""
     result_model = spec.result_model
     ledger = server.ledger if isinstance(server, BoundaryServer) else None
     if spec.keeps_records:
@@ -318,7 +325,7 @@ async def _answer(
         return await _run(spec, request, deps), None
     return await through_ledger(
         ledger, tool=spec.name, request=request, result_model=result_model, evaluation_id=evaluation_id,
-        run=lambda tracked: _run(spec, request, tracked), deps=deps, check=spec.check,
+        run=lambda tracked: _run(spec, request, tracked), deps=deps, check=spec.check, notes=notes,
     )  # fmt: skip
 
 

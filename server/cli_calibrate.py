@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import signal
 import sys
 from typing import Any
@@ -65,7 +66,7 @@ async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: An
     provider = BackendProvider(settings.engine_config())
 
     async def progress(done: float, total: float | None, message: str | None) -> None:
-        sys.stderr.write(f"[{done:g}/{total:g}] {message}\n")
+        sys.stderr.write(progress_line(done, total, message) + "\n")
         sys.stderr.flush()
 
     deps = ToolDeps(
@@ -112,6 +113,13 @@ def _write_report(path: Any, report: Any, cal_set: Any, ledger: Any) -> None:
     }
     path.write_text(calibration_report(report.model_dump(mode="json"), results, arguments), encoding="utf-8")
     sys.stderr.write(f"report: {path}\n")
+
+
+def progress_line(done: float, total: float | None, message: str | None) -> str:
+    """One progress line: items judged of the items to judge, as whole numbers. The engine's signs of life between
+    two items (fractional values, and no total once past it) keep the count of the items judged so far."""
+    count = f"[{math.floor(done)}/{math.floor(total)}]" if total is not None else f"[{math.floor(done)}]"
+    return f"{count} {message or ''}".rstrip() if float(done).is_integer() else f"{count} ... {message or ''}".rstrip()
 
 
 def _show(ledger: Any, as_json: bool) -> int:

@@ -38,8 +38,18 @@ def out(text: str = "") -> None:
     sys.stdout.write(text + "\n")
 
 
-def load_registry(settings: Settings) -> RubricRegistry:
-    return RubricRegistry.load([settings.rubrics_dir] if settings.rubrics_dir else None)
+def load_registry(settings: Settings, *, skip_broken: bool = False) -> RubricRegistry:
+    """The rubrics; with `skip_broken` (the server), a file that does not load is logged and left out."""
+    registry = RubricRegistry.load([settings.rubrics_dir] if settings.rubrics_dir else None, skip_broken=skip_broken)
+    if registry.broken or registry.missing_dirs:
+        import structlog
+
+        log = structlog.get_logger("gavel.rubrics")
+        for rubric_id, error in registry.broken.items():
+            log.warning("rubric file skipped: it does not load; its id is refused", rubric=rubric_id, error=str(error))
+        for error in registry.missing_dirs:
+            log.warning("rubric directory skipped", error=str(error))
+    return registry
 
 
 def _number(text: str, kind: Callable[[str], N], what: str, ok: Callable[[N], bool], rule: str) -> N:

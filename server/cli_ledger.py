@@ -22,6 +22,10 @@ def _open_ledger(settings: Settings) -> Ledger | str:
     ledger = settings.make_ledger()
     if ledger is None:
         return "the evaluation ledger is off (GAVEL_LEDGER_PATH=off); nothing was recorded"
+    missing = getattr(ledger.store, "missing_driver", None)
+    if missing is not None:
+        ledger.close()
+        return missing
     return ledger
 
 

@@ -21,7 +21,8 @@ def serve(settings: Settings, args: argparse.Namespace) -> int:
     try:
         if args.transport != "stdio":
             check_bind(args.host, token)
-        registry = load_registry(settings)
+        # A broken rubric file is skipped, listed in rubric://index and refused by id: the rest keeps serving.
+        registry = load_registry(settings, skip_broken=True)
     except (BindRefused, RubricFileError) as exc:
         return fail(str(exc))
 
@@ -33,6 +34,7 @@ def serve(settings: Settings, args: argparse.Namespace) -> int:
     # The factory may own model backends (HTTP clients, a loaded model) to close on the way out.
     on_shutdown = getattr(deps_factory, "aclose", None)
     server = build_server(settings, registry, deps_factory)
+    _warn_missing_driver(server)
     if args.transport == "stdio":
         run_stdio(server, on_shutdown=on_shutdown)
         return EXIT_OK
@@ -50,6 +52,16 @@ def serve(settings: Settings, args: argparse.Namespace) -> int:
     except BindRefused as exc:
         return fail(str(exc))
     return EXIT_OK
+
+
+def _warn_missing_driver(server: object) -> None:
+    """GAVEL_LEDGER_URL without the `postgres` extra: the server judges, records nothing, and says so once here
+    (and in every judging call's reply)."""
+    missing = getattr(getattr(getattr(server, "ledger", None), "store", None), "missing_driver", None)
+    if missing is not None:
+        import structlog
+
+        structlog.get_logger("gavel.ledger").warning("the evaluation ledger is unavailable", error=missing)
 
 
 def demo(settings: Settings, args: argparse.Namespace) -> int:

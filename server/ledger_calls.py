@@ -124,6 +124,8 @@ class LedgerCall:
         self.started = time.perf_counter()
         self.judged = False
         self.cache_key: str | None = None
+        # Why the judgment could not be recorded, when it could not.
+        self.unrecorded: str | None = None
         self._judge: Judge | None = None
         self._keyed = False
         self._request_view: dict[str, Any] | None = None
@@ -194,7 +196,7 @@ class LedgerCall:
 
     async def _key(self, judge: Judge, deps: ToolDeps) -> str | None:
         """The cache key, or None when this judgment cannot be identified well enough to be served again."""
-        info = await judge.backend.model_info(getattr(self.request, "model", None))
+        info = await judge.model_info(getattr(self.request, "model", None))
         # The client's own model (sampling) is whatever it is today, and a model without a digest may have
         # been replaced under its name: neither can vouch that an old judgment is the one it would give.
         if info.backend == "sampling" or not info.digest:
@@ -366,6 +368,7 @@ class LedgerCall:
         result.evaluation_id = None
         for child in children:
             child.evaluation_id = None
+        self.unrecorded = self.ledger.failure or "the write failed"
         return None
 
 
@@ -380,11 +383,13 @@ async def through_ledger(
     evaluation_id: str,
     check: Check[Any] | None = None,
     fitness: bool = True,
+    notes: list[str] | None = None,
 ) -> tuple[ToolResult, dict[str, Any] | None]:
     """Look up, run, record one judging call: the result it answers with, and its structured content once recorded.
 
     `check` refuses a bad request and says whether the call needs a model (see `ToolSpec.check`); `fitness`
-    False judges with no calibration shaping the judge (a calibration's own items).
+    False judges with no calibration shaping the judge (a calibration's own items). `notes` gets a line for the
+    reader when the judgment could not be recorded: its null evaluation_id alone is easily missed.
     """
     call = LedgerCall(
         ledger, tool=tool, request=request, result_model=result_model, evaluation_id=evaluation_id, fitness=fitness
@@ -396,4 +401,10 @@ async def through_ledger(
             return served.result, served.structured
     result = await run(deps)
     # Committed before the client hears of the result: a reported judgment is never lost.
-    return result, await call.record(result)
+    structured = await call.record(result)
+    if call.unrecorded is not None and notes is not None:
+        notes.append(
+            f"(not recorded: the evaluation ledger at {ledger.path} could not store this judgment: {call.unrecorded}; "
+            "it has no evaluation_id, so it cannot be read back or served again)"
+        )
+    return result, structured

@@ -48,11 +48,20 @@ class Figure(BaseModel):
         return f"{self.value:.2f}{interval}"
 
 
+# Below this many labelled items a fitted cut mostly fits the sample's noise: reported, with a caveat.
+MIN_ITEMS_FOR_CUT = 50
+
+
 class CutReport(BaseModel):
     default: float  # Gavel's cut on the score
     best: float | None  # the cut that maximizes balanced accuracy on this set
     balanced_accuracy_at_best: float | None
     differs: bool  # deciding at the best cut would raise balanced accuracy on this set
+    fitted_on: int | None = None  # labelled items the best cut was fitted on (None in records made before it)
+
+    @property
+    def few_items(self) -> bool:
+        return self.best is not None and self.fitted_on is not None and self.fitted_on < MIN_ITEMS_FOR_CUT
 
 
 class ItemRow(BaseModel):
@@ -134,7 +143,8 @@ def _cut_cell(cut: CutReport) -> str:
         return f"default {cut.default:.3g}; no better cut found"
     change = "differs from the default" if cut.differs else "same result as the default"
     best = "n/a" if cut.balanced_accuracy_at_best is None else f"{cut.balanced_accuracy_at_best:.2f}"
-    return f"default {cut.default:.3g}; best {cut.best:.3g} (balanced accuracy {best}; {change})"
+    few = f"; fitted on only {cut.fitted_on} items, see the note" if cut.few_items else ""
+    return f"default {cut.default:.3g}; best {cut.best:.3g} (balanced accuracy {best}; {change}{few})"
 
 
 # -- figures ----------------------------------------------------------------------------------------------
@@ -195,6 +205,7 @@ def figures(rows: Sequence[tuple[Item, ItemRow]], default_cut: float) -> dict[st
             best=None if at_best is None else round(best, 4),
             balanced_accuracy_at_best=None if at_best is None else round(at_best, 4),
             differs=at_best is not None and at_default is not None and at_best > at_default + 1e-9,
+            fitted_on=sum(1 for _, score in labelled if score is not None),
         ),
         "base_rate_good": round(sum(1 for g, _ in labelled if g) / len(labelled), 4) if labelled else None,
     }
@@ -277,6 +288,13 @@ class CalibrationRun:
             notes.append(
                 "graded labels only: balanced accuracy, AUROC and the cut need good/bad labels; the judge's fitness "
                 "is the Spearman figure"
+            )
+        cut: CutReport = found["cut"]
+        if cut.few_items:
+            notes.append(
+                f"the best cut was fitted on {cut.fitted_on} scored items, fewer than {MIN_ITEMS_FOR_CUT}: on so few "
+                "it mostly fits this sample's noise; do not decide at it (GAVEL_USE_CALIBRATED_CUT) before a run of "
+                f"{MIN_ITEMS_FOR_CUT} items or more (--limit {MIN_ITEMS_FOR_CUT})"
             )
         report = CalibrationReport(
             calibration_id=self.calibration_id,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler, Strict, model_serializer
 
 from gavel.tools.engine.config import Limits
 from gavel.tools.errors import InvalidInput
@@ -23,8 +23,10 @@ RubricId = Annotated[
 # threshold sees, and drop binary noise such as 0.6200000000000001 (0.1 + 0.2 + 0.32).
 OUTPUT_DECIMALS = 4
 
+# Strict: a JSON true is not the number 1.
 Samples = Annotated[
     int,
+    Strict(),
     Field(
         default=1,
         ge=1,

@@ -30,8 +30,23 @@ class UnknownRubric(InvalidInput):
         )
 
 
+class UnloadableRubric(UnknownRubric):
+    """The rubric asked for by id is a file that could not be loaded: refused with that file's error."""
+
+    def __init__(self, rubric_id: str, known: list[str], error: str) -> None:
+        self.rubric_id = rubric_id
+        self.known = known
+        InvalidInput.__init__(
+            self,
+            f"rubric {rubric_id!r} could not be loaded, so it cannot be used: {error}. Fix the file and restart "
+            f"Gavel, or use another rubric: {', '.join(known) or '(none)'}",
+            field="rubric",
+        )
+
+
 class RubricFileError(GavelError):
-    """A rubric data file does not parse or validate. Stops start-up."""
+    """A rubric data file does not parse or validate. `gavel rubrics` stops at it; the server skips it and refuses
+    its id (`RubricRegistry.load(skip_broken=True)`)."""
 
     def __init__(self, path: str, detail: str) -> None:
         self.path = path

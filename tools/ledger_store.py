@@ -258,6 +258,9 @@ class PostgresStore:
         self.timeout_s = timeout_s
         self.pool_max = pool_max
         self._missing_driver: str | None = None
+        self._pool: Any = None
+        self._pool_lock = threading.Lock()
+        self._migrated = False
         try:
             import psycopg
             import psycopg_pool
@@ -272,9 +275,11 @@ class PostgresStore:
         self._psycopg = psycopg
         self._pool_module = psycopg_pool
         self.errors = (psycopg.Error, psycopg_pool.PoolTimeout, OSError, LedgerError)
-        self._pool: Any = None
-        self._pool_lock = threading.Lock()
-        self._migrated = False
+
+    @property
+    def missing_driver(self) -> str | None:
+        """What to install when the `postgres` extra is missing; None when it is installed."""
+        return self._missing_driver
 
     def _get_pool(self) -> Any:
         if self._missing_driver is not None:

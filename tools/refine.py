@@ -32,7 +32,9 @@ GENERATOR_MAX_TOKENS = 1024
 # A feedback note in the rendered text: its quoted items, on one line.
 FEEDBACK_CHARS = 400
 
-StopReason = Literal["passed", "max_iterations", "plateau", "no_low_metrics", "generator_failed", "revision_rejected"]
+StopReason = Literal[
+    "passed", "max_iterations", "plateau", "no_low_metrics", "nothing_scored", "generator_failed", "revision_rejected"
+]
 
 
 class RefineUntilPassRequest(RubricChoice):
@@ -95,7 +97,12 @@ class RefinementResult(ToolResult):
         description="Final average above the initial one; null if either is missing, or if either text carries "
         "text aimed at the judge (its scores are not taken on the model's word, so neither is the rise)."
     )
-    stop_reason: StopReason
+    stop_reason: StopReason = Field(
+        description="Why the loop stopped: passed; max_iterations; plateau (stop_on_plateau revisions without a "
+        "higher average); no_low_metrics (not passed, yet no scored metric is below the threshold to revise "
+        "against: some are unscored, or text aimed at the judge was found); nothing_scored (the judge scored no "
+        "metric, see final_evaluation for why); generator_failed; revision_rejected."
+    )
     error: str | None = Field(default=None, description="The generator's error when stop_reason is generator_failed.")
     rejected_revision: RejectedRevision | None = Field(
         default=None, description="When stop_reason is revision_rejected: why, and the rewrite that was refused."
@@ -277,8 +284,11 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
             stop = _Stop("passed")
             break
         if not evaluation.low_metrics:
-            # Nothing to give feedback on: every scored metric passes but some are unscored.
-            stop = _Stop("no_low_metrics")
+            # Nothing to give feedback on: no metric was scored at all, or every scored one passes but some are
+            # unscored (or the text carries words aimed at the judge).
+            stop = _Stop(
+                "no_low_metrics" if len(evaluation.unscored_metrics) < len(evaluation.scores) else "nothing_scored"
+            )
             break
         if iteration >= request.max_iterations:
             stop = _Stop("max_iterations")
@@ -344,6 +354,8 @@ def _result(history: list[Iteration], best: Iteration, usage: Usage, stop: _Stop
     )
     if stop.rejected is not None:
         summary += f"; the next rewrite was refused twice: it carried {stop.rejected.detail}"
+    if stop.reason == "nothing_scored":
+        summary += "; the judge scored no metric, so there was nothing to revise against (see the evaluation's reasons)"
     return RefinementResult(
         final_text=final.text,
         final_evaluation=last,

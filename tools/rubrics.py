@@ -1,8 +1,9 @@
 """Rubrics: data files validated into pydantic models, and the registry that serves them.
 
 A rubric file is TOML (stdlib `tomllib`). Built-ins ship in the `gavel.rubrics` package; extra
-directories add to and override them by id. A malformed file stops start-up with an error that names
-the file and the field.
+directories add to and override them by id. A malformed file is an error that names the file and the
+field: `gavel rubrics` stops at it; the server skips it, lists it in its index, and refuses its id with that error
+while the other rubrics keep serving.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 
-from gavel.tools.errors import InvalidInput, RubricFileError, UnknownRubric
+from gavel.tools.errors import InvalidInput, RubricFileError, UnknownRubric, UnloadableRubric
 
 RUBRIC_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 _RUBRIC_ID_RE = re.compile(RUBRIC_ID_PATTERN)
@@ -32,6 +33,10 @@ MAX_WEIGHT = 1_000_000
 MAX_DIVERSITY_TARGET = 1_000
 # A number as written in a rubric: finite (NaN, Infinity and overflowing literals such as 1e400 are refused).
 Finite = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
+# Results give scores to 4 decimals (tools/common.py's OUTPUT_DECIMALS): a scale's bounds must survive that, and
+# its width must leave room for scores a reader can tell apart (a 5e-324 wide scale rounds to a single point).
+SCALE_DECIMALS = 4
+MIN_SCALE_WIDTH = 0.01
 
 
 class Scale(BaseModel):
@@ -46,6 +51,14 @@ class Scale(BaseModel):
     def _ordered(self) -> Scale:
         if not self.min < self.max:
             raise ValueError(f"scale.min ({self.min:g}) must be below scale.max ({self.max:g})")
+        if self.max - self.min < MIN_SCALE_WIDTH:
+            raise ValueError(
+                f"the scale from {self.min:g} to {self.max:g} is too narrow: scale.max must be at least "
+                f"{MIN_SCALE_WIDTH:g} above scale.min (a 1-5 or 0-10 scale is usual)"
+            )
+        for name, bound in (("min", self.min), ("max", self.max)):
+            if round(bound, SCALE_DECIMALS) != bound:
+                raise ValueError(f"scale.{name} ({bound:g}) must have at most {SCALE_DECIMALS} decimals")
         if self.integer and not (self.min.is_integer() and self.max.is_integer()):
             raise ValueError(
                 f"an integer scale needs whole-number bounds; scale.min is {self.min:g} and scale.max {self.max:g}"
@@ -345,15 +358,11 @@ def builtin_rubric_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def _rubric_files(directory: Path) -> list[Path]:
-    """TOML files directly inside `directory`, refusing symlinks that point outside it."""
-    root = directory.resolve()
-    files = []
-    for path in sorted(directory.glob("*.toml")):
-        if not path.resolve().is_relative_to(root):
-            raise RubricFileError(str(path), "is a link to a file outside its rubric directory; refusing it")
-        files.append(path)
-    return files
+def _load_listed(path: Path, directory: Path) -> Rubric:
+    """A TOML file found directly inside `directory`; a symlink pointing outside it is refused unread."""
+    if not path.resolve().is_relative_to(directory.resolve()):
+        raise RubricFileError(str(path), "is a link to a file outside its rubric directory; refusing it")
+    return load_rubric_file(path)
 
 
 # Where the schema of an inline rubric is published (by the server, as a resource).
@@ -367,21 +376,48 @@ CustomRubric = Annotated[InlineRubric, Field(default=None, description=f"Inline 
 
 
 class RubricRegistry:
-    """The loaded rubrics, by id. Immutable after start-up."""
+    """The loaded rubrics, by id, and the files that could not be loaded (`broken`). Immutable after start-up."""
 
-    def __init__(self, rubrics: dict[str, Rubric]) -> None:
+    def __init__(
+        self,
+        rubrics: dict[str, Rubric],
+        broken: dict[str, RubricFileError] | None = None,
+        missing_dirs: list[RubricFileError] | None = None,
+    ) -> None:
         self._rubrics = dict(sorted(rubrics.items()))
+        # By the id the file's name gives it: a tool asking for that id is told why it is missing.
+        self.broken = dict(sorted((broken or {}).items()))
+        # Extra directories that could not be read at all (skipped with `skip_broken`).
+        self.missing_dirs = list(missing_dirs or [])
 
     @classmethod
-    def load(cls, extra_dirs: list[Path] | None = None) -> RubricRegistry:
+    def load(cls, extra_dirs: list[Path] | None = None, *, skip_broken: bool = False) -> RubricRegistry:
+        """The built-in rubrics, then each directory's, overriding by id. A file that does not load raises its
+        RubricFileError, or with `skip_broken` is left out and kept in `broken` (it overrides an earlier rubric
+        of its id all the same: serving the rubric it was meant to replace would judge by the wrong one)."""
         rubrics: dict[str, Rubric] = {}
-        for directory in [builtin_rubric_dir(), *(extra_dirs or [])]:
+        broken: dict[str, RubricFileError] = {}
+        missing_dirs: list[RubricFileError] = []
+        builtin = builtin_rubric_dir()
+        for directory in [builtin, *(extra_dirs or [])]:
             if not directory.is_dir():
-                raise RubricFileError(str(directory), "is not a directory")
-            for path in _rubric_files(directory):
-                rubric = load_rubric_file(path)
+                error = RubricFileError(str(directory), "is not a directory")
+                if not skip_broken or directory == builtin:
+                    raise error
+                missing_dirs.append(error)
+                continue
+            for path in sorted(directory.glob("*.toml")):
+                try:
+                    rubric = _load_listed(path, directory)
+                except RubricFileError as exc:
+                    if not skip_broken:
+                        raise
+                    rubrics.pop(path.stem, None)
+                    broken[path.stem] = exc
+                    continue
                 rubrics[rubric.id] = rubric
-        return cls(rubrics)
+                broken.pop(rubric.id, None)
+        return cls(rubrics, broken, missing_dirs)
 
     def ids(self) -> list[str]:
         return list(self._rubrics)
@@ -394,6 +430,8 @@ class RubricRegistry:
         # such as '../../etc/passwd' can only miss.
         rubric = self._rubrics.get(rubric_id) if _RUBRIC_ID_RE.match(rubric_id or "") else None
         if rubric is None:
+            if rubric_id in self.broken:
+                raise UnloadableRubric(rubric_id, self.ids(), str(self.broken[rubric_id]))
             raise UnknownRubric(rubric_id, self.ids())
         return rubric
 

@@ -243,7 +243,7 @@ def _assert_undecided(tool: str, data: dict[str, Any]) -> None:
     if tool == "evaluate_assessment":
         assert (data["average"], data["passed"]) == (None, None)
     elif tool == "refine_until_pass":
-        assert data["passed"] is None and data["stop_reason"] == "no_low_metrics"
+        assert data["passed"] is None and data["stop_reason"] == "nothing_scored"
         assert data["iterations_used"] == 0 and len(data["history"]) == 1
     elif tool == "judge_rag_answer":
         assert (data["verdict"], data["overall_score"]) == ("unscored", None)
@@ -343,7 +343,7 @@ def test_the_model_failing_after_a_revision_keeps_every_iteration_and_the_best_t
     assert first["average"] == 1.0 and first["unscored_metrics"] == []
     assert second["average"] is None and second["passed"] is None
     assert data["best_iteration"] == 0 and data["best_text"] == ASSESSMENT
-    assert data["stop_reason"] == "no_low_metrics"
+    assert data["stop_reason"] == "nothing_scored"
 
 
 def test_the_backend_serves_again_once_the_fault_clears(fresh: Rig) -> None:

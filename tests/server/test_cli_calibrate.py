@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import time
@@ -133,3 +134,15 @@ def test_the_help_names_every_shipped_set(capsys: pytest.CaptureFixture[str]) ->
         main(["calibrate", "--help"])
     shown = " ".join(capsys.readouterr().out.split())
     assert all(name in shown for name in shipped_sets())
+
+
+def test_progress_counts_whole_items_and_a_cut_fitted_on_few_items_carries_a_caveat(tmp_path: Path) -> None:
+    with OllamaTestServer(responder=lambda body: OllamaReply("Yes", logprobs=YES), models=[MODEL]) as server:
+        run = calibrate(env_for(server, tmp_path / "ledger.sqlite3"), "--set", "halueval-qa", "--limit", "16")
+        out, err = run.communicate(timeout=WAIT_S)
+    assert run.returncode == 0, err
+    assert "progress notification not sent" not in err, err[-2000:]
+    counters = re.findall(r"^\[([^\]]*)\]", err, re.MULTILINE)
+    assert counters and all(re.fullmatch(r"\d+(/\d+)?", c) for c in counters), sorted(set(counters))
+    assert "[16/16]" in err
+    assert "fitted on only 16 items" in out and "fewer than 50" in out, out

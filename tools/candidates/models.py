@@ -52,7 +52,11 @@ class ScoreCandidatesRequest(BaseModel):
             "{} turns the rubric's off.",
         ),
     ] = None
-    top_k: Annotated[int, Field(default=DEFAULT_TOP_K, ge=1, description="How many to select.")] = DEFAULT_TOP_K
+    top_k: Annotated[
+        int,
+        Strict(),
+        Field(default=DEFAULT_TOP_K, ge=1, description="How many to select (at most the candidates limit)."),
+    ] = DEFAULT_TOP_K
     rubric: RubricId = None
     custom_rubric: CustomRubric = None
     accept_threshold: Annotated[

@@ -105,6 +105,12 @@ def _check_shape(request: ScoreCandidatesRequest, deps: ToolDeps) -> None:
             raise InvalidInput(f"candidate {index} is not a JSON object", field=f"candidates[{index}]")
     if request.top_k < 1:
         raise InvalidInput("must be at least 1", field="top_k")
+    if request.top_k > deps.limits.max_candidates:
+        raise InvalidInput(
+            f"must be at most {deps.limits.max_candidates:,} (GAVEL_MAX_CANDIDATES): no call holds more candidates "
+            "to select",
+            field="top_k",
+        )
     check_samples(request.samples, deps.limits)
 
 

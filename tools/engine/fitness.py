@@ -116,7 +116,7 @@ async def calibration_of(judge: Judge, rubric: Rubric | None, model: str | None 
     """The judge's newest calibration for `rubric`'s prompts (its readout), or None."""
     if judge.fitness is None:
         return None
-    info = await judge.backend.model_info(model)
+    info = await judge.model_info(model)
     readout = await judge.readout(model)
     return await judge.fitness.fitness_for(
         fitness_key(info.backend, info.model, info.digest, readout, prompts.template_hash(rubric))

@@ -159,6 +159,9 @@ async def _joint_sample(
     result = await ladder.structured(call.judge, joint, request, call.tally, rubric, step=step)
     for metric in metrics:
         if result.value is None:
+            if result.failure is not None:
+                out[metric.id].append(SampleRecord.backend_failed(seed, result.error or "", result.failure))
+                continue
             out[metric.id].append(
                 SampleRecord(score=None, seed=seed, error=result.error, raw_reply=(result.raw or "")[:4000])
             )

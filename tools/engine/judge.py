@@ -18,11 +18,12 @@ import structlog
 from pydantic import BaseModel
 
 from gavel.tools.engine import generated, ladder, probability, prompts
-from gavel.tools.engine.backend import Backend, ChatMessage, ChatReply, ChatRequest
+from gavel.tools.engine.backend import Backend, ChatMessage, ChatReply, ChatRequest, ModelInfo
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.fitness import FitnessSource, fitness_flags, fitness_key
 from gavel.tools.engine.ladder import Structured
 from gavel.tools.engine.parse import strip_reasoning
+from gavel.tools.engine.probes import Probes, ProbeTimeout
 from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.readout import Readout
 from gavel.tools.engine.reply_schema import joint_model, metric_reply_model, request_schema
@@ -91,6 +92,8 @@ class Judge:
         *,
         strategy: str = "per_metric",
         generator: Backend | None = None,
+        probes: Probes | None = None,
+        deadline: float | None = None,
     ) -> None:
         self.backend = backend
         self.generator = generator or backend
@@ -100,8 +103,11 @@ class Judge:
         # Set when a call failed at the backend, so the provider re-probes before the next call.
         self.saw_backend_failure = False
         self._readouts: dict[str | None, ReadoutKind] = {}
-        # One Judge serves one tool call: its deadline bounds all of the call's model work.
-        self._deadline = time.monotonic() + config.call_deadline_s
+        # What the backends said about their models, shared by the process's judges (BackendProvider's).
+        self.probes = probes or Probes()
+        # One Judge serves one tool call: its deadline (a `time.monotonic()`, from when the call began resolving
+        # its judge) bounds all of the call's model work, the backend's probes included.
+        self._deadline = deadline if deadline is not None else time.monotonic() + config.call_deadline_s
         # Set once a model call of this tool call timed out: the backend is not asked again in this call.
         self._stopped: str | None = None
         # The tool call's progress (ToolDeps.judge wires it to the client); silent until then.
@@ -117,13 +123,34 @@ class Judge:
 
     async def readout(self, model: str | None = None) -> ReadoutKind:
         """'probability' where the backend returns log-probabilities and GAVEL_READOUT allows it, else
-        'generated'. Decided once per judge and model."""
+        'generated'. Decided once per judge and model; the backend is probed once per process (`Probes`)."""
         if model not in self._readouts:
-            wanted = self.config.readout == "probability"
-            self._readouts[model] = (
-                "probability" if wanted and await self.backend.reads_probabilities(model) else "generated"
-            )
+            reads = False
+            if self.config.readout == "probability":
+                try:
+                    reads = await self.probes.reads_probabilities(self.backend, model, self._probe_time())
+                except ProbeTimeout as exc:
+                    self._probe_timed_out(exc)
+            self._readouts[model] = "probability" if reads else "generated"
         return self._readouts[model]
+
+    async def model_info(self, model: str | None = None) -> ModelInfo:
+        """Which model answers, with its digest where known; asked of the backend once per process (`Probes`)."""
+        try:
+            return await self.probes.model_info(self.backend, model, self._probe_time())
+        except ProbeTimeout as exc:
+            self._probe_timed_out(exc)
+            return ModelInfo(backend=self.backend.name, model=model or getattr(self.backend, "model", None) or "")
+
+    def _probe_time(self) -> float:
+        """How long a probe may take: what is left of the call's deadline; nothing once the call stopped asking."""
+        return 0.0 if self._stopped is not None else self._deadline - time.monotonic()
+
+    def _probe_timed_out(self, exc: ProbeTimeout) -> None:
+        # A probe the deadline cut short: the backend is not asked anything more in this call.
+        self.saw_backend_failure = True
+        if self._stopped is None:
+            self._stop_after(exc)
 
     async def yes_no(
         self,
@@ -194,6 +221,7 @@ class Judge:
             self.saw_backend_failure = True
             raise
         tally.add(reply)
+        self.probes.answered(answering)
         self._answered += 1
         await self.progress.tick(f"{step}: answered ({self._answered} model calls so far)")
         return reply
@@ -342,7 +370,7 @@ class Judge:
         strategy: str | None = None,
         readout: ReadoutKind | None = None,
     ) -> Provenance:
-        info = await self.backend.model_info(model)
+        info = await self.model_info(model)
         readout = readout or await self.readout(model)
         template = prompts.template_hash(rubric)
         key = fitness_key(info.backend, info.model, info.digest, readout, template)

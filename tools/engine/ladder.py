@@ -15,8 +15,9 @@ from pydantic import BaseModel
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest
 from gavel.tools.engine.parse import explanation_before_score, is_placeholder, last_score_line, parse_reply
+from gavel.tools.engine.readout import ReasonCode
 from gavel.tools.engine.results import SampleRecord, Usage
-from gavel.tools.errors import BackendError
+from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.rubrics import Rubric
 
 if TYPE_CHECKING:
@@ -31,6 +32,12 @@ class Structured(Generic[T]):
     error: str | None
     raw: str | None
     usage: Usage
+    # Set when the backend failed before any reply: what failed is the backend, not the model's answer.
+    failure: ReasonCode | None = None
+
+
+def failure_code(exc: BackendError) -> ReasonCode:
+    return "timeout" if isinstance(exc, BackendTimeout) else "backend_error"
 
 
 def _reask(request: ChatRequest, reply: ChatReply, rubric: Rubric | None, error: str) -> ChatRequest:
@@ -54,7 +61,7 @@ async def metric_sample(
     try:
         reply = await judge._call(request, tally, step=step)
     except BackendError as exc:
-        return SampleRecord(score=None, seed=seed, error=f"the model call failed: {exc}")
+        return SampleRecord.backend_failed(seed, f"the model call failed: {exc}", failure_code(exc))
     record = _record(reply_model, reply, seed)
     if record.score is not None or record.error == "placeholder echo":
         return record
@@ -113,7 +120,7 @@ async def structured(
     try:
         reply = await judge._call(request, tally, step=step)
     except BackendError as exc:
-        return Structured(None, f"the model call failed: {exc}", None, tally.usage)
+        return Structured(None, f"the model call failed: {exc}", None, tally.usage, failure_code(exc))
     parsed = parse_reply(reply.text, output)
     if parsed.value is not None:
         return Structured(parsed.value, None, reply.text, tally.usage)

@@ -9,9 +9,11 @@ Structured output asks for `response_format: json_schema` with the full schema. 
 (HTTP 400 naming `response_format` or `json_schema`) is asked again without it, and that model is not asked
 for it again: the engine parses and validates every reply anyway, and re-asks once with the error.
 
-Provenance: the model id, and as its digest the `system_fingerprint` the server reports (llama-server: its
-build; OpenAI: its serving configuration). A server that reports none (vLLM, LM Studio) gives digest None,
-which the ledger treats as "cannot vouch that an old judgment is what this model would say": never cached.
+Provenance: the model id, and as its digest the `system_fingerprint` the server reports (OpenAI: its serving
+configuration), named as such: `system_fingerprint:<value>`. llama-server's fingerprint is its own build
+(`b<build>-<commit>`, `b0-unknown` without build information), which says nothing of the model file it loaded, so
+it is no digest. A server that reports none (vLLM, LM Studio) or only its build gives digest None, which the ledger
+treats as "cannot vouch that an old judgment is what this model would say": never cached.
 
 Every failure becomes a `BackendError` whose message names the URL and the model and says what to do; the
 original exception is kept as `__cause__`. The API key is never part of a message or a log line.
@@ -19,6 +21,7 @@ original exception is kept as `__cause__`. The API key is never part of a messag
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -41,6 +44,8 @@ NO_KEY = "none"
 MAX_RETRY_AFTER_S = 30.0
 
 _FAILURES = (openai.APIError, PydanticValidationError, ValueError, TypeError)
+# llama.cpp's server reports its build as the fingerprint: b<build number>-<commit>, or b0-unknown.
+_SERVER_BUILD = re.compile(r"^b\d+-")
 
 
 class OpenAIBackend:
@@ -251,7 +256,20 @@ class OpenAIBackend:
                 await self._identify(name)
             except BackendError as exc:
                 log.warning("openai model fingerprint unavailable", base_url=self.base_url, model=name, error=str(exc))
-        return ModelInfo(backend=self.name, model=name, digest=self._fingerprints.get(name))
+        return ModelInfo(backend=self.name, model=name, digest=self._digest(name))
+
+    def _digest(self, model: str) -> str | None:
+        """What the server's fingerprint says of `model`, named by its source; None when it says nothing of it."""
+        fingerprint = self._fingerprints.get(model)
+        if not fingerprint:
+            return None
+        if _SERVER_BUILD.match(fingerprint):
+            log.info(
+                "the server's system_fingerprint names its build, not the model: no model digest",
+                base_url=self.base_url, model=model, system_fingerprint=fingerprint,
+            )  # fmt: skip
+            return None
+        return f"system_fingerprint:{fingerprint}"
 
     async def probe(self) -> tuple[bool, str]:
         """(True, "") when the server answers /models and serves the model (when one is set), else (False, why)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import statistics
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from gavel.tools.engine.fitness import JudgeFitness
 from gavel.tools.engine.readout import ReasonCode
@@ -33,6 +33,14 @@ class SampleRecord(BaseModel):
     raw_reply: str | None = Field(
         default=None, description="The model's raw reply, kept when the sample needed repair or failed."
     )
+    # Set when the backend failed (no reply to judge by): the metric's reason_code then says so.
+    _failure: ReasonCode | None = PrivateAttr(default=None)
+
+    @classmethod
+    def backend_failed(cls, seed: int | None, error: str, code: ReasonCode) -> SampleRecord:
+        record = cls(score=None, seed=seed, error=error)
+        record._failure = code
+        return record
 
 
 class Finding(BaseModel):
@@ -89,7 +97,15 @@ class MetricScore(BaseModel):
         scored = [s for s in samples if s.score is not None]
         if not scored:
             reasons = "; ".join(dict.fromkeys(s.error or "no score" for s in samples))
-            return cls(metric=metric_id, name=name, score=None, status="unscored", reason=reasons, samples=samples)
+            codes = {s._failure for s in samples}
+            # Only when no sample got a reply: a model that answered badly is not a backend failure.
+            code: ReasonCode | None = None
+            if None not in codes:
+                code = "timeout" if "timeout" in codes else "backend_error"
+            return cls(
+                metric=metric_id, name=name, score=None, status="unscored", reason=reasons, samples=samples,
+                reason_code=code,
+            )  # fmt: skip
         values = [s.score for s in scored if s.score is not None]
         median = statistics.median(values)
         closest = min(scored, key=lambda s: abs((s.score or 0) - median))

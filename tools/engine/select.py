@@ -7,6 +7,7 @@ Ollama after Gavel, or pulling the model, is picked up without a restart.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import anyio
@@ -17,6 +18,7 @@ from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.embedded import EmbeddedBackend, default_model_installed, embedded_available
 from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.probes import Probes
 from gavel.tools.engine.sampling import SamplingBackend
 from gavel.tools.errors import BackendUnavailable
 
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 log = structlog.get_logger("gavel.backend")
 
 PROBE_TIMEOUT_S = 3.0
+# Settings that name one backend: nothing to choose, so nothing to probe before a call.
+EXPLICIT = ("openai", "ollama", "embedded")
 
 
 class BackendProvider:
@@ -43,6 +47,8 @@ class BackendProvider:
         self._openai: OpenAIBackend | None = None
         self._lock = anyio.Lock()
         self._last_judge: Judge | None = None
+        # What each backend said about its models (digest, log-probabilities): asked once per process.
+        self.probes = Probes()
 
     def _ollama_backend(self, model: str | None = None) -> OllamaBackend:
         if self._ollama is None:
@@ -68,14 +74,15 @@ class BackendProvider:
             )
         return self._openai
 
-    async def probe_openai(self) -> tuple[bool, str]:
+    async def probe_openai(self, within_s: float = PROBE_TIMEOUT_S) -> tuple[bool, str]:
         if not self.config.openai_base_url:
             return False, "GAVEL_OPENAI_BASE_URL is not set"
         backend = self._openai_backend()
-        with anyio.move_on_after(PROBE_TIMEOUT_S):
+        bound = min(PROBE_TIMEOUT_S, within_s)
+        with anyio.move_on_after(bound):
             return await backend.probe()
         return False, f"the OpenAI-compatible server at {self.config.openai_base_url} did not answer within " + (
-            f"{PROBE_TIMEOUT_S:g}s"
+            f"{bound:g}s"
         )
 
     def _embedded_backend(self) -> EmbeddedBackend:
@@ -102,23 +109,29 @@ class BackendProvider:
             return False, f"GAVEL_MODEL_PATH {self.config.model_path} is not a file"
         return True, ""
 
-    async def probe_ollama(self) -> tuple[bool, str]:
+    async def probe_ollama(self, within_s: float = PROBE_TIMEOUT_S) -> tuple[bool, str]:
         backend = self._ollama_backend()
-        with anyio.move_on_after(PROBE_TIMEOUT_S):
+        bound = min(PROBE_TIMEOUT_S, within_s)
+        with anyio.move_on_after(bound):
             return await backend.probe()
-        return False, f"Ollama at {self.config.ollama_host} did not answer within {PROBE_TIMEOUT_S:g}s"
+        return False, f"Ollama at {self.config.ollama_host} did not answer within {bound:g}s"
 
-    async def choose(self, *, client_can_sample: bool = False) -> tuple[str, str]:
-        """Which backend `auto` would use now, and why the others were passed over."""
+    async def choose(self, *, client_can_sample: bool = False, deadline: float | None = None) -> tuple[str, str]:
+        """Which backend `auto` would use now, and why the others were passed over. `deadline` (a
+        `time.monotonic()`) bounds the probes: those asked after it passed count as unanswered."""
+
+        def left() -> float:
+            return PROBE_TIMEOUT_S if deadline is None else max(0.0, deadline - time.monotonic())
+
         reasons = []
         # `auto` considers the OpenAI-compatible server only when its URL is set: nothing is guessed.
         if self.config.backend == "openai" or (self.config.backend == "auto" and self.config.openai_base_url):
-            ok, why = await self.probe_openai()
+            ok, why = await self.probe_openai(left())
             if ok or self.config.backend == "openai":
                 return "openai", why if not ok else ""
             reasons.append(f"openai: {why}")
         if self.config.backend in ("auto", "ollama"):
-            ok, why = await self.probe_ollama()
+            ok, why = await self.probe_ollama(left())
             if ok or self.config.backend == "ollama":
                 return "ollama", why if not ok else ""
             reasons.append(f"ollama: {why}")
@@ -137,6 +150,8 @@ class BackendProvider:
         """The backend name the next `judge()` would use, reusing the current choice when there is one."""
         if self._chosen is not None and self._chosen.name != "sampling" and not self._stale():
             return self._chosen.name
+        if self.config.backend in EXPLICIT:
+            return self.config.backend
         name, _ = await self.choose(client_can_sample=client_can_sample)
         return name
 
@@ -144,9 +159,12 @@ class BackendProvider:
         return self._last_judge is not None and self._last_judge.saw_backend_failure
 
     async def judge(self, *, sampling: SamplingBackend | None = None) -> Judge:
+        # The call's deadline starts here: choosing the backend (probing it, waiting for another call's choice)
+        # is part of the call's time.
+        deadline = time.monotonic() + self.config.call_deadline_s
         async with self._lock:
             if self._chosen is None or self._stale() or (self._chosen.name == "sampling"):
-                name, why = await self.choose(client_can_sample=sampling is not None)
+                name, why = await self._choice(sampling is not None, deadline)
                 backend: Backend
                 if name == "openai":
                     if not self.config.openai_base_url:
@@ -182,9 +200,18 @@ class BackendProvider:
                 self._chosen = backend
             # Each sampling call is a round trip to the client: score all metrics in one call there.
             strategy = "joint" if self._chosen.name == "sampling" else self.config.strategy
-            judge = Judge(self._chosen, self.config, self.limiter, strategy=strategy)
+            judge = Judge(
+                self._chosen, self.config, self.limiter, strategy=strategy, probes=self.probes, deadline=deadline
+            )
             self._last_judge = judge
             return judge
+
+    async def _choice(self, client_can_sample: bool, deadline: float) -> tuple[str, str]:
+        """The backend for the next judge. A setting that names one backend is that backend: probing it would
+        only delay the call (its own calls say what is wrong with it)."""
+        if self.config.backend in EXPLICIT:
+            return self.config.backend, ""
+        return await self.choose(client_can_sample=client_can_sample, deadline=deadline)
 
     async def aclose(self) -> None:
         for backend in (self._openai, self._ollama, self._embedded):

@@ -20,6 +20,7 @@ from gavel.tools.rag.probability import ProbabilityGrounding
 from gavel.tools.rag.readouts import Judged
 from gavel.tools.rag.results import DIMENSIONS, Diagnosis, RagJudgment, Verdict
 from gavel.tools.rag.rules import (
+    BACKEND_FAILURES,
     confidence_of,
     decide_from_checks,
     decide_verdict,
@@ -35,8 +36,10 @@ def assemble(prepared: Prepared, item: AnswerInput, judged: Judged, error: str |
     is_grounded = _is_grounded(prepared, grounding)
     citations = detect_citations(item.answer, prepared.sources, item.sources_used)
     overall = overall_score(list(scores.values()), rubric, prepared.rules.not_applicable)
+    unscored = weighted_unscored(scores, rubric)
+    backend_failed = any(scores[m].reason_code in BACKEND_FAILURES for m in unscored)
     verdict, reason = decide_verdict(
-        prepared.rules, overall, is_grounded, citations.has_sources, weighted_unscored(scores, rubric)
+        prepared.rules, overall, is_grounded, citations.has_sources, unscored, backend_failed
     )
     if isinstance(grounding, ProbabilityGrounding) and (checked := decide_from_checks(grounding)) is not None:
         verdict, reason = checked
@@ -81,7 +84,7 @@ def assemble(prepared: Prepared, item: AnswerInput, judged: Judged, error: str |
 def failed(prepared: Prepared, item: AnswerInput, error: str) -> RagJudgment:
     """An answer whose judging failed at the backend: unscored, with the deterministic findings kept."""
     unscored = [
-        MetricScore(metric=m.id, name=m.name, score=None, status="unscored", reason=error)
+        MetricScore(metric=m.id, name=m.name, score=None, status="unscored", reason=error, reason_code="backend_error")
         for m in prepared.rubric.metrics
         if m.id not in prepared.rules.not_applicable
     ]

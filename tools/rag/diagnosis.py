@@ -37,9 +37,13 @@ def question_terms_in_passages(question: str, passages: str | None) -> float:
     return len(terms & present) / len(terms)
 
 
-def passages_address_question(grounding: Grounding, on_topic: float) -> bool:
-    """The judge's word, overruled when the passages hold most of the question's terms (`on_topic`)."""
-    return bool(grounding.passages_relevant) or on_topic >= _PASSAGES_ON_TOPIC
+def passages_address_question(grounding: Grounding, on_topic: float) -> bool | None:
+    """The judge's word, overruled when the passages hold most of the question's terms (`on_topic`); None when
+    the judge's check did not decide (it was not asked, or the model did not answer) and the terms do not settle
+    it: a check that did not run says neither yes nor no."""
+    if grounding.passages_relevant or on_topic >= _PASSAGES_ON_TOPIC:
+        return True
+    return None if grounding.passages_relevant is None else False
 
 
 def diagnose(
@@ -57,7 +61,8 @@ def diagnose(
     1. approved → ok.
     2. sources expected and no passages → retrieval_miss; the answer contradicts the passages →
        answer_miss; the judge says the passages do not address the question, and they hold less than half
-       of the question's terms (`on_topic`) → retrieval_miss. With more, the passages count as relevant.
+       of the question's terms (`on_topic`) → retrieval_miss. With more, the passages count as relevant; with
+       the judge's check undecided, retrieval is not blamed.
     3. sources expected, not grounded, and not contradicting the passages → unsupported_by_context (the
        answer may be right, but from the model's own knowledge).
     4. passages relevant and the answer contradicts them or scores low on accuracy → answer_miss.
@@ -72,8 +77,8 @@ def diagnose(
         # Passages that an answer can contradict do speak to it: the fault is the answer, whatever the
         # judge said about their relevance (small judges often call them irrelevant to a wrong answer).
         return "answer_miss", "the passages address the question but the answer contradicts them; fix the answer"
-    relevant = grounding is not None and passages_address_question(grounding, on_topic)
-    if rules.sources_expected and grounding is not None and not relevant:
+    relevant = passages_address_question(grounding, on_topic) if grounding is not None else None
+    if rules.sources_expected and relevant is False:
         return "retrieval_miss", "the passages do not address the question; retrieve better passages"
     if (
         rules.sources_expected
@@ -85,7 +90,7 @@ def diagnose(
             "the answer's claims are not supported by the passages (likely the model's own knowledge); answer "
             "from the passages, or retrieve passages that support it"
         )
-    if source_count and grounding is not None and relevant:
+    if source_count and grounding is not None and relevant is True:
         low_accuracy = accuracy is not None and accuracy < pass_threshold
         if grounding.contradicts_passages or low_accuracy:
             how = "contradicts" if grounding.contradicts_passages else "does not follow"

@@ -76,7 +76,7 @@ def _passage_issues(
         if grounding_error and needs_grounding(rules) and prepared.sources and not error:
             found.append(f"grounding could not be checked: {one_line(grounding_error, 160)}")
         return found
-    if rules.sources_expected and not passages_address_question(grounding, on_topic):
+    if rules.sources_expected and passages_address_question(grounding, on_topic) is False:
         found.append("the passages do not address the question: improve retrieval")
     if grounding.contradicts_passages:
         found.append("the answer contradicts the passages")

@@ -45,6 +45,9 @@ def overall_score(scores: Sequence[MetricScore], rubric: Rubric, not_applicable:
     return float(total / weights)
 
 
+BACKEND_FAILURES = ("backend_error", "timeout")
+
+
 def weighted_unscored(scores: Mapping[str, MetricScore], rubric: Rubric) -> list[str]:
     """The metrics that carry weight but have no score: any one of them leaves no overall score."""
     weights = {m.id: m.weight for m in rubric.metrics}
@@ -83,10 +86,16 @@ def _apply_rules(rules: ContextRules, overall: float, grounded: bool, has_source
 
 
 def decide_verdict(
-    context_rules: ContextRules, overall: float | None, is_grounded: bool | None, has_sources: bool, unscored: list[str]
+    context_rules: ContextRules,
+    overall: float | None,
+    is_grounded: bool | None,
+    has_sources: bool,
+    unscored: list[str],
+    backend_failed: bool = False,
 ) -> tuple[Verdict, str]:
     """The verdict and why, by the context's rules from the rubric, evaluated in order approve, reject, else
-    needs_improvement. `unscored` lists the weighted dimensions without a score.
+    needs_improvement. `unscored` lists the weighted dimensions without a score; `backend_failed`: because the
+    model backend failed (timed out, unreachable, an error), which a stronger model would not fix.
 
     With grounding undecided (None) the rules are evaluated both ways: when they agree the verdict stands,
     since it does not depend on grounding; otherwise there is no verdict.
@@ -94,7 +103,13 @@ def decide_verdict(
     if unscored:
         return "unscored", (
             f"no verdict: the judge gave no valid score for {', '.join(unscored)}, which carr"
-            f"{'ies' if len(unscored) == 1 else 'y'} weight; re-run, raise samples, or use a stronger judge model"
+            f"{'ies' if len(unscored) == 1 else 'y'} weight; "
+            + (
+                "the model backend failed (see the metrics' reasons): check that it is running and answering, or "
+                "raise GAVEL_TIMEOUT_S / GAVEL_CALL_DEADLINE_S"
+                if backend_failed
+                else "re-run, raise samples, or use a stronger judge model"
+            )
         )
     if overall is None:
         return "unscored", "no verdict: no applicable dimension carries weight, so there is no overall score"

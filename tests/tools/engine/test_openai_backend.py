@@ -140,7 +140,7 @@ async def test_model_info_uses_the_fingerprint_and_none_without_one(server: Open
     backend = backend_for(server.url)
     try:
         info = await backend.model_info()
-        assert (info.backend, info.model, info.digest) == ("openai", MODEL, "fp_gavel_test")
+        assert (info.backend, info.model, info.digest) == ("openai", MODEL, "system_fingerprint:fp_gavel_test")
         await backend.model_info()
         assert len(server.chat_requests) == 1, "identified once per model"
     finally:
@@ -152,6 +152,17 @@ async def test_model_info_uses_the_fingerprint_and_none_without_one(server: Open
         finally:
             await backend.aclose()
     assert info.model == MODEL and info.digest is None, "no stable identity: never served from the cache"
+
+
+@pytest.mark.parametrize("build", ["b0-unknown", "b4567-1a2b3c4d"])
+async def test_a_llama_server_build_fingerprint_is_no_model_digest(build: str) -> None:
+    with OpenAITestServer(lambda body: "Yes", models=[MODEL], fingerprint=build) as llama_server:
+        backend = backend_for(llama_server.url)
+        try:
+            info = await backend.model_info()
+        finally:
+            await backend.aclose()
+    assert info.model == MODEL and info.digest is None
 
 
 async def test_without_a_model_name_the_first_listed_model_is_used(server: OpenAITestServer) -> None:
