@@ -12,7 +12,11 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from gavel.tools.engine.fitness import JudgeFitness
+from gavel.tools.engine.parse import ReplyCode
 from gavel.tools.engine.readout import ReasonCode
+
+# Why a metric or a sample is unscored, for machines: a probability readout's reasons and a written reply's.
+_REASON_CODES = ", ".join((*get_args(ReasonCode), *get_args(ReplyCode)))
 
 MetricStatus = Literal["scored", "unscored", "not_applicable"]
 ReadoutKind = Literal["probability", "generated"]
@@ -30,6 +34,9 @@ class SampleRecord(BaseModel):
         default=None, description="How the reply was repaired when it did not validate first time, if at all."
     )
     error: str | None = Field(default=None, description="Why this sample produced no score.")
+    reason_code: str | None = Field(
+        default=None, description=f"Machine-readable reason this sample produced no score: {_REASON_CODES}."
+    )
     raw_reply: str | None = Field(
         default=None, description="The model's raw reply, kept when the sample needed repair or failed."
     )
@@ -64,7 +71,7 @@ class MetricScore(BaseModel):
         default=None, description="Probability readout: the answer tokens' share of the first token's probability."
     )
     reason_code: str | None = Field(
-        default=None, description=f"Machine-readable reason when unscored: {', '.join(get_args(ReasonCode))}."
+        default=None, description=f"Machine-readable reason when unscored: {_REASON_CODES}."
     )
 
     @classmethod
@@ -72,7 +79,12 @@ class MetricScore(BaseModel):
         scored = [s for s in samples if s.score is not None]
         if not scored:
             reasons = "; ".join(dict.fromkeys(s.error or "no score" for s in samples))
-            return cls(metric=metric_id, name=name, score=None, status="unscored", reason=reasons, samples=samples)
+            # The first sample's code, as its reason leads the text; every sample keeps its own.
+            code = next((s.reason_code for s in samples if s.reason_code), None)
+            return cls(
+                metric=metric_id, name=name, score=None, status="unscored", reason=reasons, reason_code=code,
+                samples=samples,
+            )  # fmt: skip
         values = [s.score for s in scored if s.score is not None]
         median = statistics.median(values)
         closest = min(scored, key=lambda s: abs((s.score or 0) - median))
