@@ -4,6 +4,8 @@ server with the guarded protocol, on 127.0.0.1, driven over raw sockets."""
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -130,3 +132,17 @@ def test_the_cap_leaves_room_for_one_accept_batch_and_the_process_own_descriptor
     limit: int, cap: int, backlog: int
 ) -> None:
     assert connection_budget(limit) == (cap, backlog)
+
+
+async def test_closed_connections_are_reported_in_one_line_per_interval(
+    log_stream: io.StringIO, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connections, "REPORT_INTERVAL_S", SHORT_S * 2)
+    async with serving() as port:
+        stalled = [await _open(port, b"GET / HTTP/1.1\r\nho") for _ in range(20)]
+        for reader, _ in stalled:
+            assert await _closed_by_server(reader) == b""
+        await asyncio.sleep(SHORT_S * 2)
+    lines = [json.loads(line) for line in log_stream.getvalue().splitlines()]
+    reports = [line for line in lines if line["event"].startswith("closed HTTP connections")]
+    assert len(reports) == 1 and reports[0]["header_timeout"] == 20
