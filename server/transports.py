@@ -40,7 +40,8 @@ from gavel.server.http_defaults import (
     SHUTDOWN_TIMEOUT_S,
 )
 from gavel.server.inflight import close_gate, lifeline
-from gavel.server.wire import AnswerUnreadableHttp, run_stdio_answering
+from gavel.server.stdio_session import run_stdio_answering
+from gavel.server.wire import AnswerUnreadableHttp
 
 log = structlog.get_logger("gavel.transport")
 
