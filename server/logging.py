@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterator, MutableMapping, Sequence
+import time
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
@@ -28,6 +29,13 @@ _QUIET_LOGGERS = ("httpx", "httpcore", "httpx2")
 _PROPAGATING_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "mcp")
 
 _REDACTED = "****"
+
+# A warning or error repeated faster than this is cut to its first lines per window: a fault that repeats per
+# connection or per loop tick (asyncio's "socket.accept() out of system resource", with a traceback each) once
+# grew the log by 300 MB in 35 seconds. The first line after a window says how many were left out.
+REPEAT_BURST = 5
+REPEAT_WINDOW_S = 10.0
+_REPEAT_KEYS_MAX = 1000
 
 
 class _Redactor:
@@ -46,6 +54,43 @@ class _Redactor:
         if not self._secrets:
             return event_dict
         return {key: self._clean(value) for key, value in event_dict.items()}
+
+
+class _RepeatLimiter(logging.Filter):
+    """Lets through at most REPEAT_BURST lines per REPEAT_WINDOW_S of one message from one logger, at WARNING
+    and above (INFO lines, one per call, are the record of what was served and are never dropped)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self._clock = clock
+        self._windows: dict[tuple[str, str], list[float]] = {}  # key -> [window start, lines let through, dropped]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:
+            return True
+        event = record.msg.get("event") if isinstance(record.msg, dict) else record.msg
+        key = (record.name, str(event)[:200])
+        now = self._clock()
+        window = self._windows.get(key)
+        if window is None or now - window[0] >= REPEAT_WINDOW_S:
+            if len(self._windows) >= _REPEAT_KEYS_MAX:
+                self._windows = {k: w for k, w in self._windows.items() if now - w[0] < REPEAT_WINDOW_S}
+            self._windows[key] = [now, 1, 0]
+            if window is not None and window[2]:
+                _annotate(record, "repeats_dropped", int(window[2]))
+            return True
+        if window[1] < REPEAT_BURST:
+            window[1] += 1
+            return True
+        window[2] += 1
+        return False
+
+
+def _annotate(record: logging.LogRecord, key: str, value: object) -> None:
+    if isinstance(record.msg, dict):
+        record.msg[key] = value
+    else:
+        setattr(record, key, value)
 
 
 def _drop_color_message(logger: WrappedLogger, method: str, event_dict: EventDict) -> EventDict:
@@ -103,6 +148,7 @@ def configure_logging(level: str, *, stream: TextIO | None = None, secrets: Sequ
     )
     handler = logging.StreamHandler(out)
     handler.setFormatter(formatter)
+    handler.addFilter(_RepeatLimiter())
 
     root = logging.getLogger()
     for existing in list(root.handlers):

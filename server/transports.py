@@ -4,8 +4,9 @@ stdio: the SDK moves fd 1 to stderr while it serves, so stray output from librar
 JSON-RPC stream; EOF on stdin, SIGINT or SIGTERM end the process with exit code 0.
 
 HTTP: the ASGI app is wrapped, outermost first, in the bearer-token check (when a token is set), a
-request-body cap (413), and the SDK's own Host/Origin checks against DNS rebinding. uvicorn logs through
-our stderr logging; SIGINT/SIGTERM stop it gracefully within a bounded time.
+request-body cap (413), and the SDK's own Host/Origin checks against DNS rebinding. Below it, connections
+that do not finish their request in time are closed and their number is capped (server/connections.py).
+uvicorn logs through our stderr logging; SIGINT/SIGTERM stop it gracefully within a bounded time.
 """
 
 from __future__ import annotations
@@ -29,9 +30,18 @@ from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gavel.server.auth import BearerAuthMiddleware, check_bind, is_loopback
-from gavel.server.http_defaults import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY_BYTES, SHUTDOWN_TIMEOUT_S
+from gavel.server.connections import ConnectionGuard, connection_budget, descriptor_limit, guarded_protocol
+from gavel.server.http_defaults import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    KEEP_ALIVE_S,
+    MAX_BODY_BYTES,
+    MAX_HEADER_BYTES,
+    SHUTDOWN_TIMEOUT_S,
+)
 from gavel.server.inflight import close_gate, lifeline
-from gavel.server.wire import AnswerUnreadableHttp, run_stdio_answering
+from gavel.server.stdio_session import run_stdio_answering
+from gavel.server.wire import AnswerUnreadableHttp
 
 log = structlog.get_logger("gavel.transport")
 
@@ -279,10 +289,17 @@ def run_http(server: MCPServer[Any], options: HttpOptions) -> None:
     """Serve over SSE or Streamable HTTP until SIGINT/SIGTERM. Raises `BindRefused` before binding if unsafe."""
     check_bind(options.host, options.auth_token)
     app = build_http_app(server, options)
+    cap, backlog = connection_budget(descriptor_limit())
     config = uvicorn.Config(
         app,
         host=options.host,
         port=options.port,
+        # Half-open connections are shed by the guard (server/connections.py); uvicorn's limit_concurrency is
+        # not used, as it would count them and answer an authorized request 503.
+        http=guarded_protocol(ConnectionGuard(cap)),
+        backlog=backlog,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         # None: uvicorn installs no handlers of its own and logs through ours (stderr).
         log_config=None,
         log_level=None,
@@ -297,6 +314,7 @@ def run_http(server: MCPServer[Any], options: HttpOptions) -> None:
         url=options.url,
         stateless=options.stateless if options.transport == "streamable-http" else None,
         auth="bearer" if options.auth_token and options.auth_token.strip() else "none",
+        max_connections=cap,
     )
     if not is_loopback(options.host):
         log.info(

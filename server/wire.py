@@ -5,43 +5,42 @@ nesting beyond about 200 levels. Over stdio the SDK then drops the line without 
 request carried one waits forever; over Streamable HTTP it answers with `"id": null` and a parser message.
 `diagnose` works out what was wrong with such a frame and which request it was, so the sender gets a JSON-RPC
 error for its own id that names the problem: invalid params for a bad value inside `params`, invalid request
-for a frame that is not a JSON-RPC request, a parse error for text that is not JSON at all. Notifications and
-responses get no reply, as JSON-RPC has it.
+for a frame that is not a JSON-RPC request, a parse error for text that is not JSON at all. A request whose id
+no request can have (1.5, true, [1], null), which the SDK takes for a notification, gets invalid request to id
+null. Notifications and responses get no reply, as JSON-RPC has it. The stdio side is in `stdio_session`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sized
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import pydantic_core
 import structlog
-from mcp.server.mcpserver import MCPServer
-from mcp.server.stdio import stdio_server
-from mcp.shared.message import SessionMessage
 from mcp_types import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
     ErrorData,
     JSONRPCError,
+    JSONRPCNotification,
     JSONRPCRequest,
     jsonrpc_message_adapter,
 )
 from pydantic import ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gavel.server.frame_scan import MAX_DEPTH, FrameScan
+
 log = structlog.get_logger("gavel.wire")
 
-# How deep the SDK's reader goes (pydantic-core's JSON recursion limit), counted from the frame's outer object.
-MAX_DEPTH = 200
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]')
+T = TypeVar("T", bound=Sized)
+R = TypeVar("R")
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MAX_SHOWN = 60
 
@@ -82,7 +81,7 @@ def diagnose(frame: str | bytes) -> Unreadable | None:
     """What the sender of `frame` (one JSON-RPC message the SDK could not read) should hear; None for a
     notification or a response, which get no reply."""
     text = frame.decode("utf-8", errors="replace") if isinstance(frame, bytes) else frame
-    scan = _Scan(text)
+    scan = FrameScan(text)
     parsed: Any = None
     broken: str | None = None
     try:
@@ -92,10 +91,13 @@ def diagnose(frame: str | bytes) -> Unreadable | None:
     except ValueError as exc:
         broken = exc.args[0] if exc.args else str(exc)
     header = parsed if isinstance(parsed, dict) else scan.header
+    # A scan that stopped early may not have reached an id after a deep value: then the frame is answered (to
+    # id null) rather than taken for a notification.
+    complete = isinstance(parsed, dict) or not scan.stopped_early
     has_method = isinstance(header.get("method"), str)
     if not has_method and ("result" in header or "error" in header):
         return None  # a response to one of the server's requests
-    if has_method and "id" not in header:
+    if has_method and "id" not in header and complete:
         return None  # a notification
     raw_id = header.get("id")
     message_id = raw_id if _usable_id(raw_id) else None
@@ -103,11 +105,12 @@ def diagnose(frame: str | bytes) -> Unreadable | None:
 
     if scan.deep_path is not None:
         where = _path(scan.deep_path)
+        depth = f"more than {MAX_DEPTH}" if scan.stopped_early else str(scan.max_depth)
         return Unreadable(
             message_id,
             INVALID_PARAMS if in_params and where.startswith("params") else INVALID_REQUEST,
-            f"{where}: nested {scan.max_depth} levels deep; the server reads JSON nested at most {MAX_DEPTH} levels "
-            "deep, counting the JSON-RPC envelope; flatten the value",
+            f"{where}: nested {depth} levels deep; the server reads JSON nested at most {MAX_DEPTH} levels deep, "
+            "counting the JSON-RPC envelope; flatten the value",
         )
     if broken is not None:
         return Unreadable(message_id, PARSE_ERROR, f"Parse error: the message is not valid JSON ({broken})")
@@ -123,11 +126,25 @@ def diagnose(frame: str | bytes) -> Unreadable | None:
     if not isinstance(parsed, dict):
         return Unreadable(None, INVALID_REQUEST, "Invalid request: a JSON-RPC message is a JSON object")
     if "id" in parsed and message_id is None:
-        shown = _printable(json.dumps(raw_id))
-        return Unreadable(
-            None, INVALID_REQUEST, f"Invalid request: id: a request id is a string or a 64-bit integer, not {shown}"
-        )
+        return wrong_id(raw_id)
     return Unreadable(message_id, INVALID_REQUEST, "Invalid request: " + _shape_problems(parsed))
+
+
+def wrong_id(raw_id: Any) -> Unreadable:
+    """The error for a request whose id is neither a string nor a 64-bit integer (1.5, true, [1], null): as
+    JSON-RPC has it, to id null, since the sender's own id cannot be written back."""
+    shown = printable(json.dumps(raw_id))
+    return Unreadable(
+        None, INVALID_REQUEST, f"Invalid request: id: a request id is a string or a 64-bit integer, not {shown}"
+    )
+
+
+def stray_id(message: Any) -> Unreadable | None:
+    """The error for a parsed frame the SDK took for a notification although it carries an id (of a type no
+    request id has): it was meant as a request, and its sender waits for an answer."""
+    if isinstance(message, dict) and "id" in message and isinstance(message.get("method"), str):
+        return wrong_id(message["id"])
+    return None
 
 
 def _usable_id(value: Any) -> bool:
@@ -161,10 +178,10 @@ def _path(parts: list[str]) -> str:
         if len(shown) == 4:
             break
     path = ".".join(shown) or "the message"
-    return _printable(path)
+    return printable(path)
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     text = text.encode("utf-8", errors="backslashreplace").decode("utf-8")
     return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
 
@@ -174,7 +191,7 @@ def _surrogate(value: Any) -> tuple[str, str] | None:
     for path, text in _strings(value):
         found = _SURROGATE.search(text)
         if found:
-            return _printable(path or "the message"), found.group()
+            return printable(path or "the message"), found.group()
     return None
 
 
@@ -192,137 +209,6 @@ def _strings(value: Any) -> Iterator[tuple[str, str]]:
         elif isinstance(node, list):
             for index, item in reversed(list(enumerate(node))):
                 stack.append((f"{path}[{index}]", item))
-
-
-class _Scan:
-    """One pass over the frame's tokens: its nesting depth, where it first exceeds the limit, and the
-    top-level scalar members (id, method, …) even when the frame is too deep for any recursive parser."""
-
-    def __init__(self, text: str) -> None:
-        self.max_depth = 0
-        self.deep_path: list[str] | None = None
-        self.header: dict[str, Any] = {}
-        labels: list[str] = []
-        kinds: list[str] = []
-        key: str | None = None
-        last_string: str | None = None
-        decoder = json.JSONDecoder()
-        for match in _TOKEN.finditer(text):
-            token = match.group()
-            if token == ":":
-                key = last_string
-                if len(kinds) == 1 and kinds[0] == "{" and key is not None:
-                    value = _scalar_after(decoder, text, match.end())
-                    if value is not _NOTHING:
-                        self.header[key] = value
-            elif token in "{[":
-                inside_object = bool(kinds) and kinds[-1] == "{"
-                labels.append((key or "?") if inside_object else "[]" if kinds else "")
-                kinds.append(token)
-                key = None
-                if len(kinds) > self.max_depth:
-                    self.max_depth = len(kinds)
-                    if self.deep_path is None and self.max_depth > MAX_DEPTH:
-                        self.deep_path = [label for label in labels[1:] if label]
-            elif token in "}]":
-                if kinds:
-                    labels.pop()
-                    kinds.pop()
-                key = None
-            elif token == ",":
-                key = None
-            else:
-                try:
-                    last_string = json.loads(token)
-                except ValueError:
-                    last_string = token[1:-1]
-
-
-_NOTHING = object()
-
-
-def _scalar_after(decoder: json.JSONDecoder, text: str, position: int) -> Any:
-    while position < len(text) and text[position] in " \t\r\n":
-        position += 1
-    if position >= len(text) or text[position] in "{[":
-        return _NOTHING
-    try:
-        return decoder.raw_decode(text, position)[0]
-    except ValueError:
-        return _NOTHING
-
-
-# -- stdio ----------------------------------------------------------------------------------------------------
-
-
-class AnsweringReader:
-    """The SDK's stdio read stream, with every unreadable frame answered instead of dropped.
-
-    The SDK's reader hands the server a read error in place of such a line, and the server only logs it
-    at debug level; here the error is turned back into the line and the line's sender gets its reply.
-    Everything else passes through untouched (and the sender's context with it).
-    """
-
-    def __init__(self, inner: Any, write: Any) -> None:
-        self._inner = inner
-        self._write = write
-
-    @property
-    def last_context(self) -> Any:
-        return getattr(self._inner, "last_context", None)
-
-    async def receive(self) -> SessionMessage | Exception:
-        while True:
-            item = await self._inner.receive()
-            if not isinstance(item, Exception) or not await self._answer(item):
-                return item
-
-    async def _answer(self, error: Exception) -> bool:
-        frame = frame_of(error)
-        if frame is None:
-            return False
-        unreadable = diagnose(frame)
-        if unreadable is None:
-            log.info("ignored an unreadable notification or response", frame=_printable(frame))
-            return True
-        log.info("answered an unreadable request", id=unreadable.id, code=unreadable.code, why=unreadable.message)
-        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await self._write.send(SessionMessage(unreadable.reply()))
-        return True
-
-    def __aiter__(self) -> AnsweringReader:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> AnsweringReader:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-async def run_stdio_answering(server: MCPServer[Any]) -> None:
-    """`server.run_stdio_async()`, with unreadable frames answered (see `AnsweringReader`).
-
-    The SDK offers no hook between its stdio reader and the server, so this does what `run_stdio_async`
-    does, through the server's low-level core (a private attribute; the SDK is pinned below 3).
-    """
-    lowlevel = server._lowlevel_server
-    async with stdio_server() as (read_stream, write_stream):
-        await lowlevel.run(
-            AnsweringReader(read_stream, write_stream), write_stream, lowlevel.create_initialization_options()
-        )
 
 
 # -- Streamable HTTP --------------------------------------------------------------------------------------------
@@ -344,7 +230,7 @@ class AnswerUnreadableHttp:
         first = await receive()
         body = first.get("body", b"") if first["type"] == "http.request" else b""
         if first["type"] == "http.request" and not first.get("more_body", False) and body:
-            unreadable = _unreadable_body(body)
+            unreadable = await off_loop(_unreadable_body, body)
             if unreadable is not None:
                 log.info("answered an unreadable request", id=unreadable.id, code=unreadable.code,
                          why=unreadable.message)  # fmt: skip
@@ -369,7 +255,19 @@ class AnswerUnreadableHttp:
 def _unreadable_body(body: bytes) -> Unreadable | None:
     try:
         message = pydantic_core.from_json(body)
-        jsonrpc_message_adapter.validate_python(message, by_name=False)
+        parsed = jsonrpc_message_adapter.validate_python(message, by_name=False)
     except ValueError:  # pydantic's ValidationError is a ValueError too
         return diagnose(body)
-    return None
+    return stray_id(message) if isinstance(parsed, JSONRPCNotification) else None
+
+
+# Frames up to this size are read on the event loop; larger ones (up to the 4 MB body cap, or any stdio line) in
+# a worker thread, so that a megabyte frame built to be slow to read does not hold every other client meanwhile.
+INLINE_FRAME_BYTES = 64 * 1024
+
+
+async def off_loop(function: Callable[[T], R], frame: T) -> R:
+    """`function(frame)`, in a worker thread when the frame is large."""
+    if len(frame) <= INLINE_FRAME_BYTES:
+        return function(frame)
+    return await anyio.to_thread.run_sync(function, frame)

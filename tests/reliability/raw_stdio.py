@@ -33,11 +33,17 @@ class RawStdio:
         self.stderr_path = stderr_path
         self.replies: dict[Any, dict[str, Any]] = {}
         self._lines: queue.Queue[bytes | None] = queue.Queue()
+        # Cleared: stdout is left unread (from the next line on), as by a client that never reads.
+        self.reading = threading.Event()
+        self.reading.set()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
-        for line in iter(self.process.stdout.readline, b""):
+        while self.reading.wait():
+            line = self.process.stdout.readline()
+            if not line:
+                break
             self._lines.put(line)
         self._lines.put(None)
 

@@ -11,7 +11,10 @@ import mcp
 import pytest
 
 from gavel.tools.candidates import orchestration as candidates_module
+from gavel.tools.engine import ladder as ladder_module
 from tests.reliability.support import perfect_model, result_text, scripted_server
+from tests.support.injection_cases import ASSESSMENT, TRANSCRIPT
+from tests.support.scripted import ScriptedBackend
 
 
 async def test_selecting_among_10000_candidates_runs_in_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -34,3 +37,20 @@ async def test_selecting_among_10000_candidates_runs_in_a_worker_thread(monkeypa
         result = await client.call_tool("score_candidates", arguments)
     assert result.is_error is False, result_text(result)
     assert threads == {"_scan": False, "select": False, "_selected": False}, "ran on the event loop thread"
+
+
+async def test_a_long_model_reply_is_parsed_in_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: list[bool] = []
+    original = ladder_module.parse_reply
+
+    def recording(text: str, model: Any) -> Any:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return original(text, model)
+
+    monkeypatch.setattr(ladder_module, "parse_reply", recording)
+    long_reply = "Let me think. " * 1_000 + '{"unfinished": '
+    server, _ = scripted_server(ScriptedBackend(default=long_reply))
+    async with mcp.Client(server) as client:
+        result = await client.call_tool("evaluate_assessment", {"assessment": ASSESSMENT, "source": TRANSCRIPT})
+    assert result.is_error is False, result_text(result)
+    assert threads and not any(threads), "a long reply was parsed on the event loop thread"

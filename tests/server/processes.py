@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import signal
 import socket
 import subprocess
@@ -71,8 +72,16 @@ def stop(process: subprocess.Popen[bytes], sig: signal.Signals = signal.SIGTERM)
 
 
 @contextmanager
-def http_server(args: Sequence[str], env: dict[str, str], port: int, workdir: Path) -> Iterator[RunningServer]:
+def http_server(
+    args: Sequence[str], env: dict[str, str], port: int, workdir: Path, *, fd_limits: tuple[int, int] | None = None
+) -> Iterator[RunningServer]:
+    """`gavel serve` on `port`; `fd_limits` sets its (soft, hard) open-file limits."""
     stderr_path = workdir / f"gavel-{port}.stderr"
+
+    def limit_descriptors() -> None:
+        if fd_limits is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, fd_limits)
+
     with stderr_path.open("wb") as stderr:
         process = subprocess.Popen(
             [*GAVEL, "serve", "--port", str(port), *args],
@@ -80,6 +89,7 @@ def http_server(args: Sequence[str], env: dict[str, str], port: int, workdir: Pa
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
+            preexec_fn=limit_descriptors if fd_limits is not None else None,
         )
     try:
         _wait_until_listening(process, port, stderr_path)

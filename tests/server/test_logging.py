@@ -5,12 +5,14 @@ from __future__ import annotations
 import io
 import json
 import logging
+import time
 from typing import Any
 
 import pytest
 import structlog
 
-from gavel.server.logging import bind_more, bind_request_context, configure_logging
+from gavel.server import logging as gavel_logging
+from gavel.server.logging import REPEAT_BURST, bind_more, bind_request_context, configure_logging
 
 
 def _lines(stream: io.StringIO) -> list[dict[str, Any]]:
@@ -113,3 +115,33 @@ def test_a_terminal_gets_readable_lines_instead_of_json() -> None:
 def test_unknown_level_is_refused_with_the_valid_ones() -> None:
     with pytest.raises(ValueError, match="DEBUG, INFO, WARNING or ERROR"):
         configure_logging("LOUD")
+
+
+def test_a_warning_repeated_in_a_flood_is_cut_to_a_few_lines_with_its_traceback(log_stream: io.StringIO) -> None:
+    error = OSError(24, "Too many open files")
+    for _ in range(2_000):
+        logging.getLogger("asyncio").error("socket.accept() out of system resource", exc_info=error)
+    structlog.get_logger("gavel.test").warning("another warning")
+    lines = _lines(log_stream)
+    assert sum(line["event"] == "socket.accept() out of system resource" for line in lines) == REPEAT_BURST
+    assert lines[-1]["event"] == "another warning"
+    assert len(log_stream.getvalue()) < 20_000
+
+
+def test_info_lines_are_never_dropped(log_stream: io.StringIO) -> None:
+    for _ in range(50):
+        structlog.get_logger("gavel.test").info("call done")
+    assert len(_lines(log_stream)) == 50
+
+
+def test_the_first_line_after_a_flood_says_how_many_were_dropped(
+    log_stream: io.StringIO, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gavel_logging, "REPEAT_WINDOW_S", 0.05)
+    for _ in range(REPEAT_BURST + 7):
+        structlog.get_logger("gavel.test").warning("backend slow")
+    time.sleep(0.1)
+    structlog.get_logger("gavel.test").warning("backend slow")
+    lines = _lines(log_stream)
+    assert len(lines) == REPEAT_BURST + 1
+    assert lines[-1]["repeats_dropped"] == 7

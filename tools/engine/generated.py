@@ -159,16 +159,16 @@ async def _joint_sample(
     result = await ladder.structured(call.judge, joint, request, call.tally, rubric, step=step)
     for metric in metrics:
         if result.value is None:
-            if result.failure is not None:
-                out[metric.id].append(SampleRecord.backend_failed(seed, result.error or "", result.failure))
-                continue
+            raw = (result.raw or "")[:4000]
             out[metric.id].append(
-                SampleRecord(score=None, seed=seed, error=result.error, raw_reply=(result.raw or "")[:4000])
+                SampleRecord(score=None, seed=seed, error=result.error, reason_code=result.code, raw_reply=raw)
             )
             continue
         item = getattr(result.value, metric.id)
         explanation = str(item.explanation)
         if is_placeholder(explanation):
-            out[metric.id].append(SampleRecord(score=None, seed=seed, error="placeholder echo"))
+            out[metric.id].append(
+                SampleRecord(score=None, seed=seed, error="placeholder echo", reason_code="reply_placeholder")
+            )
         else:
             out[metric.id].append(SampleRecord(score=float(item.score), explanation=explanation, seed=seed))

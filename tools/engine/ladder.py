@@ -7,14 +7,23 @@ and keeps the raw reply: never a default score, never a clamp.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+import anyio
 from pydantic import BaseModel
 
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest
-from gavel.tools.engine.parse import explanation_before_score, is_placeholder, last_score_line, parse_reply
+from gavel.tools.engine.parse import (
+    Parsed,
+    ReplyCode,
+    explanation_before_score,
+    is_placeholder,
+    last_score_line,
+    parse_reply,
+)
 from gavel.tools.engine.readout import ReasonCode
 from gavel.tools.engine.results import SampleRecord, Usage
 from gavel.tools.errors import BackendError, BackendTimeout
@@ -24,6 +33,11 @@ if TYPE_CHECKING:
     from gavel.tools.engine.judge import Judge, Tally
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+
+# Replies up to this many characters are read on the event loop; longer ones in a worker thread, so that a
+# long reply (its parsing is linear but not free) does not hold other clients' requests meanwhile.
+INLINE_PARSE_CHARS = 4096
 
 
 @dataclass
@@ -32,11 +46,21 @@ class Structured(Generic[T]):
     error: str | None
     raw: str | None
     usage: Usage
-    # Set when the backend failed before any reply: what failed is the backend, not the model's answer.
-    failure: ReasonCode | None = None
+    code: ReasonCode | ReplyCode | None = None  # machine-readable, when value is None
 
 
-def failure_code(exc: BackendError) -> ReasonCode:
+async def _read(function: Callable[[str], R], text: str) -> R:
+    """`function(text)`, off the event loop when the text is long."""
+    if len(text) <= INLINE_PARSE_CHARS:
+        return function(text)
+    return await anyio.to_thread.run_sync(function, text)
+
+
+async def _parse(text: str, model: type[T]) -> Parsed[T]:
+    return await _read(lambda reply: parse_reply(reply, model), text)
+
+
+def _failure_code(exc: BackendError) -> ReasonCode:
     return "timeout" if isinstance(exc, BackendTimeout) else "backend_error"
 
 
@@ -61,11 +85,14 @@ async def metric_sample(
     try:
         reply = await judge._call(request, tally, step=step)
     except BackendError as exc:
-        return SampleRecord.backend_failed(seed, f"the model call failed: {exc}", failure_code(exc))
-    record = _record(reply_model, reply, seed)
+        return SampleRecord(
+            score=None, seed=seed, error=f"the model call failed: {exc}", reason_code=_failure_code(exc)
+        )
+    record = await _record(reply_model, reply, seed)
     if record.score is not None or record.error == "placeholder echo":
         return record
     first_error = record.error or "no score"
+    code = record.reason_code
     retry = _reask(request, reply, rubric, first_error)
     try:
         second = await judge._call(retry, tally, step=f"{step}, re-asked")
@@ -73,16 +100,17 @@ async def metric_sample(
         second = None
         retry_error = f"the re-ask failed: {exc}"
     if second is not None:
-        record = _record(reply_model, second, seed, repaired="re-asked with the validation error")
+        record = await _record(reply_model, second, seed, repaired="re-asked with the validation error")
         if record.score is not None or record.error == "placeholder echo":
             return record
         retry_error = record.error or "no score"
+        code = record.reason_code
     last = second if second is not None else reply
     raw = last.text
     # A reply cut off mid-stream may end inside a number ("Score: 1" of "Score: 10"): never read it.
-    fallback = None if last.truncated else last_score_line(raw)
+    fallback = None if last.truncated else await _read(last_score_line, raw)
     if fallback is not None and rubric.scale.contains(fallback) and (not rubric.scale.integer or fallback.is_integer()):
-        explanation = explanation_before_score(raw)
+        explanation = await _read(explanation_before_score, raw)
         if not is_placeholder(explanation):
             return SampleRecord(
                 score=fallback, explanation=explanation, seed=seed, repaired="last 'Score:' line", raw_reply=raw
@@ -90,19 +118,24 @@ async def metric_sample(
     reason = f"{first_error}; after one re-ask: {retry_error}"
     if fallback is not None:
         reason += f"; its last 'Score:' line ({fallback:g}) is not a valid score on this scale"
-    return SampleRecord(score=None, seed=seed, error=reason, raw_reply=raw[:4000])
+    return SampleRecord(score=None, seed=seed, error=reason, reason_code=code, raw_reply=raw[:4000])
 
 
-def _record(reply_model: type[BaseModel], reply: ChatReply, seed: int, repaired: str | None = None) -> SampleRecord:
-    parsed = parse_reply(reply.text, reply_model)
+async def _record(
+    reply_model: type[BaseModel], reply: ChatReply, seed: int, repaired: str | None = None
+) -> SampleRecord:
+    parsed = await _parse(reply.text, reply_model)
     if parsed.value is None:
-        error = parsed.error or "no score"
+        error, code = parsed.error or "no score", parsed.code
         if reply.truncated:
-            error = f"the reply was cut off before it was complete ({error})"
-        return SampleRecord(score=None, seed=seed, error=error, raw_reply=reply.text[:4000])
+            error, code = f"the reply was cut off before it was complete ({error})", "reply_truncated"
+        return SampleRecord(score=None, seed=seed, error=error, reason_code=code, raw_reply=reply.text[:4000])
     explanation = str(getattr(parsed.value, "explanation", ""))
     if is_placeholder(explanation):
-        return SampleRecord(score=None, seed=seed, error="placeholder echo", raw_reply=reply.text[:4000])
+        return SampleRecord(
+            score=None, seed=seed, error="placeholder echo", reason_code="reply_placeholder",
+            raw_reply=reply.text[:4000],
+        )  # fmt: skip
     how = ", ".join(x for x in (repaired, parsed.repaired) if x) or None
     return SampleRecord(
         score=float(getattr(parsed.value, "score")),  # noqa: B009 - dynamic model
@@ -120,19 +153,21 @@ async def structured(
     try:
         reply = await judge._call(request, tally, step=step)
     except BackendError as exc:
-        return Structured(None, f"the model call failed: {exc}", None, tally.usage, failure_code(exc))
-    parsed = parse_reply(reply.text, output)
+        return Structured(None, f"the model call failed: {exc}", None, tally.usage, _failure_code(exc))
+    parsed = await _parse(reply.text, output)
     if parsed.value is not None:
         return Structured(parsed.value, None, reply.text, tally.usage)
     retry = _reask(request, reply, rubric, parsed.error or "invalid")
     try:
         second = await judge._call(retry, tally, step=f"{step}, re-asked")
     except BackendError as exc:
-        return Structured(None, f"{parsed.error}; the re-ask failed: {exc}", reply.text, tally.usage)
-    reparsed = parse_reply(second.text, output)
+        error = f"{parsed.error}; the re-ask failed: {exc}"
+        return Structured(None, error, reply.text, tally.usage, parsed.code)
+    reparsed = await _parse(second.text, output)
     if reparsed.value is not None:
         return Structured(reparsed.value, None, second.text, tally.usage)
-    return Structured(None, f"{parsed.error}; after one re-ask: {reparsed.error}", second.text, tally.usage)
+    error = f"{parsed.error}; after one re-ask: {reparsed.error}"
+    return Structured(None, error, second.text, tally.usage, reparsed.code)
 
 
 __all__ = ["Structured", "metric_sample", "structured"]

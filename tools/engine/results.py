@@ -9,10 +9,14 @@ from __future__ import annotations
 import statistics
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 from gavel.tools.engine.fitness import JudgeFitness
+from gavel.tools.engine.parse import ReplyCode
 from gavel.tools.engine.readout import ReasonCode
+
+# Why a metric or a sample is unscored, for machines: a probability readout's reasons and a written reply's.
+_REASON_CODES = ", ".join((*get_args(ReasonCode), *get_args(ReplyCode)))
 
 MetricStatus = Literal["scored", "unscored", "not_applicable"]
 ReadoutKind = Literal["probability", "generated"]
@@ -30,17 +34,12 @@ class SampleRecord(BaseModel):
         default=None, description="How the reply was repaired when it did not validate first time, if at all."
     )
     error: str | None = Field(default=None, description="Why this sample produced no score.")
+    reason_code: str | None = Field(
+        default=None, description=f"Machine-readable reason this sample produced no score: {_REASON_CODES}."
+    )
     raw_reply: str | None = Field(
         default=None, description="The model's raw reply, kept when the sample needed repair or failed."
     )
-    # Set when the backend failed (no reply to judge by): the metric's reason_code then says so.
-    _failure: ReasonCode | None = PrivateAttr(default=None)
-
-    @classmethod
-    def backend_failed(cls, seed: int | None, error: str, code: ReasonCode) -> SampleRecord:
-        record = cls(score=None, seed=seed, error=error)
-        record._failure = code
-        return record
 
 
 class Finding(BaseModel):
@@ -81,7 +80,7 @@ class MetricScore(BaseModel):
         default=None, description="Probability readout: the answer tokens' share of the first token's probability."
     )
     reason_code: str | None = Field(
-        default=None, description=f"Machine-readable reason when unscored: {', '.join(get_args(ReasonCode))}."
+        default=None, description=f"Machine-readable reason when unscored: {_REASON_CODES}."
     )
     checks: int | None = Field(default=None, description="Checked metrics: how many yes/no checks were read.")
     expected_mistakes: float | None = Field(
@@ -97,14 +96,11 @@ class MetricScore(BaseModel):
         scored = [s for s in samples if s.score is not None]
         if not scored:
             reasons = "; ".join(dict.fromkeys(s.error or "no score" for s in samples))
-            codes = {s._failure for s in samples}
-            # Only when no sample got a reply: a model that answered badly is not a backend failure.
-            code: ReasonCode | None = None
-            if None not in codes:
-                code = "timeout" if "timeout" in codes else "backend_error"
+            # The first sample's code, as its reason leads the text; every sample keeps its own.
+            code = next((s.reason_code for s in samples if s.reason_code), None)
             return cls(
-                metric=metric_id, name=name, score=None, status="unscored", reason=reasons, samples=samples,
-                reason_code=code,
+                metric=metric_id, name=name, score=None, status="unscored", reason=reasons, reason_code=code,
+                samples=samples,
             )  # fmt: skip
         values = [s.score for s in scored if s.score is not None]
         median = statistics.median(values)
