@@ -53,6 +53,10 @@ EvaluationContext = Annotated[
     Field(default="RAG", max_length=20,
           description="RAG, TOOLS (passages are tool outputs) or DIAGNOSTIC (no retrieval)."),
 ]  # fmt: skip
+ReferenceAnswer = Annotated[
+    str | None,
+    Field(default=None, description="The expected answer: adds answer_correctness and context_recall."),
+]
 CustomRubric = Annotated[
     InlineRubric,
     Field(default=None, description=f"Inline rubric ({RUBRIC_SCHEMA_URI}) with evaluation_context rules."),
@@ -68,6 +72,7 @@ class JudgeRagAnswerRequest(BaseModel):
     sources_used: SourcesUsed = None
     agent_confidence: AgentConfidence = None
     agent_reasoning: AgentReasoning = None
+    reference_answer: ReferenceAnswer = None
     evaluation_context: EvaluationContext = "RAG"
     rubric: RubricId = None
     custom_rubric: CustomRubric = None
@@ -98,6 +103,7 @@ class JudgeRagAnswersRequest(BaseModel):
         Field(max_length=1000, description="The answers to compare."),
     ]  # fmt: skip
     sources: Sources
+    reference_answer: ReferenceAnswer = None
     evaluation_context: EvaluationContext = "RAG"
     rubric: RubricId = None
     custom_rubric: CustomRubric = None
