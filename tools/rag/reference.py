@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from statistics import fmean
+from typing import cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -100,9 +101,9 @@ def _read(support: Sequence[SentenceSupport], cut: float, *, weakest: bool) -> R
         reason = f"claim {list(support).index(unscored) + 1} of {len(support)} was not scored: {unscored.reason}"
         return ReferenceFigure(
             score=None,
-            reason_code=unscored.reason_code,
+            reason_code=cast("ReasonCode | None", unscored.reason_code),
             reason=reason,
-            sentences=list(support),  # type: ignore[arg-type]
+            sentences=list(support),
         )
     ps = [s.p_supported for s in support if s.p_supported is not None]
     held = sum(1 for s in support if s.supported)

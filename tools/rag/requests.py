@@ -55,7 +55,7 @@ EvaluationContext = Annotated[
 ]  # fmt: skip
 ReferenceAnswer = Annotated[
     str | None,
-    Field(default=None, description="The expected answer: adds answer_correctness and context_recall."),
+    Field(default=None, description="Expected answer: adds answer_correctness, context_recall."),
 ]
 CustomRubric = Annotated[
     InlineRubric,
