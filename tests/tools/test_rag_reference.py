@@ -21,6 +21,7 @@ from gavel.tools.rag import (
 )
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, token_reply, yes_no
+from tests.tools.test_rag import ModelInfoFailsOnce
 from tests.tools.test_rag_probability import MIXED, PASSAGE, QUESTION, claim_of
 
 REFERENCE = "The tower was finished in 1889. It served as the entrance arch to the World's Fair."
@@ -157,3 +158,16 @@ async def test_the_card_shows_both_figures_and_says_they_inform_only():
     assert "answer_correctness (vs the reference, informs only): 0.1 — " in text
     assert "unsupported: “It was built as a radio mast for the army.”" in text
     assert "context_recall (vs the reference, informs only): 0.9 — " in text
+
+
+async def test_a_batch_answer_that_could_not_be_judged_keeps_an_unscored_correctness_with_the_reason():
+    backend = ModelInfoFailsOnce(default=lambda request: "not json")
+    batch = JudgeRagAnswersRequest(
+        question=QUESTION, sources=[Passage(content=PASSAGE)], reference_answer=REFERENCE,
+        answers=[AgentAnswer(agent_name="right", answer=RIGHT), AgentAnswer(agent_name="mixed", answer=MIXED)],
+    )  # fmt: skip
+    result = await judge_rag_answers(batch, make_deps(backend, readout="generated"))
+    (failed,) = [r for r in result.results if r.error]
+    assert failed.answer_correctness is not None and failed.answer_correctness.score is None
+    assert failed.answer_correctness.reason_code == "backend_error"
+    assert failed.context_recall is not None and failed.context_recall.reason_code == "no_logprobs"

@@ -88,7 +88,7 @@ def assemble(
     )
 
 
-def failed(prepared: Prepared, item: AnswerInput, error: str, recall: ReferenceFigure | None = None) -> RagJudgment:
+def failed(prepared: Prepared, item: AnswerInput, error: str) -> RagJudgment:
     """An answer whose judging failed at the backend: unscored, with the deterministic findings kept."""
     unscored = [
         MetricScore(metric=m.id, name=m.name, score=None, status="unscored", reason=error)
@@ -100,7 +100,7 @@ def failed(prepared: Prepared, item: AnswerInput, error: str, recall: ReferenceF
         scores=unscored, grounding=None, grounding_error=None, flags=[], usage=Usage(), provenance=None,
         correctness=correctness,
     )  # fmt: skip
-    return assemble(prepared, item, judged, error=error, recall=recall)
+    return assemble(prepared, item, judged, error=error)
 
 
 def _all_scores(judged: Sequence[MetricScore], prepared: Prepared) -> dict[str, MetricScore]:
