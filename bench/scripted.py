@@ -64,3 +64,23 @@ def request_reply(request: ChatRequest) -> dict[str, Any] | str:
 def valid_backend(latency_s: float = 0.0) -> ScriptedBackend:
     """A scripted backend that answers every request validly, after `latency_s` seconds."""
     return ScriptedBackend(default=request_reply, latency_s=latency_s)
+
+
+def _fenced(user: str, opening: str) -> str:
+    return user.split(opening, 1)[1].split("\n>>>", 1)[0] if opening in user else ""
+
+
+def overlap_backend() -> ScriptedBackend:
+    """A backend with log-probabilities for --smoke of the probability readout: P(yes) 0.95 when every word of the
+    judged text (the last fenced block) is in the document, else 0.1. The numbers mean nothing."""
+    from tests.support.scripted import yes_no
+
+    def words(text: str) -> set[str]:
+        return {w.strip(".,;:!?'\"()[]").lower() for w in text.split()} - {""}
+
+    def reply(request: ChatRequest) -> Any:
+        user = request.messages[-1].content
+        document, judged = _fenced(user, "Document:\n<<<\n"), user.rsplit("<<<\n", 1)[-1].split("\n>>>", 1)[0]
+        return yes_no(0.95 if words(judged) <= words(document) else 0.1)
+
+    return ScriptedBackend(default=reply, probabilities=True)

@@ -18,6 +18,7 @@ from gavel.tools.rag.issues import issues
 from gavel.tools.rag.prepare import AnswerInput, Prepared
 from gavel.tools.rag.probability import ProbabilityGrounding
 from gavel.tools.rag.readouts import Judged
+from gavel.tools.rag.reference import ReferenceFigure, unavailable
 from gavel.tools.rag.results import DIMENSIONS, Diagnosis, RagJudgment, Verdict
 from gavel.tools.rag.rules import (
     BACKEND_FAILURES,
@@ -29,7 +30,14 @@ from gavel.tools.rag.rules import (
 )
 
 
-def assemble(prepared: Prepared, item: AnswerInput, judged: Judged, error: str | None = None) -> RagJudgment:
+def assemble(
+    prepared: Prepared,
+    item: AnswerInput,
+    judged: Judged,
+    error: str | None = None,
+    recall: ReferenceFigure | None = None,
+) -> RagJudgment:
+    """`recall` is the request's context recall (one per request: it does not depend on the answer)."""
     rubric, grounding = prepared.rubric, judged.grounding
     scores = _all_scores(judged.scores, prepared)
     grounding_error = "no passages were given" if prepared.passages is None else judged.grounding_error
@@ -69,6 +77,8 @@ def assemble(prepared: Prepared, item: AnswerInput, judged: Judged, error: str |
         **_citation_fields(citations),
         is_grounded=is_grounded,
         **_grounding_fields(grounding, grounding_error),
+        answer_correctness=judged.correctness,
+        context_recall=recall,
         diagnosis=diagnosis,
         diagnosis_reason=diagnosis_reason,
         issues=found,
@@ -88,7 +98,11 @@ def failed(prepared: Prepared, item: AnswerInput, error: str) -> RagJudgment:
         for m in prepared.rubric.metrics
         if m.id not in prepared.rules.not_applicable
     ]
-    judged = Judged(scores=unscored, grounding=None, grounding_error=None, flags=[], usage=Usage(), provenance=None)
+    correctness = unavailable("backend_error", error) if prepared.reference is not None else None
+    judged = Judged(
+        scores=unscored, grounding=None, grounding_error=None, flags=[], usage=Usage(), provenance=None,
+        correctness=correctness,
+    )  # fmt: skip
     return assemble(prepared, item, judged, error=error)
 
 

@@ -1,10 +1,14 @@
 """`judge_rag_answer` and `judge_rag_answers`: prepare the request, let the model judge each answer
 (`readouts.py`), assemble each judgment deterministically (`assemble.py`), and for a batch rank them.
+With a reference answer, its context recall (`reference.py`) is asked once per request, beside the answers.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import anyio
 
@@ -13,12 +17,15 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.results import Usage
 from gavel.tools.errors import BackendError
 from gavel.tools.narrative import narrate
-from gavel.tools.rag import render
+from gavel.tools.rag import reference, render
 from gavel.tools.rag.assemble import assemble, failed
 from gavel.tools.rag.prepare import AnswerInput, Prepared, answer_of, answers_of, prepare
-from gavel.tools.rag.readouts import judge_answer
+from gavel.tools.rag.readouts import both, concurrent, judge_answer
+from gavel.tools.rag.reference import ReferenceFigure
 from gavel.tools.rag.requests import JudgeRagAnswerRequest, JudgeRagAnswersRequest
 from gavel.tools.rag.results import RagBatchResult, RagJudgment
+
+T = TypeVar("T")
 
 
 def _check_one(request: JudgeRagAnswerRequest, deps: ToolDeps) -> None:
@@ -37,10 +44,14 @@ check_rag_answers = always_judges(_check_batch)
 
 
 async def judge_rag_answer(request: JudgeRagAnswerRequest, deps: ToolDeps) -> RagJudgment:
+    started = time.perf_counter()
     prepared = prepare(request, deps)
     item = answer_of(request, deps)
     judge = await deps.judge()
-    result = assemble(prepared, item, await judge_answer(judge, prepared, item))
+    judged, recall, recall_usage = await _with_recall(judge, prepared, lambda: judge_answer(judge, prepared, item))
+    if recall is not None:
+        judged = dataclasses.replace(judged, usage=concurrent(judged.usage, recall_usage, started))
+    result = assemble(prepared, item, judged, recall=recall)
     if request.explain == "narrative":
         text, why, used = await narrate(judge, result.render_text(), prepared.model)
         result = result.model_copy(update={"narrative": text, "narrative_error": why, "usage": result.usage.add(used)})
@@ -52,9 +63,12 @@ async def judge_rag_answers(request: JudgeRagAnswersRequest, deps: ToolDeps) -> 
     prepared = prepare(request, deps)
     items = answers_of(request, deps)
     judge = await deps.judge()
-    judged = sorted(await _judge_all(judge, prepared, items, deps), key=_rank_key)
+    everyone, recall, usage = await _with_recall(judge, prepared, lambda: _judge_all(judge, prepared, items, deps))
+    if recall is not None:
+        # The same figure for every answer: it is the request's, asked once (its calls are in the batch's usage).
+        everyone = [r.model_copy(update={"context_recall": recall}) for r in everyone]
+    judged = sorted(everyone, key=_rank_key)
     best = next((r.agent_name for r in judged if r.verdict == "approved"), None)
-    usage = Usage()
     for result in judged:
         usage = usage.add(result.usage)
     return RagBatchResult(
@@ -66,6 +80,16 @@ async def judge_rag_answers(request: JudgeRagAnswersRequest, deps: ToolDeps) -> 
         provenance=next((r.provenance for r in judged if r.provenance is not None), None),
         summary=render.batch_summary(judged, prepared.context, prepared.rubric, best),
     )
+
+
+async def _with_recall(
+    judge: Judge, prepared: Prepared, work: Callable[[], Awaitable[T]]
+) -> tuple[T, ReferenceFigure | None, Usage]:
+    """`work`'s result, and beside it, when there is a reference answer, the context recall and its usage."""
+    if prepared.reference is None:
+        return await work(), None, Usage()
+    result, (recall, used) = await both(work, lambda: reference.context_recall(judge, prepared))
+    return result, recall, used
 
 
 async def _judge_all(judge: Judge, prepared: Prepared, items: list[AnswerInput], deps: ToolDeps) -> list[RagJudgment]:

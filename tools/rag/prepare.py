@@ -35,6 +35,7 @@ class Prepared:
     injection: list[str]  # findings in the question and passages, labelled with where they are
     samples: int
     model: str | None
+    reference: str | None = None  # the expected answer, when given: answer correctness and context recall
 
 
 @dataclass(frozen=True)
@@ -56,12 +57,16 @@ def prepare(request: JudgeRagAnswerRequest | JudgeRagAnswersRequest, deps: ToolD
     require_text(request.question, "question", deps.limits)
     _check_sources(request.sources, deps)
     check_samples(request.samples, deps.limits)
+    reference = require_text(request.reference_answer, "reference_answer", deps.limits, required=False)
+    if reference is not None and not reference.strip():
+        raise InvalidInput("must not be empty; omit it when there is no expected answer", field="reference_answer")
     rubric = deps.registry.resolve(request.rubric, request.custom_rubric, default=DEFAULT_RUBRIC)
     if not rubric.scale.higher_is_better:
         raise InvalidInput("the RAG verdict rules need a rubric whose higher scores are better",
                            field="custom_rubric" if request.custom_rubric is not None else "rubric")  # fmt: skip
     context, rules = _context(request.evaluation_context, rubric)
     injection = [f"{finding} (in the question)" for finding in detect_injection(request.question)]
+    injection += [f"{finding} (in the reference answer)" for finding in detect_injection(reference or "")]
     for index, source in enumerate(request.sources, 1):
         for text in (source.title or "", source.content):
             injection += [f"{finding} (in passage [{index}])" for finding in detect_injection(text)]
@@ -75,6 +80,7 @@ def prepare(request: JudgeRagAnswerRequest | JudgeRagAnswersRequest, deps: ToolD
         injection=list(dict.fromkeys(injection)),
         samples=request.samples,
         model=request.model,
+        reference=reference,
     )
 
 

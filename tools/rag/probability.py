@@ -82,8 +82,16 @@ def _instruction(name: str, rubric: Rubric) -> str:
 
 
 async def check_sentences(
-    judge: Judge, shared: Prefix, rubric: Rubric, answer: str, model: str | None, cut: float = SUPPORT_CUT
+    judge: Judge,
+    shared: Prefix,
+    rubric: Rubric,
+    answer: str,
+    model: str | None,
+    cut: float = SUPPORT_CUT,
+    step: str = "sentence",
 ) -> tuple[list[SentenceSupport], Usage]:
+    """Every sentence of `answer` (and its leading clause) checked against the shared prefix's document.
+    `step` names the checks in progress ("sentence 2 of 5")."""
     sentences = []
     for sentence in split_sentences(answer) or [answer.strip()]:
         # Claim by claim: a sentence and, where it has one, its leading clause on its own.
@@ -98,7 +106,7 @@ async def check_sentences(
         nonlocal usage
         readout, used = await judge.yes_no(
             shared, instruction, extra={SENTENCE_LABEL: sentence}, model=model,
-            step=f"sentence {index + 1} of {len(sentences)}",
+            step=f"{step} {index + 1} of {len(sentences)}",
         )  # fmt: skip
         readouts[index] = readout
         usage = usage.add(used)

@@ -4,11 +4,13 @@
 - probability (when there are passages): every dimension but accuracy, and one Yes/No check per sentence of the
   answer (`probability.py`) after one shared prompt prefix; accuracy is the weakest sentence's P(supported).
 
+With a reference answer, the answer's correctness against it (`reference.py`) is checked alongside, either way.
 Either way the result is a `Judged` value: what the model said, with the usage and provenance of saying it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -21,7 +23,7 @@ from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.probability import document_prefix
 from gavel.tools.engine.results import MetricScore, Provenance, Usage
 from gavel.tools.errors import caller_errors
-from gavel.tools.rag import probability
+from gavel.tools.rag import probability, reference
 from gavel.tools.rag.grounding import Grounding, check_grounding
 from gavel.tools.rag.prepare import AnswerInput, Prepared
 
@@ -39,15 +41,31 @@ class Judged:
     flags: Sequence[str]
     usage: Usage
     provenance: Provenance | None
+    correctness: reference.ReferenceFigure | None = None  # against the reference answer, when one was given
 
 
 async def judge_answer(judge: Judge, prepared: Prepared, item: AnswerInput) -> Judged:
+    started = time.perf_counter()
     data = {"question": prepared.question}
     if item.agent_reasoning:
         data["agent_reasoning"] = item.agent_reasoning
-    if prepared.passages is not None and await judge.readout(prepared.model) == "probability":
-        return await _by_probability(judge, prepared, item, data)
-    return await _generated(judge, prepared, item, data)
+    by_probability = prepared.passages is not None and await judge.readout(prepared.model) == "probability"
+
+    async def main() -> Judged:
+        if by_probability:
+            return await _by_probability(judge, prepared, item, data)
+        return await _generated(judge, prepared, item, data)
+
+    if prepared.reference is None:
+        return await main()
+    judged, (correctness, used) = await both(main, lambda: reference.answer_correctness(judge, prepared, item.answer))
+    return dataclasses.replace(judged, correctness=correctness, usage=concurrent(judged.usage, used, started))
+
+
+def concurrent(first: Usage, second: Usage, started: float) -> Usage:
+    """Two usages of work run side by side: their calls and tokens summed, the duration the wall time since
+    `started`."""
+    return first.add(second).model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
 
 
 async def _generated(judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str]) -> Judged:
@@ -62,7 +80,7 @@ async def _generated(judge: Judge, prepared: Prepared, item: AnswerInput, data: 
         )  # fmt: skip
 
     # The dimensions and the grounding check are independent; the engine's limiter bounds the real concurrency.
-    judgment, grounded = await _both(dimensions, lambda: check_grounding(judge, prepared, item))
+    judgment, grounded = await both(dimensions, lambda: check_grounding(judge, prepared, item))
     usage = judgment.usage.add(grounded.usage) if grounded is not None else judgment.usage
     return Judged(
         scores=judgment.scores,
@@ -92,7 +110,7 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
     async def sentences() -> tuple[list[probability.SentenceSupport], Usage]:
         return await probability.check_sentences(judge, shared, rubric, item.answer, prepared.model, cut.value)
 
-    judgment, (support, support_usage) = await _both(dimensions, sentences)
+    judgment, (support, support_usage) = await both(dimensions, sentences)
     usage = judgment.usage.add(support_usage)
     contradicts = relevant = None
     if probability.needs_follow_up(support, judgment.scores, rubric.pass_threshold):
@@ -109,7 +127,7 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
     )
 
 
-async def _both(first: Callable[[], Awaitable[A]], second: Callable[[], Awaitable[B]]) -> tuple[A, B]:
+async def both(first: Callable[[], Awaitable[A]], second: Callable[[], Awaitable[B]]) -> tuple[A, B]:
     """Both results, the two run in one task group; a failure comes out as the engine's own error, not a group
     (the batch and the MCP boundary need its type)."""
     results: dict[int, object] = {}

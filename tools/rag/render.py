@@ -10,6 +10,7 @@ from gavel.tools.engine.results import MetricScore
 from gavel.tools.rubrics import Rubric
 
 if TYPE_CHECKING:
+    from gavel.tools.rag.reference import ReferenceFigure
     from gavel.tools.rag.results import Diagnosis, RagBatchResult, RagJudgment, Verdict
 
 _CONFIDENCE_LABELS = {"sample_spread": "sample spread", "probability_margin": "probability margin"}
@@ -33,7 +34,9 @@ def card(result: RagJudgment) -> str:
     facts = f"has_sources: {'yes' if result.has_sources else 'no'}{cited} · is_grounded: {grounded}"
     if result.unknown_citations:
         facts += f" · unknown citations: {', '.join(result.unknown_citations)}"
-    lines += [facts, f"diagnosis: {result.diagnosis} — {result.diagnosis_reason}"]
+    lines.append(facts)
+    lines += reference_lines(result)
+    lines.append(f"diagnosis: {result.diagnosis} — {result.diagnosis_reason}")
     if result.issues:
         lines.append("issues:")
         lines += [f"- {one_line(issue, 200)}" for issue in result.issues]
@@ -42,20 +45,52 @@ def card(result: RagJudgment) -> str:
     return "\n".join(lines)
 
 
+def reference_lines(result: RagJudgment) -> list[str]:
+    """The figures read against the reference answer, when one was given; they do not change the verdict."""
+    lines = []
+    for name, figure in (("answer_correctness", result.answer_correctness), ("context_recall", result.context_recall)):
+        if figure is not None:
+            lines.append(f"{name} (vs the reference, informs only): {_figure(figure)}")
+    return lines
+
+
+def _figure(figure: ReferenceFigure) -> str:
+    if figure.score is None:
+        return f"unscored — {figure.reason}"
+    text = f"{figure.score:.3g} — {figure.explanation}"
+    if figure.unsupported:
+        text += f"; unsupported: {'; '.join(f'“{one_line(s, 120)}”' for s in figure.unsupported[:3])}"
+    return text
+
+
 def table(batch: RagBatchResult) -> str:
+    graded = any(item.answer_correctness is not None for item in batch.results)
+    extra = (" correctness |", "---|") if graded else ("", "")
     lines = [
         batch.summary,
         "",
-        "| # | agent | verdict | overall | diagnosis | first issue |",
-        "|---|---|---|---|---|---|",
+        f"| # | agent | verdict | overall |{extra[0]} diagnosis | first issue |",
+        f"|---|---|---|---|{extra[1]}---|---|",
     ]
     for rank, item in enumerate(batch.results, 1):
         first = one_line(item.issues[0], 100).replace("|", "/") if item.issues else "-"
+        correctness = f" {_correctness_cell(item)} |" if graded else ""
         lines.append(
-            f"| {rank} | {item.agent_name} | {item.verdict} | {fmt(item.overall_score)} | {item.diagnosis} | {first} |"
+            f"| {rank} | {item.agent_name} | {item.verdict} | {fmt(item.overall_score)} |{correctness} "
+            f"{item.diagnosis} | {first} |"
         )
+    recall = next((item.context_recall for item in batch.results if item.context_recall is not None), None)
+    if recall is not None:
+        lines += ["", f"context_recall (vs the reference, informs only): {_figure(recall)}"]
     lines += flags_line(batch.flags)
     return "\n".join(lines)
+
+
+def _correctness_cell(item: RagJudgment) -> str:
+    figure = item.answer_correctness
+    if figure is None:
+        return "-"
+    return fmt(figure.score) if figure.score is not None else "unscored"
 
 
 def summary(

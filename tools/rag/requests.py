@@ -15,7 +15,7 @@ CONTEXTS = ("RAG", "DIAGNOSTIC", "TOOLS")
 
 
 class Passage(BaseModel):
-    """One retrieved passage."""
+    """One retrieved passage. A field whose name says all there is has no description (the listing's budget)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -27,7 +27,7 @@ class Passage(BaseModel):
         str | None,
         Field(default=None, description="Naming it counts as citing it."),
     ] = None
-    content: Annotated[str, Field(description="The passage text.")]
+    content: str
 
 
 Question = Annotated[str, Field(description="The question answered.")]
@@ -53,6 +53,10 @@ EvaluationContext = Annotated[
     Field(default="RAG", max_length=20,
           description="RAG, TOOLS (passages are tool outputs) or DIAGNOSTIC (no retrieval)."),
 ]  # fmt: skip
+ReferenceAnswer = Annotated[
+    str | None,
+    Field(default=None, description="Expected answer: adds answer_correctness, context_recall."),
+]
 CustomRubric = Annotated[
     InlineRubric,
     Field(default=None, description=f"Inline rubric ({RUBRIC_SCHEMA_URI}) with evaluation_context rules."),
@@ -68,6 +72,7 @@ class JudgeRagAnswerRequest(BaseModel):
     sources_used: SourcesUsed = None
     agent_confidence: AgentConfidence = None
     agent_reasoning: AgentReasoning = None
+    reference_answer: ReferenceAnswer = None
     evaluation_context: EvaluationContext = "RAG"
     rubric: RubricId = None
     custom_rubric: CustomRubric = None
@@ -78,15 +83,16 @@ class JudgeRagAnswerRequest(BaseModel):
 
 
 class AgentAnswer(BaseModel):
-    """One agent's answer to the shared question."""
+    """One agent's answer to the shared question. The fields judge_rag_answer describes are not described again
+    here: every tools/list reply lands in the agent's context (tests/server/test_schemas.py budgets it)."""
 
     model_config = ConfigDict(extra="forbid")
 
     agent_name: Annotated[str, Field(max_length=100, description="Unique; `best` names it.")]
-    answer: AnswerText
+    answer: str
     sources_used: SourcesUsed = None
-    agent_confidence: AgentConfidence = None
-    agent_reasoning: AgentReasoning = None
+    agent_confidence: Annotated[float | None, Field(default=None, ge=0, le=1)] = None
+    agent_reasoning: str | None = None
 
 
 class JudgeRagAnswersRequest(BaseModel):
@@ -98,6 +104,7 @@ class JudgeRagAnswersRequest(BaseModel):
         Field(max_length=1000, description="The answers to compare."),
     ]  # fmt: skip
     sources: Sources
+    reference_answer: ReferenceAnswer = None
     evaluation_context: EvaluationContext = "RAG"
     rubric: RubricId = None
     custom_rubric: CustomRubric = None

@@ -11,6 +11,7 @@ from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.results import MetricScore, Provenance, Usage
 from gavel.tools.rag import render
 from gavel.tools.rag.probability import SentenceSupport
+from gavel.tools.rag.reference import ReferenceFigure
 from gavel.tools.rag.requests import DEFAULT_RUBRIC
 
 DIMENSIONS = ("relevance", "completeness", "accuracy", "source_attribution", "coherence")
@@ -73,6 +74,17 @@ class RagJudgment(ToolResult):
         description="Probability readout: the P(supported) cut that decided is_grounded, Gavel's default or the "
         "judge's calibrated one (GAVEL_USE_CALIBRATED_CUT).",
     )
+    answer_correctness: ReferenceFigure | None = Field(
+        default=None,
+        description="With reference_answer: the weakest P that the reference supports a claim of the answer, and "
+        "the claims it does not. Informs; does not change the verdict. Null without a reference.",
+    )
+    context_recall: ReferenceFigure | None = Field(
+        default=None,
+        description="With reference_answer: the mean P that the passages support a claim of the reference (did "
+        "retrieval bring what the right answer needs?). Informs; does not change the verdict. Null without a "
+        "reference.",
+    )
     diagnosis: Diagnosis = Field(
         description="What to fix: ok | unsupported_by_context | retrieval_miss | answer_miss | undetermined (no "
         "verdict, and no fault could be established)."
@@ -103,6 +115,7 @@ class RagJudgment(ToolResult):
             and self.error is None
             and self.grounding_error is None
             and all(m.status != "unscored" for m in [*self.dimensions(), *self.other_metrics])
+            and all(f is None or f.score is not None for f in (self.answer_correctness, self.context_recall))
         )
 
 
