@@ -18,7 +18,7 @@ def _shipped_dirs() -> set[str]:
     names = set()
     for root, package in ROOTS.items():
         for path in (REPO_ROOT / root).rglob("*"):
-            if path.is_file() and path.suffix in {".py", ".toml"} and "__pycache__" not in path.parts:
+            if path.is_file() and path.suffix in {".py", ".toml", ".js"} and "__pycache__" not in path.parts:
                 relative = path.parent.relative_to(REPO_ROOT / root).parts
                 names.add(".".join((package, *relative)))
     return names
