@@ -15,11 +15,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import signal
 import sys
 from typing import Any
 
-from gavel.server.cli_common import EXIT_OK, fail, load_registry, out
+from gavel.server.cli_common import EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
 
 # The shell's code for a run ended by Ctrl-C (128 + SIGINT): the report printed is partial.
@@ -56,7 +55,6 @@ def calibrate(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: Any, limit: int | None) -> Any:
-    import anyio
 
     from gavel.server.boundary import uncalibrated_calls
     from gavel.tools.calibration import CalibrationRun
@@ -77,20 +75,9 @@ async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: An
     sys.stderr.write(f"calibrating {cal_set.tool} on {cal_set.name}: {len(calibration.items)} items\n")
     interrupted = False
     try:
-        async with anyio.create_task_group() as tg:
-
-            async def stop_on_signal() -> None:
-                nonlocal interrupted
-                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for _ in signals:
-                        interrupted = True
-                        sys.stderr.write("interrupted: keeping the items judged so far, as a partial calibration\n")
-                        tg.cancel_scope.cancel()
-                        return
-
-            tg.start_soon(stop_on_signal)
-            await calibration.execute()
-            tg.cancel_scope.cancel()
+        interrupted = await until_interrupted(
+            calibration.execute, "interrupted: keeping the items judged so far, as a partial calibration"
+        )
     finally:
         await provider.aclose()
     return calibration.report, interrupted

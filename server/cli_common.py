@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import NoReturn, TypeVar
 
 from gavel.server.settings import Settings
@@ -80,3 +80,28 @@ def since(text: str) -> str:
         return parse_since(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+async def until_interrupted(work: Callable[[], Awaitable[object]], notice: str) -> bool:
+    """Run `work` until it ends or SIGINT/SIGTERM stops it; True when stopped (after writing `notice` to stderr), so
+    the caller keeps what was done so far."""
+    import signal
+
+    import anyio
+
+    interrupted = False
+    async with anyio.create_task_group() as tg:
+
+        async def stop_on_signal() -> None:
+            nonlocal interrupted
+            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _ in signals:
+                    interrupted = True
+                    sys.stderr.write(notice + "\n")
+                    tg.cancel_scope.cancel()
+                    return
+
+        tg.start_soon(stop_on_signal)
+        await work()
+        tg.cancel_scope.cancel()
+    return interrupted

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from gavel.server.cli_common import EXIT_OK, fail, load_registry, out
+from gavel.server.cli_common import EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
 
 EXIT_BELOW = 1
@@ -122,7 +121,6 @@ async def _run(
     settings: Settings, spec: Any, items: list[Any], results: Path
 ) -> tuple[list[dict[str, Any]], str, bool]:
     """Judge every item, appending each row to `results` as it comes; (rows, the judge in words, interrupted)."""
-    import anyio
 
     from gavel.server.eval_run import run_items
     from gavel.tools.deps import ToolDeps
@@ -147,20 +145,9 @@ async def _run(
             bar.step(row)
 
         try:
-            async with anyio.create_task_group() as tg:
-
-                async def stop_on_signal() -> None:
-                    nonlocal interrupted
-                    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                        async for _ in signals:
-                            interrupted = True
-                            sys.stderr.write("\ninterrupted: the items judged so far are kept\n")
-                            tg.cancel_scope.cancel()
-                            return
-
-                tg.start_soon(stop_on_signal)
-                await run_items(spec, items, deps, ledger, on_row)
-                tg.cancel_scope.cancel()
+            interrupted = await until_interrupted(
+                lambda: run_items(spec, items, deps, ledger, on_row), "\ninterrupted: the items judged so far are kept"
+            )
         finally:
             await provider.aclose()
             if ledger is not None:
