@@ -29,8 +29,7 @@ from gavel.tools.rubrics import Rubric
 # Enough for a one-page assessment; a small local model writing more mostly repeats itself.
 # Room for a revision plus the prompt material small models echo first (stripped afterwards).
 GENERATOR_MAX_TOKENS = 1024
-# A feedback note in the rendered text: its quoted items, on one line.
-FEEDBACK_CHARS = 400
+FEEDBACK_CHARS = 400  # a feedback note in the rendered text, its quoted items on one line
 
 StopReason = Literal[
     "passed", "max_iterations", "plateau", "no_low_metrics", "nothing_scored", "generator_failed", "revision_rejected"

@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 
 from gavel.tools.errors import InvalidInput, RubricFileError, UnknownRubric, UnloadableRubric
+from gavel.tools.rubric_checks import Checks
 
 RUBRIC_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 _RUBRIC_ID_RE = re.compile(RUBRIC_ID_PATTERN)
@@ -85,53 +86,6 @@ class Scale(BaseModel):
             return None
         pick = max if self.higher_is_better else min
         return pick(levels.items(), key=lambda item: float(item[0]))
-
-
-CheckKind = Literal["supported", "covered", "consistent", "sentence", "whole"]
-# A yes/no question, as rubric authors write them.
-YesNoQuestion = Annotated[str, Field(min_length=1, max_length=4000, pattern=r"\?\s*$")]
-
-
-class Checks(BaseModel):
-    """A metric read as yes/no checks the model can answer one item at a time, instead of one score for the
-    whole text. Each check is read from the model's probabilities; the metric's score follows the rubric's
-    anchors from what the checks found (the expected number of mistakes on mistake-count anchors, the share of
-    items that pass otherwise)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    kind: CheckKind = Field(
-        description=(
-            "'supported': each sentence of the text is checked against the source (a mistake: not supported). "
-            "'covered': each statement of the source (after a 'Speaker:' label; questions left out) is checked "
-            "against the text (a mistake: missing from it). 'consistent': each sentence against the rest of "
-            "the text (a mistake: the rest contradicts it). 'sentence': each sentence of the text is asked "
-            "`question` on its own. 'whole': the text is asked `question`, after the source and the context."
-        )
-    )
-    question: YesNoQuestion | None = Field(
-        default=None,
-        description="'sentence' and 'whole': the yes/no question asked of each item, ending in '?'.",
-    )
-    opposite: YesNoQuestion | None = Field(
-        default=None,
-        description=(
-            "Optional: the same question worded the other way round. Both are asked and averaged as "
-            "(P(yes) + 1 - P(yes to the opposite)) / 2, which cancels a small model's leaning to answer Yes."
-        ),
-    )
-    mistake: Literal["yes", "no"] = Field(
-        default="no", description="'sentence' and 'whole': which answer to `question` counts as a mistake."
-    )
-
-    @model_validator(mode="after")
-    def _question_where_needed(self) -> Checks:
-        asks = self.kind in ("sentence", "whole")
-        if asks and self.question is None:
-            raise ValueError(f"checks of kind {self.kind!r} need a question")
-        if not asks and (self.question is not None or self.opposite is not None):
-            raise ValueError(f"checks of kind {self.kind!r} ask Gavel's own question; leave question out")
-        return self
 
 
 class Metric(BaseModel):

@@ -31,7 +31,8 @@ from gavel.tools.engine.probability import Prefix, document_prefix, metric_score
 from gavel.tools.engine.readout import Readout
 from gavel.tools.engine.results import Finding, MetricScore, Usage
 from gavel.tools.engine.sentences import split_sentences
-from gavel.tools.rubrics import Checks, Metric, Rubric
+from gavel.tools.rubric_checks import Checks
+from gavel.tools.rubrics import Metric, Rubric
 
 if TYPE_CHECKING:
     from gavel.tools.engine.judge import Judge
