@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.support.apt import apt_install
 
 APT_TIMEOUT_S = 900.0
 # Debian installs it as /usr/bin/chromium; GAVEL_TEST_CHROMIUM points at another build.
@@ -39,14 +40,9 @@ def ensure_chromium() -> tuple[Path | None, str]:
         return found, ""
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
         return None, "chromium is not installed (apt-get install chromium) and this user cannot install it"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "chromium"]):
-        try:
-            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=APT_TIMEOUT_S, check=False)
-        except subprocess.TimeoutExpired:
-            return None, f"`{' '.join(command)}` did not finish within {APT_TIMEOUT_S:g}s"
-        if done.returncode != 0 and command[1] == "install":
-            return None, f"`{' '.join(command)}` failed: {done.stderr.strip()[-300:]}"
+    failed = apt_install("chromium", timeout_s=APT_TIMEOUT_S)
+    if failed is not None:
+        return None, failed
     found = find_chromium()
     return (found, "") if found is not None else (None, "the chromium package installed no chromium binary")
 

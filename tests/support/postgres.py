@@ -24,6 +24,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support.apt import apt_install
+
 APT_TIMEOUT_S = 600.0
 STEP_TIMEOUT_S = 60.0
 SUPERUSER = "postgres"
@@ -60,17 +62,9 @@ def ensure_binaries() -> tuple[Path | None, str]:
             None,
             "PostgreSQL binaries are not installed (apt-get install postgresql) and this user cannot install them",
         )
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (
-        ["apt-get", "update", "-q"],
-        ["apt-get", "install", "-y", "-q", "--no-install-recommends", "postgresql"],
-    ):
-        try:
-            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=APT_TIMEOUT_S, check=False)
-        except subprocess.TimeoutExpired:
-            return None, f"`{' '.join(command)}` did not finish within {APT_TIMEOUT_S:g}s"
-        if done.returncode != 0 and command[1] == "install":
-            return None, f"`{' '.join(command)}` failed: {done.stderr.strip()[-300:]}"
+    failed = apt_install("--no-install-recommends", "postgresql", timeout_s=APT_TIMEOUT_S)
+    if failed is not None:
+        return None, failed
     found = find_bin_dir()
     return (found, "") if found is not None else (None, "the postgresql package installed no initdb")
 
