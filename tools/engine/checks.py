@@ -225,10 +225,8 @@ async def _check(
 def _no_items(rubric: Rubric, metric: Metric, checks: Checks) -> MetricScore:
     """Nothing to check (a one-sentence text has no other sentence to contradict; a source with no statements):
     no item can be a mistake, which the anchors score as their best."""
-    best = rubric.scale.max if rubric.scale.higher_is_better else rubric.scale.min
-    explanation = f"nothing to check: no {_what(checks, rubric).split(' ', 1)[1]}"
-    value = Readout(value=best, distribution={}, mass=None)
-    return metric_score(metric.id, metric.name, value, explanation)
+    best = Readout(value=rubric.scale.from_share(1.0), distribution={}, mass=None)
+    return metric_score(metric.id, metric.name, best, f"nothing to check, so no {_what(checks, rubric)}")
 
 
 def _scored(
