@@ -109,8 +109,8 @@ def _server(ledger: Path, readout: str) -> Any:
     limiter = anyio.CapacityLimiter(config.max_concurrency)
 
     def deps(ctx: Any, progress: Any) -> ToolDeps:
-        async def judge() -> Judge:
-            return Judge(backend, config, limiter)
+        async def judge(**wiring: Any) -> Judge:
+            return Judge(backend, config, limiter, **wiring)
 
         return ToolDeps(registry=registry, limits=settings.limits(), judge_factory=judge, progress=progress)
 

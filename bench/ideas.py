@@ -120,8 +120,8 @@ async def run_strategy(inner: Backend, strategy: str, count: int, concurrency: i
     config = EngineConfig(max_concurrency=concurrency, timeout_s=1800, readout=readout, candidate_readout=readout)
     judge = Judge(timed, config, strategy="per_metric" if strategy == "probability" else strategy)
 
-    async def factory() -> Judge:
-        return judge
+    async def factory(**wiring: Any) -> Judge:
+        return judge  # one judge for the whole run: its timings are the bench's
 
     deps = ToolDeps(registry=RubricRegistry.load(), limits=Limits(), judge_factory=factory)
     request = ScoreCandidatesRequest(candidates=candidates(count), rubric="idea-quality", top_k=3)

@@ -64,8 +64,8 @@ class GavelJudge:
         self.limiter = anyio.CapacityLimiter(self.config.max_concurrency)
 
     def deps(self) -> ToolDeps:
-        async def judge() -> Judge:
-            return Judge(self.backend, self.config, self.limiter, strategy=self.config.strategy)
+        async def judge(**wiring: Any) -> Judge:
+            return Judge(self.backend, self.config, self.limiter, strategy=self.config.strategy, **wiring)
 
         return ToolDeps(registry=self.registry, limits=self.limits, judge_factory=judge)
 

@@ -78,8 +78,8 @@ def _deps(limit: int, latency_s: float = 0.0, max_candidates: int = 10_000) -> t
     config = EngineConfig(max_concurrency=limit, timeout_s=60)
     limiter = anyio.CapacityLimiter(limit)
 
-    async def judge() -> Judge:
-        return Judge(backend, config, limiter)
+    async def judge(**wiring: Any) -> Judge:
+        return Judge(backend, config, limiter, **wiring)
 
     deps = ToolDeps(registry=RubricRegistry.load(), limits=Limits(max_candidates=max_candidates), judge_factory=judge)
     return deps, backend

@@ -5,16 +5,17 @@ models, described by a `ToolSpec`. `publish` makes it an MCP tool whose calls ru
 
 1. validate: the request model's fields are the tool's flat arguments (see `gavel.server.arguments`), and
    the request model validates the raw wire arguments, reporting each bad field with what to change;
-2. look up: a judging tool (its result model is a `ToolResult`) whose result type may be served checks the
-   request with its own `check` and, when the call needs a model, resolves the judge and asks the
-   server's evaluation ledger for an identical earlier judgment (see `gavel.server.ledger_calls`);
-3. run: on a miss the tool runs;
-4. record: its judgment is committed to the ledger before the client gets it, with its `evaluation_id`;
-5. render: the result is the structuredContent (its model the outputSchema) and its compact
+2. prepare: the tool's prepare step refuses a bad request and returns what it prepared (see `gavel.tools.deps.Tool`);
+3. look up: for a judging tool (its result model is a `ToolResult`) whose result type may be served, when the call
+   needs a model, the judge is resolved and the server's evaluation ledger asked for an identical earlier judgment
+   (see `gavel.server.ledger_calls`);
+4. run: on a miss the tool runs on what was prepared;
+5. record: its judgment is committed to the ledger before the client gets it, with its `evaluation_id`;
+6. render: the result is the structuredContent (its model the outputSchema) and its compact
    `render_text()` the text content.
 
 A long call from a client that opted into MCP tasks (`ToolSpec.task_when`; `gavel.server.tasks_extension`) is
-answered with a task handle after step 1, and steps 2-5 run on as the task (`run_call`, in `gavel.server.tasks`).
+answered with a task handle after step 1, and steps 2-6 run on as the task (`run_call`, in `gavel.server.tasks`).
 
 `GavelError` text reaches the client verbatim (it is written for the caller); anything else is logged with
 its traceback and the client gets only a reference to the log line.
@@ -47,7 +48,7 @@ from gavel.server.sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_schema_text
 from gavel.server.tasks_extension import task_intent
 from gavel.tools.common import ToolResult
-from gavel.tools.deps import Check, Impl, JudgeThroughLedger, ProgressFn, ToolDeps
+from gavel.tools.deps import Impl, JudgeThroughLedger, Prepared, ProgressFn, Tool, ToolDeps, steps
 from gavel.tools.engine.fitness import fitness_line
 from gavel.tools.engine.progress import no_progress
 from gavel.tools.engine.results import Provenance
@@ -84,11 +85,9 @@ class ToolSpec(Generic[RequestT, ResultT]):
     description: str
     request_model: type[RequestT]
     result_model: type[ResultT]
+    # A `Tool` (prepare, then run) or a plain implementation, which prepares nothing. The prepare step runs before
+    # the ledger is consulted, so a refusal comes first and a call needing no model costs no lookup.
     impl: Callable[[RequestT, ToolDeps], Awaitable[ResultT]]
-    # Refuses a bad request (raising its GavelError) and says whether the call will ask for a model; run
-    # before the ledger is consulted, so a refusal comes first and a call needing no model costs no lookup.
-    # None: nothing to check up front, and the call may ask for a model.
-    check: Check[RequestT] | None = None
     idempotent: bool = False
     # Default: `judging_annotations` with `idempotent` (the title is the tool's own, listed once).
     annotations: ToolAnnotations | None = None
@@ -321,11 +320,13 @@ async def _answer(
     ledger = server.ledger if isinstance(server, BoundaryServer) else None
     if spec.keeps_records:
         deps = replace(deps, ledger=ledger, judge_through_ledger=uncalibrated_calls(ledger))
+    tool = steps(spec.impl)
+    prepared = await tool.prepare(request, deps)
     if ledger is None or not issubclass(result_model, ToolResult):
-        return await _run(spec, request, deps), None
+        return await _run(spec, tool, prepared, deps), None
     return await through_ledger(
-        ledger, tool=spec.name, request=request, result_model=result_model, evaluation_id=evaluation_id,
-        run=lambda tracked: _run(spec, request, tracked), deps=deps, check=spec.check, notes=notes,
+        ledger, tool=spec.name, prepared=prepared, result_model=result_model, evaluation_id=evaluation_id,
+        run=lambda tracked: _run(spec, tool, prepared, tracked), deps=deps, notes=notes,
     )  # fmt: skip
 
 
@@ -336,17 +337,19 @@ def uncalibrated_calls(ledger: Ledger | None) -> JudgeThroughLedger:
     async def judge(tool: str, request: BaseModel, result_model: type[ToolResult], impl: Impl, deps: ToolDeps) -> Any:
         if ledger is None:
             return await impl(request, deps)
+        two = steps(impl)
+        prepared = await two.prepare(request, deps)
         result, _ = await through_ledger(
-            ledger, tool=tool, request=request, result_model=result_model, evaluation_id=new_evaluation_id(),
-            run=lambda tracked: impl(request, tracked), deps=deps, fitness=False,
+            ledger, tool=tool, prepared=prepared, result_model=result_model, evaluation_id=new_evaluation_id(),
+            run=lambda tracked: two.run(prepared, tracked), deps=deps, fitness=False,
         )  # fmt: skip
         return result
 
     return judge
 
 
-async def _run(spec: ToolSpec[Any, Any], request: BaseModel, deps: ToolDeps) -> BaseModel:
-    result = await spec.impl(request, deps)
+async def _run(spec: ToolSpec[Any, Any], tool: Tool[Any, Any, Any], prepared: Prepared, deps: ToolDeps) -> BaseModel:
+    result = await tool.run(prepared, deps)
     if not isinstance(result, spec.result_model):
         raise TypeError(f"{spec.name} returned {type(result).__name__}, not {spec.result_model.__name__}")
     return result

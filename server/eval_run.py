@@ -1,7 +1,7 @@
 """The run behind `gavel eval`: every item of a dataset judged by one tool, through the evaluation ledger.
 
 Each item is one call of the tool as the MCP boundary makes it: its arguments validated with the boundary's own
-messages, the tool's check, then the ledger (an item judged identically before is served from it, counted as
+messages, the tool's prepare step, then the ledger (an item judged identically before is served from it, counted as
 cached; a new judgment is recorded with its evaluation_id). Items run one after another: the configured model
 serves one process, and the engine already spreads one call's work within its limiter.
 
@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from gavel.server.ledger_calls import new_evaluation_id, through_ledger
 from gavel.tools import assessment, candidates, rag, refine
 from gavel.tools.common import ToolResult
-from gavel.tools.deps import Check, ToolDeps
+from gavel.tools.deps import ToolDeps, steps
 from gavel.tools.errors import GavelError, caller_errors, leaves
 from gavel.tools.evaluation.dataset import DataItem
 from gavel.tools.evaluation.figures import headline
@@ -35,7 +35,7 @@ OnRow = Callable[[dict[str, Any]], Awaitable[None]]
 
 @dataclass(frozen=True)
 class EvalTool:
-    """A tool as `gavel eval` runs it: the same models, implementation and check the server publishes
+    """A tool as `gavel eval` runs it: the same models and implementation the server publishes
     (gavel.server.tool_registry.TOOLS; a test keeps them equal). Its own table, not that one: the registry imports
     the MCP SDK, a second of every run's start that a rerun served from the ledger would mostly be."""
 
@@ -43,22 +43,18 @@ class EvalTool:
     request_model: type[BaseModel]
     result_model: type[ToolResult]
     impl: Callable[[Any, ToolDeps], Awaitable[Any]]
-    check: Check[Any] | None
 
 
 EVAL_TOOLS: dict[str, EvalTool] = {
     tool.name: tool
     for tool in (
         EvalTool("evaluate_assessment", assessment.EvaluateAssessmentRequest, assessment.EvaluationResult,
-                 assessment.evaluate_assessment, assessment.check_evaluation),
-        EvalTool("refine_until_pass", refine.RefineUntilPassRequest, refine.RefinementResult, refine.refine_until_pass,
-                 None),
-        EvalTool("judge_rag_answer", rag.JudgeRagAnswerRequest, rag.RagJudgment, rag.judge_rag_answer,
-                 rag.check_rag_answer),
-        EvalTool("judge_rag_answers", rag.JudgeRagAnswersRequest, rag.RagBatchResult, rag.judge_rag_answers,
-                 rag.check_rag_answers),
+                 assessment.evaluate_assessment),
+        EvalTool("refine_until_pass", refine.RefineUntilPassRequest, refine.RefinementResult, refine.refine_until_pass),
+        EvalTool("judge_rag_answer", rag.JudgeRagAnswerRequest, rag.RagJudgment, rag.judge_rag_answer),
+        EvalTool("judge_rag_answers", rag.JudgeRagAnswersRequest, rag.RagBatchResult, rag.judge_rag_answers),
         EvalTool("score_candidates", candidates.ScoreCandidatesRequest, candidates.ScoreCandidatesResult,
-                 candidates.score_candidates, candidates.check_candidates),
+                 candidates.score_candidates),
     )
 }  # fmt: skip
 
@@ -83,10 +79,11 @@ async def judge_item(spec: EvalTool, item: DataItem, deps: ToolDeps, ledger: Led
         if ledger is None:
             result, structured = await spec.impl(request, deps), None
         else:
+            tool = steps(spec.impl)
+            prepared = await tool.prepare(request, deps)
             result, structured = await through_ledger(
-                ledger, tool=spec.name, request=request, result_model=spec.result_model,
-                evaluation_id=new_evaluation_id(), run=lambda tracked: spec.impl(request, tracked), deps=deps,
-                check=spec.check,
+                ledger, tool=spec.name, prepared=prepared, result_model=spec.result_model,
+                evaluation_id=new_evaluation_id(), run=lambda tracked: tool.run(prepared, tracked), deps=deps,
             )  # fmt: skip
     except GavelError as exc:
         return row | _error("refused", str(exc), started)

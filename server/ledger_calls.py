@@ -2,20 +2,17 @@
 
 The boundary (`gavel.server.boundary`) gives each judging call a `LedgerCall`; the tools never see the
 ledger, and this module knows no tool: each result type declares how the ledger treats it
-(`ToolResult.ledger_serves`, `ledger_default_rubric`, `is_cacheable()`, `ledger_items()`).
+(`ToolResult.ledger_serves`, `is_cacheable()`, `ledger_items()`).
 
-A judgment served from the cache is returned as it was stored: its own evaluation_id (that judgment's),
-with `cached: true`. The call that was served is recorded too (a row with `cached = 1` naming the
-judgment), committed before the client hears the answer, as every other call is: written in the
-background, some served calls left no row, and a kill just after the answer lost it. When that row
-cannot be written the ledger is failing, so the call is not served from it but judged afresh (and its
-evaluation_id is null, like every call the ledger could not record).
+A judgment served from the cache is returned as it was stored: its own evaluation_id (that judgment's), with
+`cached: true`. The call that was served is recorded too (a row with `cached = 1` naming the judgment), committed
+before the client hears the answer, as every other call is; when that row cannot be written the ledger is failing,
+so the call is judged afresh (its evaluation_id null, like every call the ledger could not record).
 
-The cache is consulted before the tool runs, in this order: the tool's own check refuses a bad request
-with its message (and says whether the call needs a model at all: score_candidates' deterministic path
-never pays for a lookup or a backend probe); then the judge is resolved, so its backend, model and
-digest are part of the key; then the ledger is looked up; only on a miss does the tool run, handed the
-judge the lookup resolved.
+The cache is consulted before the tool runs: the tool's prepare step has refused a bad request and says whether the
+call needs a model (score_candidates' deterministic path pays for no lookup and no backend probe); then the judge is
+resolved, so its backend, model and digest are part of the key with the rubric the prepare step resolved; then the
+ledger is looked up; only on a miss does the tool run on what was prepared, with the judge the lookup resolved.
 
 A call that never asked for a judge judged nothing and is not recorded (its evaluation_id stays null).
 """
@@ -38,12 +35,12 @@ from pydantic_core import PydanticSerializationError
 
 from gavel.tools.calibration_store import fitness_source
 from gavel.tools.common import ToolResult
-from gavel.tools.deps import Check, ToolDeps
+from gavel.tools.deps import Prepared, ToolDeps
 from gavel.tools.distribution import version
 from gavel.tools.engine import prompts
-from gavel.tools.engine.fitness import calibration_of
+from gavel.tools.engine.fitness import FitnessSource
 from gavel.tools.engine.judge import Judge
-from gavel.tools.errors import GavelError
+from gavel.tools.engine.progress import Progress
 from gavel.tools.ledger import Entry, Ledger, canonical_hash, headline_of, timestamp, to_json, utc_now
 from gavel.tools.rubrics import Rubric, RubricRegistry
 
@@ -109,14 +106,15 @@ class LedgerCall:
         ledger: Ledger,
         *,
         tool: str,
-        request: BaseModel,
+        prepared: Prepared,
         result_model: type[ToolResult],
         evaluation_id: str,
         fitness: bool = True,
     ) -> None:
         self.ledger = ledger
         self.tool = tool
-        self.request = request
+        self.prepared = prepared
+        self.request: BaseModel = prepared.request
         self.result_model = result_model
         self.evaluation_id = evaluation_id
         # False while calibrating: the judgment is the measurement, so no earlier calibration may shape it.
@@ -161,18 +159,17 @@ class LedgerCall:
         """
         resolve = deps.judge_factory
 
-        async def judge() -> Judge:
-            judge = self._judge or await resolve()
+        async def judge(*, progress: Progress, fitness: FitnessSource | None) -> Judge:
+            judge = self._judge or await resolve(progress=progress, fitness=fitness)
             self._judge = None  # handed out once; later asks resolve afresh, as they would with no ledger
-            if self.fitness:
-                judge.fitness = fitness_source(self.ledger)
             self.judged = True
             if not self._keyed:
                 self._keyed = True
                 self.cache_key = await self._key(judge, deps)
             return judge
 
-        return dataclasses.replace(deps, judge_factory=judge)
+        fitness = fitness_source(self.ledger) if self.fitness else None
+        return dataclasses.replace(deps, judge_factory=judge, fitness=fitness)
 
     async def look_up(self, deps: ToolDeps) -> Served | None:
         """Resolve the judge and answer from the ledger when it holds this judgment; `deps` from `track`.
@@ -196,26 +193,20 @@ class LedgerCall:
 
     async def _key(self, judge: Judge, deps: ToolDeps) -> str | None:
         """The cache key, or None when this judgment cannot be identified well enough to be served again."""
-        info = await judge.model_info(getattr(self.request, "model", None))
+        model, rubric = self.prepared.model, self.prepared.rubric
+        info = await judge.model_info(model)
         # The client's own model (sampling) is whatever it is today, and a model without a digest may have
         # been replaced under its name: neither can vouch that an old judgment is the one it would give.
         if info.backend == "sampling" or not info.digest:
             return None
-        rubric_id = getattr(self.request, "rubric", None)
-        custom = getattr(self.request, "custom_rubric", None)
-        default_rubric = self.result_model.ledger_default_rubric
-        rubric_part, rubric = None, None
-        if rubric_id is not None or custom is not None or default_rubric is not None:
-            try:
-                rubric = deps.registry.resolve(rubric_id, custom, default=default_rubric or "")
-            except GavelError:
-                return None  # the tool reports it
-            rubric_part = _rubric_part(deps.registry, rubric, from_registry=custom is None)
+        rubric_part = None
+        if rubric is not None:
+            rubric_part = _rubric_part(deps.registry, rubric, from_registry=self.prepared.rubric_from_registry)
         config = judge.config
-        readout = await judge.readout(getattr(self.request, "model", None))
+        readout = await judge.readout(model)
         # The result carries the judge's fitness, and may be decided at its calibrated cut: a new calibration
         # makes a new judgment.
-        calibrated = await calibration_of(judge, rubric, getattr(self.request, "model", None))
+        calibrated = await judge.calibration(rubric, model)
         return canonical_hash(
             {
                 "tool": self.tool,
@@ -376,26 +367,25 @@ async def through_ledger(
     ledger: Ledger,
     *,
     tool: str,
-    request: BaseModel,
+    prepared: Prepared,
     result_model: type[ToolResult],
     run: Callable[[ToolDeps], Awaitable[ToolResult]],
     deps: ToolDeps,
     evaluation_id: str,
-    check: Check[Any] | None = None,
     fitness: bool = True,
     notes: list[str] | None = None,
 ) -> tuple[ToolResult, dict[str, Any] | None]:
     """Look up, run, record one judging call: the result it answers with, and its structured content once recorded.
 
-    `check` refuses a bad request and says whether the call needs a model (see `ToolSpec.check`); `fitness`
-    False judges with no calibration shaping the judge (a calibration's own items). `notes` gets a line for the
-    reader when the judgment could not be recorded: its null evaluation_id alone is easily missed.
+    `prepared` is what the tool's prepare step made of the request (`gavel.tools.deps.Prepared`); `run` judges it.
+    `fitness` False judges with no calibration shaping the judge (a calibration's own items). `notes` gets a line
+    for the reader when the judgment could not be recorded: its null evaluation_id alone is easily missed.
     """
     call = LedgerCall(
-        ledger, tool=tool, request=request, result_model=result_model, evaluation_id=evaluation_id, fitness=fitness
+        ledger, tool=tool, prepared=prepared, result_model=result_model, evaluation_id=evaluation_id, fitness=fitness
     )
     deps = call.track(deps)
-    if result_model.ledger_serves and (check is None or await check(request, deps)):
+    if result_model.ledger_serves and prepared.needs_model:
         served = await call.look_up(deps)
         if served is not None:
             return served.result, served.structured

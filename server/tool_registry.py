@@ -7,7 +7,7 @@ they say what the tool does, when to use it, and the limits that apply.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -18,11 +18,13 @@ from gavel.server.boundary import DepsFactory, RequestT, ResultT, ToolSpec, publ
 from gavel.server.sampling import client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
 from gavel.tools import assessment, calibration, candidates, rag, refine
-from gavel.tools.deps import Check, ProgressFn, ToolDeps
+from gavel.tools.deps import ProgressFn, Tool, ToolDeps
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.config import Limits
+from gavel.tools.engine.fitness import FitnessSource
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.memo import MemoBackend
+from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.select import BackendProvider
 from gavel.tools.rubrics import RubricRegistry
 
@@ -55,16 +57,13 @@ def _judging(
     description: str,
     request_model: type[RequestT],
     result_model: type[ResultT],
-    impl: Callable[[RequestT, ToolDeps], Awaitable[ResultT]],
-    check: Check[RequestT],
+    impl: Tool[RequestT, Any, ResultT],
     *,
     task_when: Callable[[RequestT], bool] | None = None,
 ) -> ToolSpec[RequestT, ResultT]:
-    """A tool that only judges, given in ToolSpec's field order: its request is checked up front, and it is
+    """A tool that only judges, given in ToolSpec's field order: its request is prepared up front, and it is
     idempotent (a repeated call changes nothing more)."""
-    return ToolSpec(
-        name, title, description, request_model, result_model, impl, check, idempotent=True, task_when=task_when
-    )
+    return ToolSpec(name, title, description, request_model, result_model, impl, idempotent=True, task_when=task_when)
 
 
 # Which calls run as MCP tasks for a client that opted in: those that take minutes on a local model.
@@ -88,7 +87,6 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         assessment.EvaluateAssessmentRequest,
         assessment.EvaluationResult,
         assessment.evaluate_assessment,
-        assessment.check_evaluation,
     ),
     ToolSpec(
         name="refine_until_pass",
@@ -112,7 +110,6 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         rag.JudgeRagAnswerRequest,
         rag.RagJudgment,
         rag.judge_rag_answer,
-        rag.check_rag_answer,
     ),
     _judging(
         "judge_rag_answers",
@@ -122,7 +119,6 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         rag.JudgeRagAnswersRequest,
         rag.RagBatchResult,
         rag.judge_rag_answers,
-        rag.check_rag_answers,
         task_when=_always,
     ),
     _judging(
@@ -134,7 +130,6 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         candidates.ScoreCandidatesRequest,
         candidates.ScoreCandidatesResult,
         candidates.score_candidates,
-        candidates.check_candidates,
         task_when=_with_rubric,
     ),
     ToolSpec(
@@ -189,18 +184,18 @@ class GavelDeps:
         sampling = sampling_backend_for(ctx, self.settings.timeout_s)
         provider = self.provider
 
-        async def judge() -> Judge:
-            judge = await provider.judge(sampling=sampling)
-            if replay_active() and judge.backend.name != "sampling":
-                # Replays of a 2026-07-28 sampling call re-run the tool: the server model's answers are reused.
-                judge.backend = self._memoized(judge.backend)
-            return judge
+        async def judge(*, progress: Progress, fitness: FitnessSource | None) -> Judge:
+            # Replays of a 2026-07-28 sampling call re-run the tool: the server model's answers are reused.
+            memo = self._memoized if replay_active() else None
+            return await provider.judge(sampling=sampling, progress=progress, fitness=fitness, wrap=memo)
 
         sampling_judge = None
         if sampling is not None:
 
-            async def sampling_judge() -> Judge:
-                return Judge(sampling, provider.config, provider.limiter, strategy="joint")
+            async def sampling_judge(*, progress: Progress, fitness: FitnessSource | None) -> Judge:
+                return Judge(
+                    sampling, provider.config, provider.limiter, strategy="joint", progress=progress, fitness=fitness
+                )
 
         return ToolDeps(
             registry=self.registry,

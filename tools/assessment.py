@@ -4,7 +4,8 @@ to any rubric). The self-refinement loop built on it is `gavel.tools.refine`.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from dataclasses import dataclass
+from typing import Annotated, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -19,7 +20,7 @@ from gavel.tools.common import (
     one_line,
     require_text,
 )
-from gavel.tools.deps import ToolDeps, always_judges
+from gavel.tools.deps import Tool, ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.results import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
@@ -68,7 +69,6 @@ class EvaluateAssessmentRequest(RubricChoice):
 
 class EvaluationResult(ToolResult):
     ledger_serves: ClassVar[bool] = True
-    ledger_default_rubric: ClassVar[str | None] = DEFAULT_RUBRIC
 
     rubric_id: str
     rubric_version: str
@@ -169,12 +169,33 @@ def summarize(
     )
 
 
-def prepare(request: RubricChoice, deps: ToolDeps) -> tuple[Rubric, float]:
+R = TypeVar("R", bound=RubricChoice)
+
+
+@dataclass(frozen=True)
+class PreparedRubric(Generic[R]):
+    """A request that judges against a rubric, checked once: the rubric resolved and its pass threshold."""
+
+    request: R
+    rubric: Rubric
+    threshold: float
+    needs_model: bool = True
+
+    @property
+    def rubric_from_registry(self) -> bool:
+        return self.request.custom_rubric is None
+
+    @property
+    def model(self) -> str | None:
+        return self.request.model
+
+
+def prepare(request: R, deps: ToolDeps) -> PreparedRubric[R]:
     rubric = deps.registry.resolve(request.rubric, request.custom_rubric, default=DEFAULT_RUBRIC)
     require_text(request.source, "source", deps.limits, required=False)
     check_samples(request.samples, deps.limits)
     rubric.select(request.metrics)  # unknown metric ids fail here, before any model call
-    return rubric, _threshold(rubric, request.pass_threshold)
+    return PreparedRubric(request, rubric, _threshold(rubric, request.pass_threshold))
 
 
 async def evaluate_text(
@@ -191,20 +212,22 @@ async def evaluate_text(
     return summarize(rubric, threshold, judgment.scores, judgment.usage, judgment.provenance, judgment.flags)
 
 
-def _prepare_evaluation(request: EvaluateAssessmentRequest, deps: ToolDeps) -> tuple[Rubric, float]:
-    rubric, threshold = prepare(request, deps)
+async def _prepare_evaluation(
+    request: EvaluateAssessmentRequest, deps: ToolDeps
+) -> PreparedRubric[EvaluateAssessmentRequest]:
+    prepared = prepare(request, deps)
     require_text(request.assessment, "assessment", deps.limits)
-    return rubric, threshold
+    return prepared
 
 
-check_evaluation = always_judges(_prepare_evaluation)
-
-
-async def evaluate_assessment(request: EvaluateAssessmentRequest, deps: ToolDeps) -> EvaluationResult:
-    rubric, threshold = _prepare_evaluation(request, deps)
+async def _evaluate(prepared: PreparedRubric[EvaluateAssessmentRequest], deps: ToolDeps) -> EvaluationResult:
+    request = prepared.request
     judge = await deps.judge()
-    result = await evaluate_text(judge, rubric, threshold, request.assessment, request)
+    result = await evaluate_text(judge, prepared.rubric, prepared.threshold, request.assessment, request)
     if request.explain == "narrative":
         text, why, used = await narrate(judge, result.render_text(), request.model)
         result = result.model_copy(update={"narrative": text, "narrative_error": why, "usage": result.usage.add(used)})
     return result
+
+
+evaluate_assessment = Tool(_prepare_evaluation, _evaluate)

@@ -124,8 +124,6 @@ class ToolResult(BaseModel):
     # May an identical later request be answered with a stored result of this type? A tool that is not
     # idempotent (refine_until_pass) says no: its calls are recorded, never served.
     ledger_serves: ClassVar[bool] = False
-    # The rubric a request naming none is judged on; its version and text are part of the cache key.
-    ledger_default_rubric: ClassVar[str | None] = None
 
     def is_cacheable(self) -> bool:
         """Whether this judgment may be served again: only a complete one, never an unscored or failed one."""

@@ -1,6 +1,7 @@
 """What a tool implementation receives besides its request: the contract between `server/` and `tools/`.
 
-Every tool is `async def tool(request: XRequest, deps: ToolDeps) -> XResult`. The server builds the
+Every tool is `async def tool(request: XRequest, deps: ToolDeps) -> XResult`; a judging tool is a `Tool`, that
+call as two steps, `prepare` then `run`, so the server can look up the ledger between them. The server builds the
 request from the flat MCP arguments, builds `ToolDeps` for the call, and translates `GavelError` into
 `ToolError` once, at the boundary.
 """
@@ -9,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 from gavel.tools.engine.config import Limits
+from gavel.tools.engine.fitness import FitnessSource
 from gavel.tools.engine.progress import Progress, ProgressFn, no_progress
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubrics import Rubric, RubricRegistry
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -22,7 +24,14 @@ if TYPE_CHECKING:
     from gavel.tools.engine.judge import Judge
     from gavel.tools.ledger import Ledger
 
-JudgeFactory = Callable[[], Awaitable["Judge"]]
+
+class JudgeFactory(Protocol):
+    """Builds a call's judge whole: `progress` is the call's, `fitness` where its calibration is found (None: none).
+    Nothing is assigned to a judge after it is built."""
+
+    def __call__(self, *, progress: Progress, fitness: FitnessSource | None) -> Awaitable[Judge]: ...
+
+
 # A tool implementation: `impl(request, deps) -> result`.
 Impl = Callable[[Any, "ToolDeps"], Awaitable[Any]]
 # judge(tool, request, result_model, impl, deps): `impl`'s result, judged as a call of its own through the ledger.
@@ -45,6 +54,8 @@ class ToolDeps:
     ledger: Ledger | None = None
     # How such a tool has another tool judge (see `gavel.server.boundary.uncalibrated_calls`); None: run directly.
     judge_through_ledger: JudgeThroughLedger | None = None
+    # Where the call's judge finds its calibration (the ledger, set by the server); None: no calibration shapes it.
+    fitness: FitnessSource | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Every report of the call goes through one Progress, so the tool's steps and the engine's ticks form one
@@ -57,30 +68,79 @@ class ToolDeps:
         """The call's judge, reporting its progress to the client. Resolving it may take a while (probing the
         backends, the ledger's lookup): a heartbeat goes out meanwhile."""
         progress = cast(Progress, self.progress)
-        judge = await progress.waiting(self.judge_factory, lambda: "preparing the judge")
-        judge.progress = progress
-        return judge
+        return await progress.waiting(
+            lambda: self.judge_factory(progress=progress, fitness=self.fitness), lambda: "preparing the judge"
+        )
 
     async def sampling_judge(self) -> Judge:
         """The client's model as a writer (refine_until_pass, generator="sampling"); the caller checked that
         `sampling_judge_factory` is set."""
         if self.sampling_judge_factory is None:
             raise RuntimeError("sampling_judge() called for a client that cannot be sampled")
-        judge = await self.sampling_judge_factory()
-        judge.progress = cast(Progress, self.progress)
-        return judge
+        return await self.sampling_judge_factory(progress=cast(Progress, self.progress), fitness=None)
 
 
 RequestT = TypeVar("RequestT")
-# A tool's check (see `gavel.server.boundary.ToolSpec.check`): refuses a bad request, says whether a model is needed.
-Check = Callable[[RequestT, ToolDeps], Awaitable[bool]]
+PreparedT = TypeVar("PreparedT", bound="Prepared")
+ResultT = TypeVar("ResultT")
 
 
-def always_judges(prepare: Callable[[RequestT, ToolDeps], Any]) -> Check[RequestT]:
-    """The check of a tool that always asks for a model: `prepare` raises the request's refusal, if any."""
+class Prepared(Protocol):
+    """What a tool's prepare step made of one request, each check done once: the server's ledger lookup and the
+    tool's run both read it, and neither checks the request again."""
 
-    async def check(request: RequestT, deps: ToolDeps) -> bool:
-        prepare(request, deps)
-        return True
+    @property
+    def request(self) -> Any: ...
 
-    return check
+    @property
+    def needs_model(self) -> bool:
+        """Whether the run will ask for a model (score_candidates' deterministic path does not)."""
+
+    @property
+    def rubric(self) -> Rubric | None:
+        """The rubric the call judges with, resolved; None: it judges with none."""
+
+    @property
+    def rubric_from_registry(self) -> bool:
+        """Whether `rubric` is a registered one (not the request's custom_rubric)."""
+
+    @property
+    def model(self) -> str | None:
+        """The request's model override."""
+
+
+@dataclass(frozen=True)
+class Unprepared:
+    """A request to a tool that has no prepare step: it checks the request as it runs, and may ask for a model."""
+
+    request: Any
+    needs_model: bool = True
+    rubric: Rubric | None = None
+    rubric_from_registry: bool = True
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class Tool(Generic[RequestT, PreparedT, ResultT]):
+    """A tool as its two steps. `prepare` refuses a bad request (raising its GavelError) before any model is resolved
+    and returns what it prepared; `run` judges that. Called with a request, it does both, for direct callers."""
+
+    prepare: Callable[[RequestT, ToolDeps], Awaitable[PreparedT]]
+    run: Callable[[PreparedT, ToolDeps], Awaitable[ResultT]]
+
+    async def __call__(self, request: RequestT, deps: ToolDeps) -> ResultT:
+        return await self.run(await self.prepare(request, deps), deps)
+
+
+def steps(impl: Callable[[Any, ToolDeps], Awaitable[Any]]) -> Tool[Any, Any, Any]:
+    """`impl` as its two steps; a plain implementation's prepare step prepares nothing."""
+    if isinstance(impl, Tool):
+        return impl
+
+    async def prepare(request: Any, deps: ToolDeps) -> Unprepared:
+        return Unprepared(request)
+
+    async def run(prepared: Unprepared, deps: ToolDeps) -> Any:
+        return await impl(prepared.request, deps)
+
+    return Tool(prepare, run)

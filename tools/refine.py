@@ -15,15 +15,22 @@ from typing import Annotated, Literal
 import anyio
 from pydantic import BaseModel, Field
 
-from gavel.tools.assessment import EvaluationResult, RubricChoice, UndecidedReason, evaluate_text, prepare
+from gavel.tools.assessment import (
+    EvaluationResult,
+    PreparedRubric,
+    RubricChoice,
+    UndecidedReason,
+    evaluate_text,
+    prepare,
+)
 from gavel.tools.common import ToolResult, flags_line, one_line, require_text
-from gavel.tools.deps import ToolDeps
+from gavel.tools.deps import Tool, ToolDeps
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.results import Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
-from gavel.tools.revision import RevisionProblem, RevisionProblemCode, revision_problems, strip_frame
+from gavel.tools.revision import RevisionProblem, RevisionProblemCode, feedback_for, revision_problems, strip_frame
 from gavel.tools.rubrics import Rubric
 
 # Enough for a one-page assessment; a small local model writing more mostly repeats itself.
@@ -136,35 +143,6 @@ class RefinementResult(ToolResult):
         return [item.evaluation for item in self.history]
 
 
-def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]:
-    """Feedback for each low metric, as the source design gives it: 'Scored s/max. <explanation>'; for a score
-    read from probabilities, which comes with no reasoning, the metric's definition and its top anchor."""
-    by_id = {s.metric: s for s in evaluation.scores}
-    top = f"{rubric.scale.max:g}"
-    feedback = {}
-    for metric in evaluation.low_metrics:
-        score = by_id[metric]
-        defined = rubric.metric(metric)
-        if score.findings and defined.checks is not None:
-            # The checks say which sentences cost the score (or which statements are missing): hand exactly
-            # those to the writer, so the rewrite fixes them instead of paraphrasing the whole text.
-            quoted = "\n".join(f"- “{f.item}”" for f in score.findings)
-            feedback[metric] = prompts.prompt_set().substitute(
-                f"feedback_{defined.checks.kind}", score=f"{score.score:.3g}", max=top, items=quoted,
-                subject=rubric.prompt.subject, source_label=rubric.prompt.source_label,
-                question=defined.checks.question or "", answer=defined.checks.mistake,
-            )  # fmt: skip
-        elif score.readout == "probability":
-            best = rubric.scale.best_level(defined.levels)  # the best end, also on a lower-is-better scale
-            feedback[metric] = prompts.prompt_set().substitute(
-                "feedback_probability", score=f"{score.score:.3g}", max=top, description=defined.description,
-                anchor=f" A {best[0]} means: {best[1]}." if best else "",
-            )  # fmt: skip
-        else:
-            feedback[metric] = f"Scored {score.score:.3g}/{top}. {score.explanation}".strip()
-    return feedback
-
-
 def _rank(evaluation: EvaluationResult) -> tuple[int, float]:
     return (1 if evaluation.passed else 0, evaluation.average if evaluation.average is not None else float("-inf"))
 
@@ -223,8 +201,8 @@ async def _write(
     return _Written(None, usage, problem=found[0], rejected_text=generated.text)
 
 
-async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> RefinementResult:
-    rubric, threshold = prepare(request, deps)
+async def _prepare(request: RefineUntilPassRequest, deps: ToolDeps) -> PreparedRubric[RefineUntilPassRequest]:
+    prepared = prepare(request, deps)
     require_text(request.draft, "draft", deps.limits, required=False)
     require_text(request.task, "task", deps.limits, required=request.draft is None)
     if request.max_iterations > deps.limits.max_iterations:
@@ -232,6 +210,11 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
     if request.draft is not None and not request.draft.strip():
         raise InvalidInput("must not be empty or whitespace only; omit it to have a first version written",
                            field="draft")  # fmt: skip
+    return prepared
+
+
+async def _refine(prepared: PreparedRubric[RefineUntilPassRequest], deps: ToolDeps) -> RefinementResult:
+    request, rubric, threshold = prepared.request, prepared.rubric, prepared.threshold
     judge = await deps.judge()
     writer = judge
     if request.generator == "sampling":
@@ -339,6 +322,9 @@ async def refine_until_pass(request: RefineUntilPassRequest, deps: ToolDeps) -> 
         await anyio.lowlevel.checkpoint()
 
     return _result(history, best, total, stop)
+
+
+refine_until_pass = Tool(_prepare, _refine)
 
 
 def _result(history: list[Iteration], best: Iteration, usage: Usage, stop: _Stop) -> RefinementResult:

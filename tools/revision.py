@@ -15,7 +15,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from gavel.tools.assessment import EvaluationResult
 from gavel.tools.common import one_line
+from gavel.tools.engine import prompts
+from gavel.tools.rubrics import Rubric
 
 RevisionProblemCode = Literal["writer_remarks", "judge_feedback"]
 
@@ -166,3 +169,32 @@ def revision_problems(
         if note in flat
     ]
     return found
+
+
+def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]:
+    """Feedback for each low metric, as the source design gives it: 'Scored s/max. <explanation>'; for a score
+    read from probabilities, which comes with no reasoning, the metric's definition and its top anchor."""
+    by_id = {s.metric: s for s in evaluation.scores}
+    top = f"{rubric.scale.max:g}"
+    feedback = {}
+    for metric in evaluation.low_metrics:
+        score = by_id[metric]
+        defined = rubric.metric(metric)
+        if score.findings and defined.checks is not None:
+            # The checks say which sentences cost the score (or which statements are missing): hand exactly
+            # those to the writer, so the rewrite fixes them instead of paraphrasing the whole text.
+            quoted = "\n".join(f"- “{f.item}”" for f in score.findings)
+            feedback[metric] = prompts.prompt_set().substitute(
+                f"feedback_{defined.checks.kind}", score=f"{score.score:.3g}", max=top, items=quoted,
+                subject=rubric.prompt.subject, source_label=rubric.prompt.source_label,
+                question=defined.checks.question or "", answer=defined.checks.mistake,
+            )  # fmt: skip
+        elif score.readout == "probability":
+            best = rubric.scale.best_level(defined.levels)  # the best end, also on a lower-is-better scale
+            feedback[metric] = prompts.prompt_set().substitute(
+                "feedback_probability", score=f"{score.score:.3g}", max=top, description=defined.description,
+                anchor=f" A {best[0]} means: {best[1]}." if best else "",
+            )  # fmt: skip
+        else:
+            feedback[metric] = f"Scored {score.score:.3g}/{top}. {score.explanation}".strip()
+    return feedback

@@ -95,9 +95,9 @@ class ScriptedDeps:
         self.judges = 0
 
     def __call__(self, ctx: Context[Any, Any], progress: ProgressFn) -> ToolDeps:
-        async def judge() -> Judge:
+        async def judge(**wiring: Any) -> Judge:
             self.judges += 1
-            return Judge(self.backend, self.config, self.limiter)
+            return Judge(self.backend, self.config, self.limiter, **wiring)
 
         return ToolDeps(registry=REGISTRY, limits=self.settings.limits(), judge_factory=judge, progress=progress)
 

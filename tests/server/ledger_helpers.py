@@ -68,8 +68,8 @@ class ScriptedDeps:
         self.limiter = anyio.CapacityLimiter(config.max_concurrency)
 
     def __call__(self, ctx: Context[Any, Any], progress: ProgressFn) -> ToolDeps:
-        async def judge() -> Judge:
-            return Judge(self.backend, self.config, self.limiter, strategy=self.config.strategy)
+        async def judge(**wiring: Any) -> Judge:
+            return Judge(self.backend, self.config, self.limiter, strategy=self.config.strategy, **wiring)
 
         return ToolDeps(registry=REGISTRY, limits=self.limits, judge_factory=judge, progress=progress)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import Any
 
 import anyio
 
@@ -48,12 +49,12 @@ def make_deps(
     config = EngineConfig(max_concurrency=concurrency, timeout_s=5, readout=readout)
     limiter = anyio.CapacityLimiter(concurrency)
 
-    async def judge() -> Judge:
-        return Judge(backend, config, limiter)
+    async def judge(**wiring: Any) -> Judge:
+        return Judge(backend, config, limiter, **wiring)
 
-    async def sampling_judge() -> Judge:
+    async def sampling_judge(**wiring: Any) -> Judge:
         assert generator is not None
-        return Judge(generator, config, limiter)
+        return Judge(generator, config, limiter, **wiring)
 
     return ToolDeps(
         registry=REGISTRY,

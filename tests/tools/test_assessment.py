@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
@@ -253,9 +255,7 @@ def _with_generator(deps, writer: ScriptedBackend):
     """A judge factory whose Judge judges with the deps' backend and writes with `writer`."""
     original = deps.judge_factory
 
-    async def factory():
-        judge = await original()
-        judge.generator = writer
-        return judge
+    async def factory(**wiring):
+        return dataclasses.replace(await original(**wiring), generator=writer)
 
     return factory

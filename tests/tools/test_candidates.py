@@ -52,7 +52,7 @@ class JudgeForbidden(AssertionError):
     pass
 
 
-async def _no_judge() -> Judge:
+async def _no_judge(**wiring: Any) -> Judge:
     raise JudgeForbidden("the deterministic path must not ask for a judge")
 
 

@@ -26,7 +26,7 @@ from gavel.tools.candidates.models import (
     SelectedCandidate,
     UnscoredCandidate,
 )
-from gavel.tools.candidates.orchestration import check_candidates, score_candidates
+from gavel.tools.candidates.orchestration import score_candidates
 from gavel.tools.candidates.selection import select_diverse
 from gavel.tools.candidates.values import canonical_key
 
@@ -42,7 +42,6 @@ __all__ = [
     "SelectedCandidate",
     "UnscoredCandidate",
     "canonical_key",
-    "check_candidates",
     "score_candidates",
     "select_diverse",
 ]

@@ -31,10 +31,10 @@ from gavel.tools.candidates.plan import Plan, Scan, make_plan, weight_notes
 from gavel.tools.candidates.plan import scan as _scan  # the name the event-loop test watches for its thread
 from gavel.tools.candidates.scoring import Judged, Scored, judge_phase, unused_threshold
 from gavel.tools.candidates.selection import Ranking, diversity_outcomes, rank, select, selection_notes
-from gavel.tools.deps import ToolDeps
+from gavel.tools.deps import Tool, ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.results import Provenance, Usage
-from gavel.tools.rubrics import rubric_identity
+from gavel.tools.rubrics import Rubric, rubric_identity
 
 
 @dataclass
@@ -46,11 +46,48 @@ class _Outcome:
     provenance: Provenance | None
 
 
-async def score_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> ScoreCandidatesResult:
+@dataclass(frozen=True)
+class PreparedCandidates:
+    """A score_candidates request, checked once: its plan and every candidate's given values (`Scan`)."""
+
+    request: ScoreCandidatesRequest
+    plan: Plan
+    scan: Scan
+
+    @property
+    def needs_model(self) -> bool:
+        # Without a criterion the judge must score, or a narrative, the call is deterministic: no model, no lookup.
+        return bool(self.scan.needs) or self.request.explain == "narrative"
+
+    @property
+    def rubric(self) -> Rubric | None:
+        return self.plan.rubric
+
+    @property
+    def rubric_from_registry(self) -> bool:
+        return self.request.custom_rubric is None
+
+    @property
+    def model(self) -> str | None:
+        return self.request.model
+
+
+async def _prepare(request: ScoreCandidatesRequest, deps: ToolDeps) -> PreparedCandidates:
+    """The plan and the per-candidate checks (up to a second of CPU for 10,000 candidates: in a worker thread)."""
+    plan, scan = await anyio.to_thread.run_sync(_plan_and_scan, request, deps)
+    return PreparedCandidates(request, plan, scan)
+
+
+def _plan_and_scan(request: ScoreCandidatesRequest, deps: ToolDeps) -> tuple[Plan, Scan]:
+    plan = make_plan(request, deps)
+    return plan, _scan(request.candidates, plan, deps)
+
+
+async def _score(prepared: PreparedCandidates, deps: ToolDeps) -> ScoreCandidatesResult:
     """Scores, ranks and selects; asks for the judge only when a criterion or a narrative needs it."""
     started = time.perf_counter()
+    request, plan, scan = prepared.request, prepared.plan, prepared.scan
     candidates = request.candidates
-    plan, scan = await anyio.to_thread.run_sync(_prepare, request, deps)
     notes = [weight_notes(plan, scan)]
 
     judge: Judge | None = None
@@ -91,22 +128,8 @@ async def score_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> S
     return await anyio.to_thread.run_sync(_result, candidates, plan, scored, request, outcome)
 
 
-async def check_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> bool:
-    """Refuse a bad request before any model is resolved; True when the call will ask for one.
-
-    Without a rubric or a narrative the call is deterministic: only its plan is checked here, and the
-    per-candidate checks run once, in the call (they cost up to a second for 10,000 candidates).
-    """
-    plan = make_plan(request, deps)
-    if plan.rubric is None and request.explain != "narrative":
-        return False
-    scan = await anyio.to_thread.run_sync(_scan, request.candidates, plan, deps)
-    return bool(scan.needs) or request.explain == "narrative"
-
-
-def _prepare(request: ScoreCandidatesRequest, deps: ToolDeps) -> tuple[Plan, Scan]:
-    plan = make_plan(request, deps)
-    return plan, _scan(request.candidates, plan, deps)
+# The plan and the scan are made once, before the server's ledger lookup; the run takes them.
+score_candidates = Tool(_prepare, _score)
 
 
 def _rank_and_select(

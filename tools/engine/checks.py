@@ -19,23 +19,21 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 import anyio
 
 from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
-from gavel.tools.engine.probability import Prefix, document_prefix, metric_score, prefix
+from gavel.tools.engine.calls import ModelCalls
+from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, prefix, yes_no
 from gavel.tools.engine.readout import Readout
 from gavel.tools.engine.results import Finding, MetricScore, Usage
 from gavel.tools.engine.sentences import split_sentences
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric, Rubric
-
-if TYPE_CHECKING:
-    from gavel.tools.engine.judge import Judge
 
 # A finding is reported (and fed back to the writer) when its P(mistake) is at least this.
 LIKELY = 0.5
@@ -130,7 +128,7 @@ def _what(checks: Checks, rubric: Rubric) -> str:
 
 
 async def score_checked(
-    judge: Judge,
+    calls: ModelCalls,
     rubric: Rubric,
     metric: Metric,
     text: str,
@@ -156,7 +154,7 @@ async def score_checked(
     async def one(index: int, item: Item) -> None:
         nonlocal usage
         step = f"{metric.name}: check {index + 1} of {len(items)}"
-        readout, used = await _check(judge, rubric, checks, item, source, context, model, step)
+        readout, used = await _check(calls, rubric, checks, item, source, context, model, step)
         readouts[index] = readout
         usage = usage.add(used)
 
@@ -188,7 +186,7 @@ def _counted(p_mistake: float, floor: float) -> float:
 
 
 async def _check(
-    judge: Judge,
+    calls: ModelCalls,
     rubric: Rubric,
     checks: Checks,
     item: Item,
@@ -197,7 +195,9 @@ async def _check(
     model: str | None,
     step: str,
 ) -> tuple[Readout, Usage]:
-    ask = judge.yes_no
+    def ask(shared: Prefix, instruction: str, **kwargs: Any) -> Awaitable[tuple[Readout, Usage]]:
+        return yes_no(calls, shared, instruction, **kwargs)
+
     texts = prompts.prompt_set()
     if checks.kind in ("supported", "covered", "consistent"):
         document = document_prefix(item.document, None)

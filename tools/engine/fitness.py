@@ -14,15 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from gavel.tools.engine import prompts
-from gavel.tools.rubrics import Rubric
-
-if TYPE_CHECKING:
-    from gavel.tools.engine.judge import Judge
 
 UNCALIBRATED_FLAG = "judge_uncalibrated"
 NEAR_CHANCE_FLAG = "judge_near_chance"
@@ -110,24 +104,3 @@ def fitness_line(fitness: JudgeFitness | None, key: str | None) -> str:
         f"judge fitness: {trust} ({name} {figure}{interval} on {fitness.set}, n={fitness.n}{partial}, "
         f"{fitness.date[:10]})"
     )
-
-
-async def calibration_of(judge: Judge, rubric: Rubric | None, model: str | None = None) -> JudgeFitness | None:
-    """The judge's newest calibration for `rubric`'s prompts (its readout), or None."""
-    if judge.fitness is None:
-        return None
-    info = await judge.model_info(model)
-    readout = await judge.readout(model)
-    return await judge.fitness.fitness_for(
-        fitness_key(info.backend, info.model, info.digest, readout, prompts.template_hash(rubric))
-    )
-
-
-async def decision_cut(judge: Judge, rubric: Rubric | None, default: float, model: str | None = None) -> DecisionCut:
-    """The cut a probability readout is decided at: Gavel's default, or with GAVEL_USE_CALIBRATED_CUT=true the cut
-    the judge's calibration found best."""
-    if judge.config.use_calibrated_cut:
-        found = await calibration_of(judge, rubric, model)
-        if found is not None and found.calibrated_cut is not None:
-            return DecisionCut(value=found.calibrated_cut, source="calibrated", calibration_id=found.calibration_id)
-    return DecisionCut(value=default, source="default")

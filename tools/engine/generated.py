@@ -10,20 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import anyio
 from pydantic import BaseModel
 
 from gavel.tools.engine import ladder, prompts
 from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.parse import is_placeholder
 from gavel.tools.engine.reply_schema import joint_model, metric_max_tokens, metric_reply_model, request_schema
 from gavel.tools.engine.results import MetricScore, SampleRecord
 from gavel.tools.rubrics import Metric, Rubric
-
-if TYPE_CHECKING:
-    from gavel.tools.engine.judge import Judge, Tally
 
 
 def _evidence_for(metric: Metric, *, has_source: bool, has_context: bool) -> prompts.Evidence:
@@ -41,7 +38,7 @@ def _step(what: str, seed: int, seeds: Sequence[int]) -> str:
 
 
 async def score_metrics(
-    judge: Judge,
+    calls: ModelCalls,
     *,
     rubric: Rubric,
     metrics: Sequence[Metric],
@@ -73,10 +70,10 @@ async def score_metrics(
         if any(e != "source" for e in evidence.values())
         else shared
     )
-    seeds = [judge.config.seed + index for index in range(samples)]
+    seeds = [calls.config.seed + index for index in range(samples)]
     call = _Call(
-        judge, rubric, prompts.prompt_set().text["system"], context_instructions,
-        judge.config.temperature if samples == 1 else judge.config.sample_temperature, model, tally,
+        calls, rubric, prompts.prompt_set().text["system"], context_instructions,
+        calls.config.temperature if samples == 1 else calls.config.sample_temperature, model, tally,
     )  # fmt: skip
 
     per_metric: dict[str, list[SampleRecord]] = {m.id: [] for m in metrics}
@@ -111,7 +108,7 @@ async def score_metrics(
 class _Call:
     """What every model call of one generated judgment shares."""
 
-    judge: Judge
+    calls: ModelCalls
     rubric: Rubric
     system: str
     context_instructions: str | None
@@ -120,7 +117,7 @@ class _Call:
     tally: Tally
 
     def request(self, user: str, output: type[BaseModel], seed: int, max_tokens: int) -> ChatRequest:
-        return self.judge._request(
+        return self.calls.request(
             self.system, user, request_schema(output), seed=seed, temperature=self.temperature,
             max_tokens=max_tokens, model=self.model,
         )  # fmt: skip
@@ -139,7 +136,7 @@ async def _metric_sample(
     reply_model = metric_reply_model(rubric, evidence=evidence)
     user = shared + "\n\n" + prompts.metric_instruction(rubric, metric, call.context_instructions, evidence)
     request = call.request(user, reply_model, seed, metric_max_tokens(reply_model))
-    out.append(await ladder.metric_sample(call.judge, rubric, reply_model, request, seed, call.tally, step))
+    out.append(await ladder.metric_sample(call.calls, rubric, reply_model, request, seed, call.tally, step))
 
 
 async def _joint_sample(
@@ -156,7 +153,7 @@ async def _joint_sample(
     user = shared + "\n\n" + prompts.joint_instruction(rubric, metrics, call.context_instructions, evidence)
     per_metric = metric_max_tokens(metric_reply_model(rubric, evidence=evidence))
     request = call.request(user, joint, seed, per_metric * len(metrics))
-    result = await ladder.structured(call.judge, joint, request, call.tally, rubric, step=step)
+    result = await ladder.structured(call.calls, joint, request, call.tally, rubric, step=step)
     for metric in metrics:
         if result.value is None:
             raw = (result.raw or "")[:4000]

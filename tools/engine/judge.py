@@ -10,25 +10,27 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from dataclasses import KW_ONLY, dataclass, field
+from typing import TypeVar
 
 import anyio
 import structlog
 from pydantic import BaseModel
 
-from gavel.tools.engine import generated, ladder, probability, prompts
-from gavel.tools.engine.backend import Backend, ChatMessage, ChatReply, ChatRequest, ModelInfo
+from gavel.tools.engine import generated, ladder, one_token, probability, prompts
+from gavel.tools.engine.backend import Backend, ModelInfo
+from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.config import EngineConfig
-from gavel.tools.engine.fitness import FitnessSource, fitness_flags, fitness_key
+from gavel.tools.engine.fitness import DecisionCut, FitnessSource, JudgeFitness, fitness_flags, fitness_key
 from gavel.tools.engine.ladder import Structured
+from gavel.tools.engine.one_token import Prefix
 from gavel.tools.engine.parse import strip_reasoning
 from gavel.tools.engine.probes import Probes, ProbeTimeout
 from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.readout import Readout
 from gavel.tools.engine.reply_schema import joint_model, metric_reply_model, request_schema
 from gavel.tools.engine.results import MetricScore, Provenance, ReadoutKind, Usage
-from gavel.tools.errors import BackendError, BackendTimeout
+from gavel.tools.errors import BackendError
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
 from gavel.tools.rubrics import Metric, Rubric, rubric_identity
 
@@ -52,74 +54,44 @@ class Generated:
     usage: Usage
 
 
-def _usage_of(reply: ChatReply) -> Usage:
-    return Usage(
-        llm_calls=1,
-        prompt_tokens=reply.prompt_tokens or 0,
-        completion_tokens=reply.completion_tokens or 0,
-        cached_prompt_tokens=reply.cached_prompt_tokens,
-        duration_ms=reply.duration_ms,
-    )
-
-
-class Tally:
-    """Usage of one judgment, summed across concurrent calls."""
-
-    def __init__(self) -> None:
-        self.usage = Usage()
-
-    def add(self, reply: ChatReply) -> None:
-        self.usage = self.usage.add(_usage_of(reply))
-
-    def merge(self, usage: Usage) -> None:
-        self.usage = self.usage.add(usage)
-
-    def since(self, started: float) -> Usage:
-        """The usage, with the wall time since `started` (a `time.perf_counter()`) as its duration."""
-        return self.usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
-
-
-class _TimedOut(BackendTimeout):
-    """A call's own timeout, already recorded as the end of its tool call's model work."""
-
-
+@dataclass(frozen=True, eq=False)
 class Judge:
-    def __init__(
-        self,
-        backend: Backend,
-        config: EngineConfig,
-        limiter: anyio.CapacityLimiter | None = None,
-        *,
-        strategy: str = "per_metric",
-        generator: Backend | None = None,
-        probes: Probes | None = None,
-        deadline: float | None = None,
-    ) -> None:
-        self.backend = backend
-        self.generator = generator or backend
-        self.config = config
-        self.limiter = limiter or anyio.CapacityLimiter(config.max_concurrency)
-        self.strategy = strategy
-        # Set when a call failed at the backend, so the provider re-probes before the next call.
-        self.saw_backend_failure = False
-        self._readouts: dict[str | None, ReadoutKind] = {}
-        # What the backends said about their models, shared by the process's judges (BackendProvider's).
-        self.probes = probes or Probes()
-        # One Judge serves one tool call: its deadline (a `time.monotonic()`, from when the call began resolving
-        # its judge) bounds all of the call's model work, the backend's probes included.
-        self._deadline = deadline if deadline is not None else time.monotonic() + config.call_deadline_s
-        # Set once a model call of this tool call timed out: the backend is not asked again in this call.
-        self._stopped: str | None = None
-        # The tool call's progress (ToolDeps.judge wires it to the client); silent until then.
-        self.progress = Progress()
-        self._answered = 0
-        # Where this judge's calibration is found (the ledger); None: no calibration can exist (ledger off),
-        # or this judge is being calibrated, and its verdicts must not depend on an earlier calibration.
-        self.fitness: FitnessSource | None = None
+    """One tool call's judge, built whole: nothing is assigned to it afterwards (a frozen dataclass).
+
+    `limiter` is the process's (all calls share it); `deadline` (a `time.monotonic()`, from when the call began
+    resolving its judge) bounds all of the call's model work, the backend's probes included; `probes` holds what
+    the backends said about their models, shared by the process's judges; `progress` is the tool call's; `fitness`
+    is where the judge's calibration is found (the ledger). With no `fitness` no calibration can exist (ledger
+    off), or this judge is being calibrated, and its verdicts must not depend on an earlier calibration.
+    """
+
+    backend: Backend
+    config: EngineConfig
+    limiter: anyio.CapacityLimiter | None = None
+    _: KW_ONLY
+    strategy: str = "per_metric"
+    generator: Backend | None = None
+    probes: Probes = field(default_factory=Probes)
+    deadline: float | None = None
+    progress: Progress = field(default_factory=Progress)
+    fitness: FitnessSource | None = None
+    calls: ModelCalls = field(init=False)
+    _readouts: dict[str | None, ReadoutKind] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Defaults that depend on the other fields; set once, here, before anyone holds the judge.
+        limiter = self.limiter or anyio.CapacityLimiter(self.config.max_concurrency)
+        deadline = self.deadline if self.deadline is not None else time.monotonic() + self.config.call_deadline_s
+        object.__setattr__(self, "limiter", limiter)
+        object.__setattr__(self, "generator", self.generator or self.backend)
+        object.__setattr__(self, "deadline", deadline)
+        calls = ModelCalls(self.backend, self.config, limiter, self.probes, deadline, self.progress)
+        object.__setattr__(self, "calls", calls)
 
     @property
-    def backend_name(self) -> str:
-        return self.backend.name
+    def saw_backend_failure(self) -> bool:
+        """Whether a call failed at the backend, so the provider re-probes before the next call."""
+        return self.calls.saw_backend_failure
 
     async def readout(self, model: str | None = None) -> ReadoutKind:
         """'probability' where the backend returns log-probabilities and GAVEL_READOUT allows it, else
@@ -128,33 +100,23 @@ class Judge:
             reads = False
             if self.config.readout == "probability":
                 try:
-                    reads = await self.probes.reads_probabilities(self.backend, model, self._probe_time())
+                    reads = await self.probes.reads_probabilities(self.backend, model, self.calls.probe_time())
                 except ProbeTimeout as exc:
-                    self._probe_timed_out(exc)
+                    self.calls.probe_timed_out(exc)
             self._readouts[model] = "probability" if reads else "generated"
         return self._readouts[model]
 
     async def model_info(self, model: str | None = None) -> ModelInfo:
         """Which model answers, with its digest where known; asked of the backend once per process (`Probes`)."""
         try:
-            return await self.probes.model_info(self.backend, model, self._probe_time())
+            return await self.probes.model_info(self.backend, model, self.calls.probe_time())
         except ProbeTimeout as exc:
-            self._probe_timed_out(exc)
+            self.calls.probe_timed_out(exc)
             return ModelInfo(backend=self.backend.name, model=model or getattr(self.backend, "model", None) or "")
-
-    def _probe_time(self) -> float:
-        """How long a probe may take: what is left of the call's deadline; nothing once the call stopped asking."""
-        return 0.0 if self._stopped is not None else self._deadline - time.monotonic()
-
-    def _probe_timed_out(self, exc: ProbeTimeout) -> None:
-        # A probe the deadline cut short: the backend is not asked anything more in this call.
-        self.saw_backend_failure = True
-        if self._stopped is None:
-            self._stop_after(exc)
 
     async def yes_no(
         self,
-        shared: probability.Prefix,
+        shared: Prefix,
         instruction: str,
         *,
         extra: Mapping[str, str] | None = None,
@@ -162,106 +124,26 @@ class Judge:
         step: str = "a yes/no check",
     ) -> tuple[Readout, Usage]:
         """One Yes/No check after the judgment's shared prefix, read as P(yes). `step` names it in progress."""
-        tally = Tally()
-        user = probability.user_prompt(shared, instruction, extra)
-        readout = await probability.ask(self, user, tally, model=model, system=shared.system, step=step)
-        return readout, tally.usage
+        return await one_token.yes_no(self.calls, shared, instruction, extra=extra, model=model, step=step)
 
-    # -- calls -------------------------------------------------------------------------------------
-
-    async def _call(
-        self, request: ChatRequest, tally: Tally, backend: Backend | None = None, *, step: str = "a model call"
-    ) -> ChatReply:
-        """One model call under the limiter and the call's deadline. Every timeout comes out as BackendTimeout.
-
-        `step` (a metric, a sentence) names the call in the progress sent while it waits and once it is answered.
-        """
-        if self._stopped is not None:
-            raise BackendTimeout(self._stopped)
-        remaining = self._deadline - time.monotonic()
-        answering = backend or self.backend
-        queued = True
-
-        async def answer() -> ChatReply:
-            nonlocal queued
-            # The whole call's deadline bounds the wait for the limiter too.
-            with anyio.fail_after(remaining):
-                async with self.limiter:
-                    if self._stopped is not None:  # another call timed out while this one queued
-                        raise BackendTimeout(self._stopped)
-                    queued = False
-                    try:
-                        # The backend enforces its own timeout; this outer bound guards against one that does not.
-                        with anyio.fail_after(self.config.timeout_s * 1.5):
-                            return await answering.chat(request)
-                    except (BackendTimeout, TimeoutError) as exc:
-                        # Stopped before the limiter is released: leaving progress' task group yields, and a call
-                        # of this tool call queued for this slot would otherwise ask the silent model once more.
-                        raise _TimedOut(self._stop_after(exc)) from exc
-
-        def waiting_for() -> str:
-            # The embedded backend says when it is assembling or loading its model (minutes, on the first call).
-            busy = getattr(answering, "loading", None)
-            return f"{step}: {busy or ('waiting for a free model slot' if queued else 'waiting for the model')}"
-
-        try:
-            if remaining <= 0:
-                raise TimeoutError
-            reply = await self.progress.waiting(answer, waiting_for)
-        except _TimedOut:
-            self.saw_backend_failure = True
-            raise
-        except (BackendTimeout, TimeoutError) as exc:
-            self.saw_backend_failure = True
-            if self._stopped is not None:
-                raise BackendTimeout(self._stopped) from exc
-            raise BackendTimeout(self._stop_after(exc)) from exc
-        except BackendError:
-            # Tells the provider to re-probe before the next call (Ollama may have come back).
-            self.saw_backend_failure = True
-            raise
-        tally.add(reply)
-        self.probes.answered(answering)
-        self._answered += 1
-        await self.progress.tick(f"{step}: answered ({self._answered} model calls so far)")
-        return reply
-
-    def _stop_after(self, exc: BaseException) -> str:
-        """Why this call timed out; from now on the tool call asks the backend nothing more."""
-        if time.monotonic() >= self._deadline:
-            why = f"the tool call's deadline of {self.config.call_deadline_s:g}s (GAVEL_CALL_DEADLINE_S) passed"
-        else:
-            why = str(exc) or f"the model did not answer within {self.config.timeout_s * 1.5:g}s"
-        if self._stopped is None:
-            self._stopped = f"not asked: an earlier model call of this tool call timed out ({why})"
-        return why
-
-    def _request(
-        self,
-        system: str,
-        user: str,
-        schema: dict[str, Any] | None,
-        *,
-        seed: int | None,
-        temperature: float,
-        max_tokens: int,
-        model: str | None,
-        history: Sequence[ChatMessage] = (),
-        purpose: str = "judge",
-        repeat_penalty: float | None = None,
-    ) -> ChatRequest:
-        return ChatRequest(
-            messages=(ChatMessage("system", system), ChatMessage("user", user), *history),
-            schema=schema,
-            temperature=temperature,
-            seed=seed,
-            max_tokens=max_tokens,
-            top_k=self.config.top_k,
-            top_p=self.config.top_p,
-            model=model,
-            purpose=purpose,  # type: ignore[arg-type]
-            repeat_penalty=repeat_penalty,
+    async def calibration(self, rubric: Rubric | None, model: str | None = None) -> JudgeFitness | None:
+        """The judge's newest calibration for `rubric`'s prompts (its readout), or None."""
+        if self.fitness is None:
+            return None
+        info = await self.model_info(model)
+        readout = await self.readout(model)
+        return await self.fitness.fitness_for(
+            fitness_key(info.backend, info.model, info.digest, readout, prompts.template_hash(rubric))
         )
+
+    async def decision_cut(self, rubric: Rubric | None, default: float, model: str | None = None) -> DecisionCut:
+        """The cut a probability readout is decided at: Gavel's default, or with GAVEL_USE_CALIBRATED_CUT=true the
+        cut the judge's calibration found best."""
+        if self.config.use_calibrated_cut:
+            found = await self.calibration(rubric, model)
+            if found is not None and found.calibrated_cut is not None:
+                return DecisionCut(value=found.calibrated_cut, source="calibrated", calibration_id=found.calibration_id)
+        return DecisionCut(value=default, source="default")
 
     # -- metrics -----------------------------------------------------------------------------------
 
@@ -278,18 +160,21 @@ class Judge:
         model: str | None = None,
         strategy: str | None = None,
         readout: str | None = None,
-        shared: probability.Prefix | None = None,
+        shared: Prefix | None = None,
+        texts_checked: bool = False,
     ) -> Judgment:
         """`shared`: the probability readout's prompt prefix when the caller asks other checks after the same one
-        (the prompt cache then evaluates it once); built from `source` and `data` otherwise."""
+        (the prompt cache then evaluates it once); built from `source` and `data` otherwise. `texts_checked`: the
+        caller scanned every text of the prompt for injection already (and flags what it found), so it is not
+        scanned again here."""
         started = time.perf_counter()
         tally = Tally()
         kind: ReadoutKind | None
         if readout != "generated" and await self.readout(model) == "probability":
             # One readout per metric: it is the model's distribution already, so `samples` has nothing to sample.
-            shared = shared or probability.prefix(rubric, source, data or {})
+            shared = shared or one_token.prefix(rubric, source, data or {})
             scores = await probability.score_metrics(
-                self, rubric=rubric, metrics=metrics, shared=shared, subject=subject,
+                self.calls, rubric=rubric, metrics=metrics, shared=shared, subject=subject,
                 context_instructions=context_instructions, model=model, tally=tally, source=source, context=data,
             )  # fmt: skip
             judged = [subject, *shared.blocks.values()]
@@ -297,13 +182,14 @@ class Judge:
         else:
             strategy = strategy or self.strategy
             scores, judged = await generated.score_metrics(
-                self, rubric=rubric, metrics=metrics, subject=subject, source=source, data=data,
+                self.calls, rubric=rubric, metrics=metrics, subject=subject, source=source, data=data,
                 context_instructions=context_instructions, samples=samples, model=model, strategy=strategy,
                 tally=tally,
             )  # fmt: skip
             kind = "generated"
         usage = tally.since(started)
-        flags = [PROMPT_INJECTION_FLAG] if any(detect_injection(text) for text in judged) else []
+        scanned = not texts_checked and any(detect_injection(text) for text in judged)
+        flags = [PROMPT_INJECTION_FLAG] if scanned else []
         provenance = await self.provenance(rubric=rubric, samples=samples, model=model, strategy=strategy, readout=kind)
         flags += fitness_flags(provenance.judge_fitness)
         return Judgment(scores=scores, usage=usage, provenance=provenance, flags=flags)
@@ -322,13 +208,15 @@ class Judge:
     ) -> Structured[T]:
         """A reply of the `output` model on `data`, through the repair ladder; `step` names it in progress."""
         user = prompts.data_section(dict(data), prompts.nonce_for(data)) + "\n\n" + instruction
-        request = self._request(
+        request = self.calls.request(
             prompts.prompt_set().text["system"], user, request_schema(output), seed=self.config.seed,
             temperature=self.config.temperature, max_tokens=max_tokens, model=model,
         )  # fmt: skip
         tally = Tally()
         started = time.perf_counter()
-        result = await ladder.structured(self, output, request, tally, step=step or f"the {output.__name__} check")
+        result = await ladder.structured(
+            self.calls, output, request, tally, step=step or f"the {output.__name__} check"
+        )
         result.usage = tally.since(started)
         return result
 
@@ -343,7 +231,7 @@ class Judge:
     ) -> Generated:
         nonce = prompts.nonce_for(data)
         user = prompts.data_section(dict(data), nonce) + "\n\n" + instruction
-        request = self._request(
+        request = self.calls.request(
             prompts.prompt_set().text["generate_system"], user, None, seed=self.config.seed,
             temperature=self.config.temperature, max_tokens=max_tokens,
             model=model or self.config.generator_model, purpose="generate",
@@ -351,7 +239,7 @@ class Judge:
         )  # fmt: skip
         tally = Tally()
         try:
-            reply = await self._call(request, tally, backend or self.generator, step="writing the text")
+            reply = await self.calls.call(request, tally, backend or self.generator, step="writing the text")
         except BackendError as exc:
             return Generated(None, str(exc), tally.usage)
         text = prompts.strip_echo(strip_reasoning(reply.text), data, nonce)

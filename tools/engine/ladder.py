@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import anyio
 from pydantic import BaseModel
 
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest
+from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.parse import (
     Parsed,
     ReplyCode,
@@ -28,9 +29,6 @@ from gavel.tools.engine.readout import ReasonCode
 from gavel.tools.engine.results import SampleRecord, Usage
 from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.rubrics import Rubric
-
-if TYPE_CHECKING:
-    from gavel.tools.engine.judge import Judge, Tally
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
@@ -79,11 +77,17 @@ def _reask(request: ChatRequest, reply: ChatReply, rubric: Rubric | None, error:
 
 
 async def metric_sample(
-    judge: Judge, rubric: Rubric, reply_model: type[BaseModel], request: ChatRequest, seed: int, tally: Tally, step: str
+    calls: ModelCalls,
+    rubric: Rubric,
+    reply_model: type[BaseModel],
+    request: ChatRequest,
+    seed: int,
+    tally: Tally,
+    step: str,
 ) -> SampleRecord:
     """Run one metric sample through the repair ladder. `step` names it in progress."""
     try:
-        reply = await judge._call(request, tally, step=step)
+        reply = await calls.call(request, tally, step=step)
     except BackendError as exc:
         return SampleRecord(
             score=None, seed=seed, error=f"the model call failed: {exc}", reason_code=_failure_code(exc)
@@ -95,7 +99,7 @@ async def metric_sample(
     code = record.reason_code
     retry = _reask(request, reply, rubric, first_error)
     try:
-        second = await judge._call(retry, tally, step=f"{step}, re-asked")
+        second = await calls.call(retry, tally, step=f"{step}, re-asked")
     except BackendError as exc:
         second = None
         retry_error = f"the re-ask failed: {exc}"
@@ -147,11 +151,11 @@ async def _record(
 
 
 async def structured(
-    judge: Judge, output: type[T], request: ChatRequest, tally: Tally, rubric: Rubric | None = None, *, step: str
+    calls: ModelCalls, output: type[T], request: ChatRequest, tally: Tally, rubric: Rubric | None = None, *, step: str
 ) -> Structured[T]:
     """Any structured reply (a joint reply, a grounding check) through parse, validate and one re-ask."""
     try:
-        reply = await judge._call(request, tally, step=step)
+        reply = await calls.call(request, tally, step=step)
     except BackendError as exc:
         return Structured(None, f"the model call failed: {exc}", None, tally.usage, _failure_code(exc))
     parsed = await _parse(reply.text, output)
@@ -159,7 +163,7 @@ async def structured(
         return Structured(parsed.value, None, reply.text, tally.usage)
     retry = _reask(request, reply, rubric, parsed.error or "invalid")
     try:
-        second = await judge._call(retry, tally, step=f"{step}, re-asked")
+        second = await calls.call(retry, tally, step=f"{step}, re-asked")
     except BackendError as exc:
         error = f"{parsed.error}; the re-ask failed: {exc}"
         return Structured(None, error, reply.text, tally.usage, parsed.code)

@@ -8,6 +8,7 @@ Ollama after Gavel, or pulling the model, is picked up without a restart.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import anyio
@@ -17,8 +18,10 @@ from gavel.tools.distribution import install_hint
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.embedded import EmbeddedBackend, default_model_installed, embedded_available
+from gavel.tools.engine.fitness import FitnessSource
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probes import Probes
+from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.sampling import SamplingBackend
 from gavel.tools.errors import BackendUnavailable
 
@@ -158,7 +161,16 @@ class BackendProvider:
     def _stale(self) -> bool:
         return self._last_judge is not None and self._last_judge.saw_backend_failure
 
-    async def judge(self, *, sampling: SamplingBackend | None = None) -> Judge:
+    async def judge(
+        self,
+        *,
+        sampling: SamplingBackend | None = None,
+        progress: Progress | None = None,
+        fitness: FitnessSource | None = None,
+        wrap: Callable[[Backend], Backend] | None = None,
+    ) -> Judge:
+        """The judge of one tool call, built whole: over the chosen backend (seen through `wrap`, when given, unless
+        it is the client's sampling), reporting to `progress`, finding its calibration in `fitness`."""
         # The call's deadline starts here: choosing the backend (probing it, waiting for another call's choice)
         # is part of the call's time.
         deadline = time.monotonic() + self.config.call_deadline_s
@@ -200,9 +212,12 @@ class BackendProvider:
                 self._chosen = backend
             # Each sampling call is a round trip to the client: score all metrics in one call there.
             strategy = "joint" if self._chosen.name == "sampling" else self.config.strategy
+            chosen = self._chosen
+            answering = wrap(chosen) if wrap is not None and chosen.name != "sampling" else chosen
             judge = Judge(
-                self._chosen, self.config, self.limiter, strategy=strategy, probes=self.probes, deadline=deadline
-            )
+                answering, self.config, self.limiter, strategy=strategy, generator=chosen, probes=self.probes,
+                deadline=deadline, progress=progress or Progress(), fitness=fitness,
+            )  # fmt: skip
             self._last_judge = judge
             return judge
 

@@ -11,7 +11,7 @@ part: generated via grounding, or per sentence via probability and sentences) â†
 diagnosis, issues) â†’ results and render (what is returned and how it reads). orchestration runs the two tools.
 """
 
-from gavel.tools.rag.orchestration import check_rag_answer, check_rag_answers, judge_rag_answer, judge_rag_answers
+from gavel.tools.rag.orchestration import judge_rag_answer, judge_rag_answers
 from gavel.tools.rag.requests import (
     DEFAULT_RUBRIC,
     AgentAnswer,
@@ -29,8 +29,6 @@ __all__ = [
     "Passage",
     "RagBatchResult",
     "RagJudgment",
-    "check_rag_answer",
-    "check_rag_answers",
     "judge_rag_answer",
     "judge_rag_answers",
 ]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gavel.tools.engine.results import MetricScore, Usage
-from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
+from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.rag import render
 from gavel.tools.rag.citations import Citations, detect_citations
 from gavel.tools.rag.diagnosis import diagnose, question_terms_in_passages
@@ -135,18 +135,12 @@ def _is_grounded(prepared: Prepared, grounding: Grounding | None) -> bool | None
 
 
 def _injection(prepared: Prepared, item: AnswerInput, engine_flags: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(findings of text aimed at the judge, the judgment's flags): Gavel's own check of every text, and the
-    engine's check of the prompt blocks, each raising the flag the other missed."""
-    injection = list(prepared.injection)
-    injection += [f"{finding} (in the answer)" for finding in detect_injection(item.answer)]
-    if item.agent_reasoning:
-        injection += [f"{finding} (in the agent's reasoning)" for finding in detect_injection(item.agent_reasoning)]
-    injection = list(dict.fromkeys(injection))
+    """(findings of text aimed at the judge, the judgment's flags): every text was scanned once, when the request
+    was prepared; the flag comes first when anything was found."""
+    injection = list(dict.fromkeys([*prepared.injection, *item.injection]))
     flags = list(dict.fromkeys(engine_flags))
-    if PROMPT_INJECTION_FLAG in flags and not injection:
-        injection = ["text aimed at the judge (found by the engine's check of the prompt blocks)"]
-    if injection and PROMPT_INJECTION_FLAG not in flags:
-        flags.append(PROMPT_INJECTION_FLAG)
+    if injection:
+        flags = [PROMPT_INJECTION_FLAG, *(flag for flag in flags if flag != PROMPT_INJECTION_FLAG)]
     return injection, flags
 
 

@@ -7,63 +7,46 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 import anyio
 
-from gavel.tools.deps import ToolDeps, always_judges
+from gavel.tools.deps import Tool, ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.results import Usage
 from gavel.tools.errors import BackendError
 from gavel.tools.narrative import narrate
 from gavel.tools.rag import reference, render
 from gavel.tools.rag.assemble import assemble, failed
-from gavel.tools.rag.prepare import AnswerInput, Prepared, answer_of, answers_of, prepare
+from gavel.tools.rag.prepare import AnswerInput, Prepared, prepare_answer, prepare_answers
 from gavel.tools.rag.readouts import both, concurrent, judge_answer
 from gavel.tools.rag.reference import ReferenceFigure
-from gavel.tools.rag.requests import JudgeRagAnswerRequest, JudgeRagAnswersRequest
 from gavel.tools.rag.results import RagBatchResult, RagJudgment
 
 T = TypeVar("T")
 
 
-def _check_one(request: JudgeRagAnswerRequest, deps: ToolDeps) -> None:
-    prepare(request, deps)
-    answer_of(request, deps)
-
-
-def _check_batch(request: JudgeRagAnswersRequest, deps: ToolDeps) -> None:
-    prepare(request, deps)
-    answers_of(request, deps)
-
-
-# Both tools always ask for a model; their checks refuse a bad request before it is resolved.
-check_rag_answer = always_judges(_check_one)
-check_rag_answers = always_judges(_check_batch)
-
-
-async def judge_rag_answer(request: JudgeRagAnswerRequest, deps: ToolDeps) -> RagJudgment:
+async def _judge_one(prepared: Prepared, deps: ToolDeps) -> RagJudgment:
     started = time.perf_counter()
-    prepared = prepare(request, deps)
-    item = answer_of(request, deps)
+    item = prepared.answers[0]
     judge = await deps.judge()
     judged, recall, recall_usage = await _with_recall(judge, prepared, lambda: judge_answer(judge, prepared, item))
     if recall is not None:
         judged = dataclasses.replace(judged, usage=concurrent(judged.usage, recall_usage, started))
     result = assemble(prepared, item, judged, recall=recall)
-    if request.explain == "narrative":
+    if prepared.request.explain == "narrative":
         text, why, used = await narrate(judge, result.render_text(), prepared.model)
         result = result.model_copy(update={"narrative": text, "narrative_error": why, "usage": result.usage.add(used)})
     return result
 
 
-async def judge_rag_answers(request: JudgeRagAnswersRequest, deps: ToolDeps) -> RagBatchResult:
+async def _judge_batch(prepared: Prepared, deps: ToolDeps) -> RagBatchResult:
     started = time.perf_counter()
-    prepared = prepare(request, deps)
-    items = answers_of(request, deps)
     judge = await deps.judge()
-    everyone, recall, usage = await _with_recall(judge, prepared, lambda: _judge_all(judge, prepared, items, deps))
+    everyone, recall, usage = await _with_recall(
+        judge, prepared, lambda: _judge_all(judge, prepared, prepared.answers, deps)
+    )
     if recall is not None:
         # The same figure for every answer: it is the request's, asked once (its calls are in the batch's usage).
         everyone = [r.model_copy(update={"context_recall": recall}) for r in everyone]
@@ -82,6 +65,12 @@ async def judge_rag_answers(request: JudgeRagAnswersRequest, deps: ToolDeps) -> 
     )
 
 
+# Each tool prepares its request once (checked, the rubric resolved, every text scanned); the server's ledger lookup
+# and the run both take what it prepared.
+judge_rag_answer = Tool(prepare_answer, _judge_one)
+judge_rag_answers = Tool(prepare_answers, _judge_batch)
+
+
 async def _with_recall(
     judge: Judge, prepared: Prepared, work: Callable[[], Awaitable[T]]
 ) -> tuple[T, ReferenceFigure | None, Usage]:
@@ -92,7 +81,9 @@ async def _with_recall(
     return result, recall, used
 
 
-async def _judge_all(judge: Judge, prepared: Prepared, items: list[AnswerInput], deps: ToolDeps) -> list[RagJudgment]:
+async def _judge_all(
+    judge: Judge, prepared: Prepared, items: Sequence[AnswerInput], deps: ToolDeps
+) -> list[RagJudgment]:
     """Every answer's judgment, in the order given, judged concurrently; progress after each one."""
     results: list[RagJudgment | None] = [None] * len(items)
     done = 0

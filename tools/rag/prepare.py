@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gavel.tools.common import check_samples, require_text
 from gavel.tools.deps import ToolDeps
@@ -25,20 +26,6 @@ from gavel.tools.rubrics import ContextRules, Rubric
 
 
 @dataclass(frozen=True)
-class Prepared:
-    rubric: Rubric
-    context: str
-    rules: ContextRules
-    question: str
-    sources: list[Passage]
-    passages: str | None
-    injection: list[str]  # findings in the question and passages, labelled with where they are
-    samples: int
-    model: str | None
-    reference: str | None = None  # the expected answer, when given: answer correctness and context recall
-
-
-@dataclass(frozen=True)
 class AnswerInput:
     """One answer to judge, from a single request or one entry of a batch."""
 
@@ -47,13 +34,55 @@ class AnswerInput:
     agent_confidence: float | None
     agent_reasoning: str | None
     agent_name: str | None = None
+    injection: tuple[str, ...] = ()  # findings in the answer and the agent's reasoning, labelled
 
     @classmethod
     def of(cls, entry: JudgeRagAnswerRequest | AgentAnswer, agent_name: str | None = None) -> AnswerInput:
-        return cls(entry.answer, entry.sources_used, entry.agent_confidence, entry.agent_reasoning, agent_name)
+        injection = [f"{finding} (in the answer)" for finding in detect_injection(entry.answer)]
+        if entry.agent_reasoning:
+            reasoning = detect_injection(entry.agent_reasoning)
+            injection += [f"{finding} (in the agent's reasoning)" for finding in reasoning]
+        return cls(
+            entry.answer, entry.sources_used, entry.agent_confidence, entry.agent_reasoning, agent_name,
+            tuple(dict.fromkeys(injection)),
+        )  # fmt: skip
 
 
-def prepare(request: JudgeRagAnswerRequest | JudgeRagAnswersRequest, deps: ToolDeps) -> Prepared:
+@dataclass(frozen=True)
+class Prepared:
+    """A RAG request, checked once, and what every answer's judgment shares; every text scanned for injection once."""
+
+    request: JudgeRagAnswerRequest | JudgeRagAnswersRequest
+    answers: tuple[AnswerInput, ...]
+    rubric: Rubric
+    context: str
+    rules: ContextRules
+    question: str
+    sources: list[Passage]
+    passages: str | None
+    injection: list[str]  # findings in the question, reference and passages, labelled with where they are
+    samples: int
+    model: str | None
+    reference: str | None = None  # the expected answer, when given: answer correctness and context recall
+    needs_model: bool = True
+
+    @property
+    def rubric_from_registry(self) -> bool:
+        return self.request.custom_rubric is None
+
+
+async def prepare_answer(request: JudgeRagAnswerRequest, deps: ToolDeps) -> Prepared:
+    shared = _shared(request, deps)
+    _check_answer("", request, deps)
+    return Prepared(request=request, answers=(AnswerInput.of(request),), **shared)
+
+
+async def prepare_answers(request: JudgeRagAnswersRequest, deps: ToolDeps) -> Prepared:
+    shared = _shared(request, deps)
+    return Prepared(request=request, answers=tuple(_answers(request, deps)), **shared)
+
+
+def _shared(request: JudgeRagAnswerRequest | JudgeRagAnswersRequest, deps: ToolDeps) -> dict[str, Any]:
     require_text(request.question, "question", deps.limits)
     _check_sources(request.sources, deps)
     check_samples(request.samples, deps.limits)
@@ -68,28 +97,24 @@ def prepare(request: JudgeRagAnswerRequest | JudgeRagAnswersRequest, deps: ToolD
     injection = [f"{finding} (in the question)" for finding in detect_injection(request.question)]
     injection += [f"{finding} (in the reference answer)" for finding in detect_injection(reference or "")]
     for index, source in enumerate(request.sources, 1):
-        for text in (source.title or "", source.content):
+        # The id too: the judge sees it with the passage.
+        for text in (source.id or "", source.title or "", source.content):
             injection += [f"{finding} (in passage [{index}])" for finding in detect_injection(text)]
-    return Prepared(
-        rubric=rubric,
-        context=context,
-        rules=rules,
-        question=request.question,
-        sources=request.sources,
-        passages=format_passages(request.sources),
-        injection=list(dict.fromkeys(injection)),
-        samples=request.samples,
-        model=request.model,
-        reference=reference,
-    )
+    return {
+        "rubric": rubric,
+        "context": context,
+        "rules": rules,
+        "question": request.question,
+        "sources": request.sources,
+        "passages": format_passages(request.sources),
+        "injection": list(dict.fromkeys(injection)),
+        "samples": request.samples,
+        "model": request.model,
+        "reference": reference,
+    }
 
 
-def answer_of(request: JudgeRagAnswerRequest, deps: ToolDeps) -> AnswerInput:
-    _check_answer("", request, deps)
-    return AnswerInput.of(request)
-
-
-def answers_of(request: JudgeRagAnswersRequest, deps: ToolDeps) -> list[AnswerInput]:
+def _answers(request: JudgeRagAnswersRequest, deps: ToolDeps) -> list[AnswerInput]:
     """The batch's answers, checked: at least one, within GAVEL_MAX_BATCH, each named uniquely."""
     if not request.answers:
         raise InvalidInput("must list at least one answer", field="answers")

@@ -27,7 +27,7 @@ from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
 from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.probability import Prefix, metric_score
+from gavel.tools.engine.one_token import Prefix, metric_score
 from gavel.tools.engine.readout import Readout
 from gavel.tools.engine.results import MetricScore, Usage
 from gavel.tools.engine.sentences import leading_clause, split_sentences

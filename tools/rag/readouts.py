@@ -18,9 +18,8 @@ from typing import TypeVar
 
 import anyio
 
-from gavel.tools.engine.fitness import decision_cut
 from gavel.tools.engine.judge import Judge, Judgment
-from gavel.tools.engine.probability import document_prefix
+from gavel.tools.engine.one_token import document_prefix
 from gavel.tools.engine.results import MetricScore, Provenance, Usage
 from gavel.tools.errors import caller_errors
 from gavel.tools.rag import probability, reference
@@ -77,6 +76,7 @@ async def _generated(judge: Judge, prepared: Prepared, item: AnswerInput, data: 
         return await judge.score_metrics(
             rubric=rubric, metrics=metrics, subject=item.answer, source=prepared.passages, data=data,
             context_instructions=rules.instructions, samples=prepared.samples, model=prepared.model,
+            texts_checked=True,
         )  # fmt: skip
 
     # The dimensions and the grounding check are independent; the engine's limiter bounds the real concurrency.
@@ -99,12 +99,13 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
     accuracy = next((m for m in rubric.metrics if m.id == "accuracy" and m.id not in rules.not_applicable), None)
     others = [m for m in rubric.metrics if m.id not in rules.not_applicable and m is not accuracy]
     shared = document_prefix(prepared.passages, data.get("question"))
-    cut = await decision_cut(judge, rubric, probability.SUPPORT_CUT, prepared.model)
+    cut = await judge.decision_cut(rubric, probability.SUPPORT_CUT, prepared.model)
 
     async def dimensions() -> Judgment:
         return await judge.score_metrics(
             rubric=rubric, metrics=others, subject=item.answer, source=prepared.passages, data=data,
             context_instructions=rules.instructions, model=prepared.model, shared=shared,
+            texts_checked=True,
         )  # fmt: skip
 
     async def sentences() -> tuple[list[probability.SentenceSupport], Usage]:

@@ -25,9 +25,8 @@ from typing import cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from gavel.tools.common import one_line
-from gavel.tools.engine.fitness import decision_cut
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.probability import document_prefix
+from gavel.tools.engine.one_token import document_prefix
 from gavel.tools.engine.readout import ReasonCode
 from gavel.tools.engine.results import Usage
 from gavel.tools.rag import probability
@@ -86,7 +85,7 @@ async def _no_probabilities(judge: Judge, prepared: Prepared) -> ReferenceFigure
 async def _figure(
     judge: Judge, prepared: Prepared, shared: probability.Prefix, text: str, step: str, *, weakest: bool
 ) -> tuple[ReferenceFigure, Usage]:
-    cut = await decision_cut(judge, prepared.rubric, probability.SUPPORT_CUT, prepared.model)
+    cut = await judge.decision_cut(prepared.rubric, probability.SUPPORT_CUT, prepared.model)
     support, usage = await probability.check_sentences(
         judge, shared, prepared.rubric, text, prepared.model, cut.value, step=step
     )

@@ -12,7 +12,6 @@ from gavel.tools.engine.results import MetricScore, Provenance, Usage
 from gavel.tools.rag import render
 from gavel.tools.rag.probability import SentenceSupport
 from gavel.tools.rag.reference import ReferenceFigure
-from gavel.tools.rag.requests import DEFAULT_RUBRIC
 
 DIMENSIONS = ("relevance", "completeness", "accuracy", "source_attribution", "coherence")
 
@@ -23,7 +22,6 @@ ConfidenceSource = Literal["sample_spread", "judge_stated", "probability_margin"
 
 class RagJudgment(ToolResult):
     ledger_serves: ClassVar[bool] = True
-    ledger_default_rubric: ClassVar[str | None] = DEFAULT_RUBRIC
 
     agent_name: str | None = Field(default=None, description="The agent, in judge_rag_answers.")
     evaluation_context: str
@@ -121,7 +119,6 @@ class RagJudgment(ToolResult):
 
 class RagBatchResult(ToolResult):
     ledger_serves: ClassVar[bool] = True
-    ledger_default_rubric: ClassVar[str | None] = DEFAULT_RUBRIC
 
     evaluation_context: str
     results: list[RagJudgment] = Field(description="Every answer's judgment, by overall_score (unscored last).")

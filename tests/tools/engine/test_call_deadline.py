@@ -4,6 +4,7 @@ ask the backend again, and GAVEL_CALL_DEADLINE_S bounds everything, queueing inc
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import anyio
 
@@ -25,8 +26,8 @@ def deps(backend: ScriptedBackend, *, reporting: bool = False, **config: float) 
     engine = EngineConfig(max_concurrency=1, **config)  # type: ignore[arg-type]
     limiter = anyio.CapacityLimiter(1)
 
-    async def judge() -> Judge:
-        return Judge(backend, engine, limiter)
+    async def judge(**wiring: Any) -> Judge:
+        return Judge(backend, engine, limiter, **wiring)
 
     made = ToolDeps(registry=REGISTRY, limits=Limits(), judge_factory=judge)
     if reporting:  # a client that asked for progress: each model call waits inside a heartbeat task group

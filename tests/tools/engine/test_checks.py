@@ -11,7 +11,7 @@ from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessmen
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.checks import count_anchors, score_from_mistakes, source_statements
 from gavel.tools.engine.prompts import check_floor
-from gavel.tools.refine import feedback_for
+from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.deps import make_deps

@@ -117,9 +117,7 @@ async def test_cancelling_the_work_cancels_the_heartbeat(fast_heartbeat: None) -
 
 
 def judge_over(backend: Any, log: ProgressLog, **config: Any) -> Judge:
-    judge = Judge(backend, EngineConfig(timeout_s=5, **config))
-    judge.progress = Progress(log)
-    return judge
+    return Judge(backend, EngineConfig(timeout_s=5, **config), progress=Progress(log))
 
 
 async def test_each_metric_reports_when_the_model_answered_it(every_tick: None) -> None:

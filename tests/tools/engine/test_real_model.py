@@ -6,6 +6,8 @@ of the `embedded` extra, which the test command installs).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from gavel.tools.candidates import ScoreCandidatesRequest, score_candidates
@@ -110,7 +112,7 @@ async def embedded_ollama_backend(_embedded_ollama_server):
 
 
 async def test_the_embedded_model_reads_a_supported_sentence_above_an_unsupported_one(embedded_backend):
-    from gavel.tools.engine.probability import prefix
+    from gavel.tools.engine.one_token import prefix
     from gavel.tools.rag.probability import check_sentences
 
     judge = Judge(embedded_backend, EngineConfig(timeout_s=600))
@@ -130,8 +132,8 @@ async def test_the_embedded_model_reads_a_supported_sentence_above_an_unsupporte
 
 async def test_score_candidates_ranks_a_concrete_idea_above_a_slogan_from_probabilities(embedded_backend):
     # The demo's two clearest ideas; measured at 0.74 and 0.65 (bench/README.md, the ideas' probability readout).
-    async def judge() -> Judge:
-        return Judge(embedded_backend, EngineConfig(timeout_s=600))
+    async def judge(**wiring: Any) -> Judge:
+        return Judge(embedded_backend, EngineConfig(timeout_s=600), **wiring)
 
     ideas = [
         {"id": "slogan", "text": "Make a dashboard. It would be nice."},

@@ -1,0 +1,124 @@
+"""One-token calls read from the model's token probabilities: a Yes/No question read as P(yes), or a scale of
+single digits read as the probability-weighted mean of the digits (G-Eval). Nothing is generated.
+
+Every check of one judgment shares one prompt prefix (`Prefix`: the system text, then the source and the context
+in fenced blocks); only the judged text (or the sentence checked) and the question come after it, so llama.cpp's
+and Ollama's prompt caches evaluate the long material once per judgment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from gavel.tools.engine import prompts
+from gavel.tools.engine.backend import ChatMessage, ChatRequest
+from gavel.tools.engine.calls import ModelCalls, Tally
+from gavel.tools.engine.readout import TOP_LOGPROBS, Readout, scale_expectation, yes_probability
+from gavel.tools.engine.results import MetricScore, SampleRecord, Usage
+from gavel.tools.errors import BackendError, BackendTimeout
+from gavel.tools.rubrics import Rubric
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """The shared start of every check's prompt in one judgment: the system text, the source, then the context."""
+
+    blocks: dict[str, str]
+    section: str
+    system: str = "probability_system"  # the judge.toml entry the checks' system message is
+
+
+def prefix(rubric: Rubric, source: str | None, context: Mapping[str, str]) -> Prefix:
+    """The source first, then the context (the question): what the checks of one judgment, and the answers
+    to one question, share. The judged text follows in each check's own part."""
+    blocks: dict[str, str] = {}
+    if source:
+        blocks[rubric.prompt.source_label] = source
+    blocks.update({k: v for k, v in context.items() if v})
+    return Prefix(blocks, "\n\n".join(prompts.fenced(label, text) for label, text in blocks.items()))
+
+
+def document_prefix(document: str | None, question: str | None) -> Prefix:
+    """The probe's layout (../shared/probes/yes_probability.py): a fact checker's system text, the document fenced,
+    then the question on one line.
+
+    Measured on the embedded default (first 20 HaluEval dev pairs, one check per answer): AUROC 0.84, pairwise 0.85
+    with the fact checker's system text (`document_system`), against 0.78 and 0.80 in the same layout with the
+    general `probability_system`, and 0.78 and 0.85 with that and the passages and question fenced under the
+    rubric's labels. The system text decides most of it.
+    """
+    blocks = {k: v for k, v in {"document": document, "question": question}.items() if v}
+    parts = [prompts.fenced("Document", document)] if document else []
+    if question:
+        parts.append(prompts.inline("Question", question))
+    return Prefix(blocks, "\n\n".join(parts), system="document_system")
+
+
+def user_prompt(shared: Prefix, instruction: str, extra: Mapping[str, str] | None = None) -> str:
+    parts = [shared.section] if shared.section else []
+    parts += [prompts.fenced(label, text) for label, text in (extra or {}).items()]
+    parts.append(instruction)
+    return "\n\n".join(parts)
+
+
+async def ask(
+    calls: ModelCalls,
+    user: str,
+    tally: Tally,
+    *,
+    model: str | None,
+    values: Sequence[int] | None = None,
+    system: str = "probability_system",
+    step: str = "a yes/no check",
+) -> Readout:
+    """One one-token call; its first token read as P(yes), or as the expectation over `values`. `step` names it
+    in progress."""
+    request = ChatRequest(
+        messages=(ChatMessage("system", prompts.prompt_set().text[system]), ChatMessage("user", user)),
+        temperature=0.0,
+        seed=calls.config.seed,
+        max_tokens=1,
+        top_k=None,
+        top_p=None,
+        model=model,
+        top_logprobs=TOP_LOGPROBS,
+    )
+    try:
+        reply = await calls.call(request, tally, step=step)
+    except BackendTimeout as exc:
+        return Readout.failed("timeout", f"the model call timed out: {exc}")
+    except BackendError as exc:
+        return Readout.failed("backend_error", f"the model call failed: {exc}")
+    return scale_expectation(reply.top_logprobs, values) if values else yes_probability(reply.top_logprobs)
+
+
+def metric_score(metric_id: str, name: str, readout: Readout, explanation: str) -> MetricScore:
+    """A metric from one readout: scored with Gavel's explanation, or unscored with the reason and its code."""
+    if readout.value is None:
+        return MetricScore(
+            metric=metric_id, name=name, score=None, status="unscored", reason=readout.reason,
+            samples=[SampleRecord(score=None, error=readout.reason)], readout="probability",
+            distribution=readout.distribution or None, answer_mass=readout.mass, reason_code=readout.reason_code,
+        )  # fmt: skip
+    return MetricScore(
+        metric=metric_id, name=name, score=readout.value, status="scored", explanation=explanation,
+        samples=[SampleRecord(score=readout.value, explanation=explanation)], spread=0.0, readout="probability",
+        distribution=readout.distribution, answer_mass=readout.mass,
+    )  # fmt: skip
+
+
+async def yes_no(
+    calls: ModelCalls,
+    shared: Prefix,
+    instruction: str,
+    *,
+    extra: Mapping[str, str] | None = None,
+    model: str | None = None,
+    step: str = "a yes/no check",
+) -> tuple[Readout, Usage]:
+    """One Yes/No check after the judgment's shared prefix, read as P(yes). `step` names it in progress."""
+    tally = Tally()
+    readout = await ask(calls, user_prompt(shared, instruction, extra), tally, model=model, system=shared.system,
+                        step=step)  # fmt: skip
+    return readout, tally.usage
