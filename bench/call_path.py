@@ -117,7 +117,7 @@ def _server(ledger: Path, readout: str) -> Any:
     return build_server(settings, registry, deps)
 
 
-async def _trace(readout: str) -> Tracer:
+async def trace(readout: str) -> Tracer:
     import mcp
 
     from tests.support.scripted import ScriptedBackend
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> None:
     from gavel.server.logging import configure_logging
 
     configure_logging("WARNING")  # stdout is this report's
-    figures = report(anyio.run(_trace, args.readout))
+    figures = report(anyio.run(trace, args.readout))
     if args.json:
         print(json.dumps(figures, indent=2))
         return

@@ -8,7 +8,7 @@ import anyio
 
 from gavel.server.settings import Settings
 from gavel.tools.engine.embedded import DEFAULT_MODEL, default_model_path
-from gavel.tools.engine.select import BackendProvider
+from gavel.tools.engine.provider import BackendProvider
 
 
 async def _describe(settings: Settings) -> dict[str, Any]:

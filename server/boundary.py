@@ -51,7 +51,7 @@ from gavel.tools.common import ToolResult
 from gavel.tools.deps import Impl, JudgeThroughLedger, Prepared, ProgressFn, Tool, ToolDeps, steps
 from gavel.tools.engine.fitness import fitness_line
 from gavel.tools.engine.progress import no_progress
-from gavel.tools.engine.results import Provenance
+from gavel.tools.engine.scores import Provenance
 from gavel.tools.errors import GavelError, caller_errors
 from gavel.tools.ledger import Ledger
 

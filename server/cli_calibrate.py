@@ -59,7 +59,7 @@ async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: An
     from gavel.server.boundary import uncalibrated_calls
     from gavel.tools.calibration import CalibrationRun
     from gavel.tools.deps import ToolDeps
-    from gavel.tools.engine.select import BackendProvider
+    from gavel.tools.engine.provider import BackendProvider
 
     provider = BackendProvider(settings.engine_config())
 

@@ -124,7 +124,7 @@ async def _run(
 
     from gavel.server.eval_run import run_items
     from gavel.tools.deps import ToolDeps
-    from gavel.tools.engine.select import BackendProvider
+    from gavel.tools.engine.provider import BackendProvider
 
     provider = BackendProvider(settings.engine_config())
     ledger = settings.make_ledger()

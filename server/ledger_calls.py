@@ -203,7 +203,7 @@ class LedgerCall:
         if rubric is not None:
             rubric_part = _rubric_part(deps.registry, rubric, from_registry=self.prepared.rubric_from_registry)
         config = judge.config
-        readout = await judge.readout(model)
+        readout = await judge.readout_kind(model)
         # The result carries the judge's fitness, and may be decided at its calibrated cut: a new calibration
         # makes a new judgment.
         calibrated = await judge.calibration(rubric, model)

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ValidationError
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.progress import no_progress
-from gavel.tools.engine.sampling import SampledText, SamplingBackend
+from gavel.tools.engine.sampling_backend import SampledText, SamplingBackend
 from gavel.tools.errors import BackendError, GavelError, leaves
 
 # Sampling calls one tool call may make on the 2026-07-28 protocol: one input-required round each.

@@ -25,7 +25,7 @@ from gavel.tools.engine.fitness import FitnessSource
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.memo import MemoBackend
 from gavel.tools.engine.progress import Progress
-from gavel.tools.engine.select import BackendProvider
+from gavel.tools.engine.provider import BackendProvider
 from gavel.tools.rubrics import RubricRegistry
 
 # How each configured limit is stated to the agent's model, and which tools state which: only those they apply.

@@ -22,7 +22,7 @@ from gavel.tools.common import (
 )
 from gavel.tools.deps import Tool, ToolDeps
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.results import MetricScore, Provenance, Usage
+from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.narrative import Explain, narrate

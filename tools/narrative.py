@@ -13,7 +13,7 @@ from pydantic import Field
 
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.results import Usage
+from gavel.tools.engine.scores import Usage
 
 NARRATIVE_MAX_TOKENS = 200
 

@@ -27,7 +27,7 @@ from gavel.tools.common import ToolResult, flags_line, one_line, require_text
 from gavel.tools.deps import Tool, ToolDeps
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.results import Usage
+from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.revision import RevisionProblem, RevisionProblemCode, feedback_for, revision_problems, strip_frame

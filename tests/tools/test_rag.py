@@ -11,7 +11,7 @@ import pytest
 
 from gavel.tools.engine.backend import ChatRequest, ModelInfo
 from gavel.tools.engine.config import Limits
-from gavel.tools.engine.results import MetricScore
+from gavel.tools.engine.scores import MetricScore
 from gavel.tools.errors import BackendError, InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.rag import (

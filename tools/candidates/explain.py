@@ -18,7 +18,7 @@ from gavel.tools.candidates.selection import Pick
 from gavel.tools.candidates.values import candidate_text, given_value
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.results import MetricScore, Usage
+from gavel.tools.engine.scores import MetricScore, Usage
 from gavel.tools.rubrics import Rubric
 
 NARRATIVE_MAX_TOKENS = 220

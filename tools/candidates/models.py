@@ -9,7 +9,7 @@ from typing_extensions import TypedDict
 
 from gavel.tools.candidates.display import IDS_SHOWN, id_list, num
 from gavel.tools.common import ModelOverride, NoCache, RubricId, Samples, ToolResult, flags_line
-from gavel.tools.engine.results import Provenance, Usage
+from gavel.tools.engine.scores import Provenance, Usage
 from gavel.tools.rubrics import CustomRubric
 
 DEFAULT_TOP_K = 3

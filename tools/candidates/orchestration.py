@@ -33,7 +33,7 @@ from gavel.tools.candidates.scoring import Judged, Scored, judge_phase, unused_t
 from gavel.tools.candidates.selection import Ranking, diversity_outcomes, rank, select, selection_notes
 from gavel.tools.deps import Tool, ToolDeps
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.results import Provenance, Usage
+from gavel.tools.engine.scores import Provenance, Usage
 from gavel.tools.rubrics import Rubric, rubric_identity
 
 

@@ -19,7 +19,7 @@ from gavel.tools.candidates.plan import Plan, Scan
 from gavel.tools.candidates.values import candidate_text, given_value
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge, Judgment
-from gavel.tools.engine.results import MetricScore, Provenance, Usage
+from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.rubrics import Metric, Rubric
 

@@ -1,7 +1,7 @@
 """One tool call's model calls: each under the process's limiter and the call's one deadline, its usage tallied,
 its progress reported; once a call timed out, the backend is asked nothing more in that tool call.
 
-The readouts (`ladder`, `generated`, `one_token`) and the judge make every model call through `ModelCalls`.
+The readouts (`ladder`, `by_generation`, `one_token`) and the judge make every model call through `ModelCalls`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from gavel.tools.engine.backend import Backend, ChatMessage, ChatReply, ChatRequ
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.probes import Probes, ProbeTimeout
 from gavel.tools.engine.progress import Progress
-from gavel.tools.engine.results import Usage
+from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import BackendError, BackendTimeout
 
 

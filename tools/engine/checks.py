@@ -28,9 +28,9 @@ import anyio
 from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
+from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, prefix, yes_no
-from gavel.tools.engine.readout import Readout
-from gavel.tools.engine.results import Finding, MetricScore, Usage
+from gavel.tools.engine.scores import Finding, MetricScore, Usage
 from gavel.tools.engine.sentences import split_sentences
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric, Rubric

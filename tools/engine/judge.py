@@ -1,7 +1,7 @@
 """The judge: turns "score this text on these metrics of this rubric" into validated scores.
 
 Per metric and sample: one schema-constrained call whose reasoning field comes before the score, through the
-repair ladder (`ladder`); or, on a backend with log-probabilities, one readout per metric (`probability`).
+repair ladder (`ladder`); or, on a backend with log-probabilities, one readout per metric (`by_probability`).
 Otherwise the metric is `unscored` with the reason and the raw reply. Never a default score, never a clamp.
 All calls of the process share one limiter; all calls of one tool call share one deadline.
 """
@@ -17,19 +17,19 @@ import anyio
 import structlog
 from pydantic import BaseModel
 
-from gavel.tools.engine import generated, ladder, one_token, probability, prompts
+from gavel.tools.engine import by_generation, by_probability, ladder, one_token, prompts
 from gavel.tools.engine.backend import Backend, ModelInfo
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.fitness import DecisionCut, FitnessSource, JudgeFitness, fitness_flags, fitness_key
 from gavel.tools.engine.ladder import Structured
+from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix
 from gavel.tools.engine.parse import strip_reasoning
 from gavel.tools.engine.probes import Probes, ProbeTimeout
 from gavel.tools.engine.progress import Progress
-from gavel.tools.engine.readout import Readout
 from gavel.tools.engine.reply_schema import joint_model, metric_reply_model, request_schema
-from gavel.tools.engine.results import MetricScore, Provenance, ReadoutKind, Usage
+from gavel.tools.engine.scores import MetricScore, Provenance, ReadoutKind, Usage
 from gavel.tools.errors import BackendError
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
 from gavel.tools.rubrics import Metric, Rubric, rubric_identity
@@ -54,7 +54,7 @@ class Generated:
     usage: Usage
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)  # its config may hold an API key: never in a repr
 class Judge:
     """One tool call's judge, built whole: nothing is assigned to it afterwards (a frozen dataclass).
 
@@ -93,7 +93,7 @@ class Judge:
         """Whether a call failed at the backend, so the provider re-probes before the next call."""
         return self.calls.saw_backend_failure
 
-    async def readout(self, model: str | None = None) -> ReadoutKind:
+    async def readout_kind(self, model: str | None = None) -> ReadoutKind:
         """'probability' where the backend returns log-probabilities and GAVEL_READOUT allows it, else
         'generated'. Decided once per judge and model; the backend is probed once per process (`Probes`)."""
         if model not in self._readouts:
@@ -131,7 +131,7 @@ class Judge:
         if self.fitness is None:
             return None
         info = await self.model_info(model)
-        readout = await self.readout(model)
+        readout = await self.readout_kind(model)
         return await self.fitness.fitness_for(
             fitness_key(info.backend, info.model, info.digest, readout, prompts.template_hash(rubric))
         )
@@ -170,10 +170,10 @@ class Judge:
         started = time.perf_counter()
         tally = Tally()
         kind: ReadoutKind | None
-        if readout != "generated" and await self.readout(model) == "probability":
+        if readout != "generated" and await self.readout_kind(model) == "probability":
             # One readout per metric: it is the model's distribution already, so `samples` has nothing to sample.
             shared = shared or one_token.prefix(rubric, source, data or {})
-            scores = await probability.score_metrics(
+            scores = await by_probability.score_metrics(
                 self.calls, rubric=rubric, metrics=metrics, shared=shared, subject=subject,
                 context_instructions=context_instructions, model=model, tally=tally, source=source, context=data,
             )  # fmt: skip
@@ -181,7 +181,7 @@ class Judge:
             samples, strategy, kind = 1, "per_metric", None
         else:
             strategy = strategy or self.strategy
-            scores, judged = await generated.score_metrics(
+            scores, judged = await by_generation.score_metrics(
                 self.calls, rubric=rubric, metrics=metrics, subject=subject, source=source, data=data,
                 context_instructions=context_instructions, samples=samples, model=model, strategy=strategy,
                 tally=tally,
@@ -259,7 +259,7 @@ class Judge:
         readout: ReadoutKind | None = None,
     ) -> Provenance:
         info = await self.model_info(model)
-        readout = readout or await self.readout(model)
+        readout = readout or await self.readout_kind(model)
         template = prompts.template_hash(rubric)
         key = fitness_key(info.backend, info.model, info.digest, readout, template)
         return Provenance(

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest
 from gavel.tools.engine.calls import ModelCalls, Tally
+from gavel.tools.engine.logprobs import ReasonCode
 from gavel.tools.engine.parse import (
     Parsed,
     ReplyCode,
@@ -25,8 +26,7 @@ from gavel.tools.engine.parse import (
     last_score_line,
     parse_reply,
 )
-from gavel.tools.engine.readout import ReasonCode
-from gavel.tools.engine.results import SampleRecord, Usage
+from gavel.tools.engine.scores import SampleRecord, Usage
 from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.rubrics import Rubric
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.calls import ModelCalls, Tally
-from gavel.tools.engine.readout import TOP_LOGPROBS, Readout, scale_expectation, yes_probability
-from gavel.tools.engine.results import MetricScore, SampleRecord, Usage
+from gavel.tools.engine.logprobs import TOP_LOGPROBS, Readout, scale_expectation, yes_probability
+from gavel.tools.engine.scores import MetricScore, SampleRecord, Usage
 from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.rubrics import Rubric
 

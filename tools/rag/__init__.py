@@ -6,7 +6,7 @@ decimal arithmetic), the verdict (the rubric's per-context rules), the diagnosis
 prompt-injection check. A decision the model did not make is never filled in: it is `unscored`, with the
 reason, unless the verdict provably does not depend on it.
 
-One request, in order: requests (what is accepted) → prepare (checks, shared material) → readouts (the model's
+One request, in order: requests (what is accepted) → prepare (checks, shared material) → model_part (the model's
 part: generated via grounding, or per sentence via probability and sentences) → assemble (citations, rules,
 diagnosis, issues) → results and render (what is returned and how it reads). orchestration runs the two tools.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gavel.tools.common import one_line
-from gavel.tools.engine.results import MetricScore
+from gavel.tools.engine.scores import MetricScore
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.rag.citations import Citations
 from gavel.tools.rag.diagnosis import passages_address_question

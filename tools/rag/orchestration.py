@@ -1,5 +1,5 @@
 """`judge_rag_answer` and `judge_rag_answers`: prepare the request, let the model judge each answer
-(`readouts.py`), assemble each judgment deterministically (`assemble.py`), and for a batch rank them.
+(`model_part.py`), assemble each judgment deterministically (`assemble.py`), and for a batch rank them.
 With a reference answer, its context recall (`reference.py`) is asked once per request, beside the answers.
 """
 
@@ -14,13 +14,13 @@ import anyio
 
 from gavel.tools.deps import Tool, ToolDeps
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.results import Usage
+from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import BackendError
 from gavel.tools.narrative import narrate
 from gavel.tools.rag import reference, render
 from gavel.tools.rag.assemble import assemble, failed
+from gavel.tools.rag.model_part import both, concurrent, judge_answer
 from gavel.tools.rag.prepare import AnswerInput, Prepared, prepare_answer, prepare_answers
-from gavel.tools.rag.readouts import both, concurrent, judge_answer
 from gavel.tools.rag.reference import ReferenceFigure
 from gavel.tools.rag.results import RagBatchResult, RagJudgment
 

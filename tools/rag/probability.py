@@ -27,9 +27,9 @@ from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
 from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, metric_score
-from gavel.tools.engine.readout import Readout
-from gavel.tools.engine.results import MetricScore, Usage
+from gavel.tools.engine.scores import MetricScore, Usage
 from gavel.tools.engine.sentences import leading_clause, split_sentences
 from gavel.tools.rubrics import Metric, Rubric
 
@@ -77,7 +77,7 @@ def _support(sentence: str, readout: Readout, cut: float) -> SentenceSupport:
 
 
 def _instruction(name: str, rubric: Rubric) -> str:
-    # The passages are shown as the "Document" (engine.probability.document_prefix), so the checks name it so.
+    # The passages are shown as the "Document" (engine.one_token.document_prefix), so the checks name it so.
     return prompts.prompt_set().fill(name, subject=rubric.prompt.subject, sentence_label=SENTENCE_LABEL)
 
 

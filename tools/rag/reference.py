@@ -26,9 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gavel.tools.common import one_line
 from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.logprobs import ReasonCode
 from gavel.tools.engine.one_token import document_prefix
-from gavel.tools.engine.readout import ReasonCode
-from gavel.tools.engine.results import Usage
+from gavel.tools.engine.scores import Usage
 from gavel.tools.rag import probability
 from gavel.tools.rag.prepare import Prepared
 from gavel.tools.rag.probability import CLAIM_CHARS, SentenceSupport
@@ -73,7 +73,7 @@ async def context_recall(judge: Judge, prepared: Prepared) -> tuple[ReferenceFig
 
 
 async def _no_probabilities(judge: Judge, prepared: Prepared) -> ReferenceFigure | None:
-    if await judge.readout(prepared.model) == "probability":
+    if await judge.readout_kind(prepared.model) == "probability":
         return None
     return unavailable(
         "no_logprobs",

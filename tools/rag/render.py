@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from gavel.tools.common import flags_line, one_line
-from gavel.tools.engine.results import MetricScore
+from gavel.tools.engine.scores import MetricScore
 from gavel.tools.rubrics import Rubric
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from gavel.tools.common import ToolResult
 from gavel.tools.engine.fitness import DecisionCut
-from gavel.tools.engine.results import MetricScore, Provenance, Usage
+from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.rag import render
 from gavel.tools.rag.probability import SentenceSupport
 from gavel.tools.rag.reference import ReferenceFigure

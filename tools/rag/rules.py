@@ -8,7 +8,7 @@ import statistics
 from collections.abc import Collection, Mapping, Sequence
 from fractions import Fraction
 
-from gavel.tools.engine.results import MetricScore
+from gavel.tools.engine.scores import MetricScore
 from gavel.tools.rag.grounding import Grounding
 from gavel.tools.rag.probability import ProbabilityGrounding
 from gavel.tools.rag.render import fmt

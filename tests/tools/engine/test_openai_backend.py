@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from gavel.tools.engine.backend import Backend, ChatMessage, ChatRequest, TokenLogprob
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.openai_backend import OpenAIBackend
-from gavel.tools.engine.select import BackendProvider
+from gavel.tools.engine.provider import BackendProvider
 from gavel.tools.errors import BackendError
 from tests.support.openai_server import OpenAIReply, OpenAITestServer, yes_no_logprobs
 

@@ -11,7 +11,7 @@ from gavel.tools.engine.backend import ModelInfo
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probes import Probes
-from gavel.tools.engine.select import BackendProvider
+from gavel.tools.engine.provider import BackendProvider
 from tests.support.deps import REGISTRY
 from tests.support.ollama_server import OllamaTestServer
 from tests.support.scripted import ScriptedBackend, yes_no
@@ -45,7 +45,7 @@ async def test_judges_of_one_process_ask_the_backend_once():
     backend, probes = Probed(probabilities=True), Probes()
     for _ in range(3):
         judge = Judge(backend, CONFIG, probes=probes)
-        assert await judge.readout() == "probability"
+        assert await judge.readout_kind() == "probability"
         assert (await judge.model_info()).digest == "sha256:scripted"
     assert (backend.info_asked, backend.reads_asked) == (1, 1)
 
@@ -56,7 +56,7 @@ async def test_concurrent_askers_wait_for_one_probe():
     async with anyio.create_task_group() as tg:
         for _ in range(5):
             tg.start_soon(judge.model_info)
-            tg.start_soon(Judge(backend, CONFIG, probes=probes).readout)
+            tg.start_soon(Judge(backend, CONFIG, probes=probes).readout_kind)
     assert (backend.info_asked, backend.reads_asked) == (1, 1)
 
 
@@ -64,7 +64,7 @@ async def test_a_silent_probe_ends_at_the_deadline_and_stops_the_call():
     backend = Probed(silent=True, probabilities=True, default="{}")
     judge = Judge(backend, CONFIG)
     started = time.monotonic()
-    assert await judge.readout() == "generated"
+    assert await judge.readout_kind() == "generated"
     assert time.monotonic() - started < 1.0
     assert (await judge.model_info()).digest is None
     assert backend.info_asked == 0  # the call had stopped asking: its deadline had passed
@@ -73,16 +73,16 @@ async def test_a_silent_probe_ends_at_the_deadline_and_stops_the_call():
 
 async def test_a_failed_probe_is_remembered_until_the_backend_answers_again():
     backend, probes = Probed(silent=True, probabilities=True, default=yes_no(0.9)), Probes()
-    assert await Judge(backend, CONFIG, probes=probes).readout() == "generated"
+    assert await Judge(backend, CONFIG, probes=probes).readout_kind() == "generated"
     started = time.monotonic()
-    assert await Judge(backend, CONFIG, probes=probes).readout() == "generated"
+    assert await Judge(backend, CONFIG, probes=probes).readout_kind() == "generated"
     assert time.monotonic() - started < 0.1 and backend.reads_asked == 1
     # The backend is back and answers a call: the next call asks again.
     backend.silent = False
     rubric = REGISTRY.get("clinical-assessment")
     judge = Judge(backend, CONFIG, probes=probes)
     await judge.score_metrics(rubric=rubric, metrics=rubric.metrics[:1], subject="x")
-    assert await Judge(backend, CONFIG, probes=probes).readout() == "probability"
+    assert await Judge(backend, CONFIG, probes=probes).readout_kind() == "probability"
     assert backend.reads_asked == 2
 
 
@@ -108,7 +108,7 @@ async def test_an_asker_waiting_for_another_calls_silent_probe_stops_at_its_own_
         tg.start_soon(long_call.model_info)
         await anyio.sleep(0.05)  # the long call holds the probe
         assert (await short_call.model_info()).digest is None
-        assert await short_call.readout() == "generated"
+        assert await short_call.readout_kind() == "generated"
         assert time.monotonic() - started < 1.0 and short_call.saw_backend_failure
         tg.cancel_scope.cancel()
     assert backend.info_asked == 1

@@ -68,7 +68,7 @@ async def _ranks_the_clear_cases(backend) -> None:
     # Read as P(yes), the 1.5B model's metric checks lean Yes (an off-topic answer gets about 0.6 for relevance),
     # so what they are trusted for is the order; the per-sentence check holds the 0.5 cut as well.
     judge = Judge(backend, EngineConfig(timeout_s=600))
-    assert await judge.readout() == "probability"
+    assert await judge.readout_kind() == "probability"
     scores = {case.id: await judge_one(judge, *case.values[:2]) for case in CASES}
     assert scores["relevant-answer-scores-high"] > scores["irrelevant-answer-scores-low"], scores
     assert scores["faithful-answer-high"] > scores["unfaithful-answer-low"], scores
@@ -116,7 +116,7 @@ async def test_the_embedded_model_reads_a_supported_sentence_above_an_unsupporte
     from gavel.tools.rag.probability import check_sentences
 
     judge = Judge(embedded_backend, EngineConfig(timeout_s=600))
-    assert await judge.readout() == "probability"
+    assert await judge.readout_kind() == "probability"
     shared = prefix(RAG, PASSAGE, {"question": QUESTION})
     answer = "It was completed in 1889 [1]. It was completed in 1923 as a radio mast."
     support, _ = await check_sentences(judge, shared, RAG, answer, None)

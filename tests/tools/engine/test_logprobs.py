@@ -8,7 +8,7 @@ import math
 import pytest
 
 from gavel.tools.engine.backend import TokenLogprob
-from gavel.tools.engine.readout import MIN_ANSWER_MASS, scale_expectation, single_token_values, yes_probability
+from gavel.tools.engine.logprobs import MIN_ANSWER_MASS, scale_expectation, single_token_values, yes_probability
 
 
 def top(**probabilities: float) -> tuple[tuple[TokenLogprob, ...], ...]:

@@ -12,8 +12,8 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from gavel.tools.engine.fitness import JudgeFitness
+from gavel.tools.engine.logprobs import ReasonCode
 from gavel.tools.engine.parse import ReplyCode
-from gavel.tools.engine.readout import ReasonCode
 
 # Why a metric or a sample is unscored, for machines: a probability readout's reasons and a written reply's.
 _REASON_CODES = ", ".join((*get_args(ReasonCode), *get_args(ReplyCode)))

@@ -22,7 +22,7 @@ from gavel.tools.engine.fitness import FitnessSource
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probes import Probes
 from gavel.tools.engine.progress import Progress
-from gavel.tools.engine.sampling import SamplingBackend
+from gavel.tools.engine.sampling_backend import SamplingBackend
 from gavel.tools.errors import BackendUnavailable
 
 if TYPE_CHECKING:

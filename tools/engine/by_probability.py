@@ -14,9 +14,9 @@ import anyio
 
 from gavel.tools.engine import checks, prompts
 from gavel.tools.engine.calls import ModelCalls, Tally
+from gavel.tools.engine.logprobs import Readout, single_token_values
 from gavel.tools.engine.one_token import Prefix, ask, metric_score, user_prompt
-from gavel.tools.engine.readout import Readout, single_token_values
-from gavel.tools.engine.results import MetricScore
+from gavel.tools.engine.scores import MetricScore
 from gavel.tools.rubrics import Metric, Rubric
 
 _YES_NO_QUESTION = ("is ", "are ", "does ", "do ", "did ", "can ", "could ", "has ", "have ", "will ", "would ")

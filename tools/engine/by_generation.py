@@ -19,7 +19,7 @@ from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.parse import is_placeholder
 from gavel.tools.engine.reply_schema import joint_model, metric_max_tokens, metric_reply_model, request_schema
-from gavel.tools.engine.results import MetricScore, SampleRecord
+from gavel.tools.engine.scores import MetricScore, SampleRecord
 from gavel.tools.rubrics import Metric, Rubric
 
 
