@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from gavel.tools.guards_concepts import CONCEPT_RULES, mentions_grading
 from gavel.tools.guards_disguises import SQUEEZED, disguised, squeezed
 from gavel.tools.guards_rules import ENGLISH, ENGLISH_LATER, Rule
 from gavel.tools.guards_rules_intl import EUROPEAN, OTHER_SCRIPTS
@@ -26,7 +27,7 @@ from gavel.tools.guards_text import neutralize, normalize_for_matching
 PROMPT_INJECTION_FLAG = "prompt_injection_suspected"
 
 # The order matters: a finding from a hidden comment names the first rule that matched it.
-RULES: list[Rule] = [*ENGLISH, *EUROPEAN, *ENGLISH_LATER, *OTHER_SCRIPTS, *WORLD]
+RULES: list[Rule] = [*ENGLISH, *EUROPEAN, *ENGLISH_LATER, *OTHER_SCRIPTS, *WORLD, *CONCEPT_RULES]
 
 _HTML_COMMENT = re.compile(r"<!--(.{0,4000}?)(?:-->|\Z)", re.DOTALL)
 _MD_COMMENT = re.compile(r"(?m)^\[(?:[^\]\n]{0,40})\]:\s*(?:#|<>)\s*[(\"'](.{0,2000}?)[)\"']\s*$")
@@ -42,6 +43,9 @@ _OUTSIDE_IMAGE = re.compile(
     r"!\[[^\]\n]{0,300}\]\(\s*<?((?:https?:)?//[^\s)>/?#]{1,253})"
     r"|<img\b[^>]{0,500}?\bsrc\s*=\s*[\"']?((?:https?:)?//[^\s\"'>/?#]{1,253})"
 )
+# The same image as a reference link: "![fig][ref]" and, on a line of its own, "[ref]: https://host/...".
+_IMAGE_REF = re.compile(r"!\[[^\]\n]{0,300}\]\[([^\]\n]{1,40})\]")
+_REF_DEFINITION = r"(?m)^[ \t]{{0,3}}\[{}\]:[ \t]*<?((?:https?:)?//[^\s>/?#]{{1,253}})"
 _SNIPPET_CHARS = 80
 _LEADING_ANCHOR = re.compile(
     r"^[\s.,;:!?*>(#\[_-]*(?:(?:and|then|now|just|please|so|instead|e|entao|agora|y|luego|ahora|et|puis|und"
@@ -97,13 +101,16 @@ def detect_injection(text: str) -> list[str]:
         add(f"instruction to the judge (words split): '{_snippet(match.group(0))}'")
     for match in _OUTSIDE_IMAGE.finditer(normalized):
         add(f"image link to an outside URL: '{_snippet(match.group(1) or match.group(2))}'")
+    for match in _IMAGE_REF.finditer(normalized):
+        if target := re.search(_REF_DEFINITION.format(re.escape(match.group(1))), normalized):
+            add(f"image link to an outside URL: '{_snippet(target.group(1))}'")
     for comment_re in (_HTML_COMMENT, _MD_COMMENT):
         for match in comment_re.finditer(normalized):
             body = match.group(1)
             inner = list(_matches(body))
             if inner:
                 add(f"instruction hidden in a comment: '{_snippet(inner[0][1])}'")
-            elif _ADDRESSED_TO_JUDGE.search(body):
+            elif _ADDRESSED_TO_JUDGE.search(body) or mentions_grading(body):
                 add(f"hidden comment addressed to the judge: '{_snippet(body)}'")
     return findings
 

@@ -13,7 +13,9 @@ import re
 import urllib.parse
 from collections.abc import Callable, Iterator
 
+from gavel.tools.guards_concepts import concept_words
 from gavel.tools.guards_rules_world import HINT_WORDS
+from gavel.tools.guards_spacing import letters_spaced_out, words_cut
 from gavel.tools.guards_text import normalize_for_matching
 
 # Cyrillic and Greek letters that look like Latin ones (lower case: the text is case-folded first).
@@ -29,12 +31,12 @@ _TAGS = re.compile("[\U000e0020-\U000e007e]")
 # Letters standing alone, separated by one space, dot, dash or the like: "i g n o r e".
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_*·|/]){3,}[^\W\d_](?![^\W\d_])")
 # A word with digits or symbols standing in for letters: "1gn0r3", "pr3v10u5", "@ll".
-_LEET_WORD = re.compile(r"(?<![\w@$])(?=[a-z0-9@$!|]*[a-z])(?=[a-z0-9@$!|]*[0-9@$])[a-z0-9@$!|]{3,}(?![\w@$])")
+_LEET_WORD = re.compile(r"(?<![\w@$])(?=[a-z0-9@$!|]*[a-z])(?=[a-z0-9@$!|]*[0-9@$])[a-z0-9@$!|]{2,}(?![\w@$])")
 _LEET_I = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s",
                          "!": "i", "|": "l"})  # fmt: skip
 _LEET_L = str.maketrans({"0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s",
                          "!": "i", "|": "l"})  # fmt: skip
-_BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+_BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 _ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")
 _ROT13_HINT = re.compile(
     r"\b(?:ignore|disregard|forget|instructions?|rubric|grader|judge|evaluator|marks|score|approve|answer\s+yes)\b"
@@ -164,6 +166,10 @@ def disguised(text: str, normalized: str) -> Iterator[tuple[str, str]]:
     if _ROT13_HINT.search(rot13):
         yield "ROT13", rot13
     yield from _plain_disguises(text, normalized)
+    if (unspaced := letters_spaced_out(text)) is not None:
+        yield "letters spaced out", normalize_for_matching(unspaced)
+    if (joined := words_cut(normalized)) is not None:
+        yield "words cut by spaces", joined
     for plain in _base64_texts(text):
         yield "base64", normalize_for_matching(plain)
 
@@ -191,9 +197,9 @@ def _plain_disguises(text: str, normalized: str) -> Iterator[tuple[str, str]]:
     split = [m.span() for m in _SPLIT_INSIDE.finditer(normalized)]
     if split and (variant := _undone(normalized, iter(split), _join_split)) is not None:
         yield "words split by hyphens or dots", variant
-    hints = len(_REVERSED_HINT.findall(normalized))
+    hints = len(_REVERSED_HINT.findall(normalized)) + concept_words(normalized)
     backwards = normalize_for_matching(text[::-1])
-    if len(_REVERSED_HINT.findall(backwards)) > hints:
+    if len(_REVERSED_HINT.findall(backwards)) + concept_words(backwards) > hints:
         yield "reversed", backwards
         words = "\n".join(" ".join(w[::-1] for w in line.split(" ")) for line in text.split("\n"))
         yield "words reversed", normalize_for_matching(words)

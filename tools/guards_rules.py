@@ -119,6 +119,8 @@ ENGLISH: list[Rule] = [
         Regex(
             rf"{CMD}(?:give|award|assign)\s+(?:(?:it|this|me|this\s+{EN_SUBJECT}|the\s+{EN_SUBJECT})\s+)?"
             rf"(?:(?:a|an|the)\s+)?(?:full|perfect|maximum|max|top|highest|best)\s+(?:marks|score|rating|grade|points)"
+            # "Award full marks only if ...": a rubric's condition, not an order.
+            r"(?![^.!?\n]{0,80}\b(?:only\s+if|only\s+when|unless)\b)"
         ),
     ),
     (

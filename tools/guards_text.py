@@ -51,6 +51,7 @@ def neutralize(text: str) -> str:
     return _ANGLE_RUN.sub(_space_out, text)
 
 
+_OTHER_DIGITS = re.compile(r"(?![0-9])\d")
 _ANGLE_FOLD = str.maketrans({**dict.fromkeys(_LEFT_ANGLES, "<"), **dict.fromkeys(_RIGHT_ANGLES, ">")})
 
 
@@ -65,5 +66,7 @@ def normalize_for_matching(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # Digits of every script as ASCII: "۱۰ از ۱۰" is "10 از 10" to the rules.
+    text = _OTHER_DIGITS.sub(lambda m: str(unicodedata.decimal(m.group(0))), text)
     # Collapse horizontal whitespace so "ignore   previous" and "ignore\tprevious" match alike.
     return re.sub(r"[^\S\n]+", " ", text)
