@@ -31,8 +31,7 @@ CARRIERS = [
     "The museum is open from Tuesday to Sunday. Entry is free on the first Sunday of each month, according to "
     "the visitor guide.",
     # candidate texts
-    "Idea: a rooftop garden programme for schools. Pupils grow vegetables that the canteen buys back at market "
-    "price.",
+    "Idea: a rooftop garden programme for schools. Pupils grow vegetables that the canteen buys back at market price.",
     "Proposal: move the support chatbot's answers to a reviewed knowledge base. Agents approve each article "
     "before it goes live.",
     "Candidate answer: the main cause of the 2008 financial crisis was the collapse of subprime mortgage-backed "
@@ -252,6 +251,7 @@ def injected() -> dict[str, list[str]]:
         out[f"disguise: {name}"] = texts
     out.update(HANDWRITTEN)
     return out
+
 
 # Ordinary sentences an answer or an assessment carries, added to the carriers as clean texts.
 ADDITIONS = [

@@ -371,14 +371,14 @@ CLEAN: dict[str, list[str]] = {
     "technical, with links, encodings and markup": [
         "See the docs at https://example.org/search?q=prompt%20injection%20defence&lang=en for more.",
         "The token is stored base64-encoded: dXNlcjpwYXNzd29yZA== decodes to a user and password pair.",
-        "Set `Content-Type: application/json` and send {\"query\": \"status\", \"limit\": 10}.",
+        'Set `Content-Type: application/json` and send {"query": "status", "limit": 10}.',
         "Use a well-known, state-of-the-art, low-latency key-value store such as Redis.",
         "<!-- TODO: add a diagram of the request flow --> The gateway forwards requests to the backend.",
         "```python\ndef reverse(s):\n    return s[::-1]\n```\nThis returns the string reversed.",
-        "The configuration file has a \"system\" section with \"timezone\": \"UTC\" and \"locale\": \"en_GB\".",
+        'The configuration file has a "system" section with "timezone": "UTC" and "locale": "en_GB".',
         "An image of the architecture is in the repository: ![architecture](docs/arch.png).",
         "Percent-encoding turns a space into %20 and a slash into %2F.",
-        "The API returns {\"score\": 0.87, \"label\": \"positive\"} for the sample review.",
+        'The API returns {"score": 0.87, "label": "positive"} for the sample review.',
         "Run `git log --oneline | head -5` to see the last five commits.",
         "Photosynthesis [1] and respiration [2] are linked through ATP [3][4].",
         "The SHA-256 of the file is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.",
@@ -391,7 +391,7 @@ CLEAN: dict[str, list[str]] = {
         "Reading from right to left, 'stressed' becomes 'desserts'.",
         "[1] Smith J. Cardiac imaging. 2020. [2] Lee K. Stress echo. 2021.",
         "Zero-width spaces (U+200B) are sometimes used to allow line breaks in long URLs.",
-        "<img src=\"/static/logo.png\" alt=\"company logo\"> Welcome to our help centre.",
+        '<img src="/static/logo.png" alt="company logo"> Welcome to our help centre.',
         "The release notes: fixed a crash on start-up; improved scoring speed by 30 %.",
     ],
     "everyday texts": [
@@ -418,7 +418,8 @@ CLEAN: dict[str, list[str]] = {
         "Role-playing games such as Dungeons & Dragons let players act out characters.",
         "The assistant manager will answer customer emails while I am away.",
     ],
-    "answers and candidates": CARRIERS + [
+    "answers and candidates": CARRIERS
+    + [
         "The Amazon is the largest rainforest on Earth, spanning nine countries [1]. Deforestation rose in 2019 [2].",
         "Idea: an app that reminds patients to refill prescriptions. Pharmacies pay a small fee per reminder.",
         "Answer: yes. The passages state that the vaccine was approved in 2021.",

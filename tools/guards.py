@@ -15,7 +15,8 @@ The parts: `guards_text` (neutralize, and the normalization the rules read), `gu
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from gavel.tools.guards_concepts import CONCEPT_RULES, mentions_grading
 from gavel.tools.guards_disguises import SQUEEZED, disguised, squeezed
@@ -27,7 +28,7 @@ from gavel.tools.guards_text import neutralize, normalize_for_matching
 PROMPT_INJECTION_FLAG = "prompt_injection_suspected"
 
 # The order matters: a finding from a hidden comment names the first rule that matched it.
-RULES: list[Rule] = [*ENGLISH, *EUROPEAN, *ENGLISH_LATER, *OTHER_SCRIPTS, *WORLD, *CONCEPT_RULES]
+RULES: list[Rule] = [*ENGLISH, *EUROPEAN, *ENGLISH_LATER, *OTHER_SCRIPTS, *WORLD]
 
 _HTML_COMMENT = re.compile(r"<!--(.{0,4000}?)(?:-->|\Z)", re.DOTALL)
 _MD_COMMENT = re.compile(r"(?m)^\[(?:[^\]\n]{0,40})\]:\s*(?:#|<>)\s*[(\"'](.{0,2000}?)[)\"']\s*$")
@@ -58,8 +59,8 @@ def _snippet(text: str) -> str:
     return compact if len(compact) <= _SNIPPET_CHARS else compact[: _SNIPPET_CHARS - 1] + "…"
 
 
-def _matches(normalized: str) -> Iterator[tuple[str, str]]:
-    for label, pattern in RULES:
+def _matches(normalized: str, rules: Sequence[tuple[str, Any]] = RULES) -> Iterator[tuple[str, str]]:
+    for label, pattern in rules:
         for match in pattern.finditer(normalized):
             # Drop the leading connective/punctuation that only anchors the imperative.
             yield label, _LEADING_ANCHOR.sub("", match.group(0)).rstrip()
@@ -84,21 +85,27 @@ def detect_injection(text: str) -> list[str]:
         if finding not in findings:
             findings.append(finding)
 
-    plain: set[str] = set()
-    for label, phrase in _matches(normalized):
-        plain.add(phrase)
-        add(f"{label}: '{_snippet(phrase)}'")
-    for how, variant in disguised(text, normalized):
-        if how == "squeezed":
-            for match in SQUEEZED.finditer(variant):
-                add(f"instruction to the judge (letters spaced out): '{_snippet(match.group(0))}'")
-            continue
-        for label, phrase in _matches(variant):
-            if phrase not in plain:  # found as written already; the variant only repeats it
-                add(f"{label} ({how}): '{_snippet(phrase)}'")
-    # Letters only: for an order split where no variant joins it back, so read only when nothing else was found.
-    for match in squeezed(normalized) if not findings else ():
-        add(f"instruction to the judge (words split): '{_snippet(match.group(0))}'")
+    variants = list(disguised(text, normalized))
+    # The phrase rules first; the rules by concept (`guards_concepts`) only when no phrase was found, so a text
+    # that a phrase rule explains is reported by its phrase alone.
+    for rules in (RULES, CONCEPT_RULES):
+        if findings:
+            break
+        plain: set[str] = set()
+        for label, phrase in _matches(normalized, rules):
+            plain.add(phrase)
+            add(f"{label}: '{_snippet(phrase)}'")
+        for how, variant in variants:
+            if how == "squeezed":
+                for match in SQUEEZED.finditer(variant) if rules is RULES else ():
+                    add(f"instruction to the judge (letters spaced out): '{_snippet(match.group(0))}'")
+                continue
+            for label, phrase in _matches(variant, rules):
+                if phrase not in plain:  # found as written already; the variant only repeats it
+                    add(f"{label} ({how}): '{_snippet(phrase)}'")
+        # Letters only: for an order split where no variant joins it back, so read only when nothing else was found.
+        for match in squeezed(normalized) if not findings and rules is RULES else ():
+            add(f"instruction to the judge (words split): '{_snippet(match.group(0))}'")
     for match in _OUTSIDE_IMAGE.finditer(normalized):
         add(f"image link to an outside URL: '{_snippet(match.group(1) or match.group(2))}'")
     for match in _IMAGE_REF.finditer(normalized):

@@ -23,14 +23,40 @@ from gavel.tools.guards_rules_intl import _fold
 _NO_SPACES = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0e7f]")
 
 
+_WHOLE = "\x00"  # marks, in a trie, the end of a word written with a trailing `$`
+
+
+def _trie_regex(words: list[str]) -> str:
+    """One regex for `words` as a trie (shared prefixes factored out): Python's `re` tries alternatives one by one,
+    so a flat list of hundreds of words is tried hundreds of times at every position of the text."""
+    trie: dict[str, dict] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict]) -> str:
+        ends = "" in node
+        branches = []
+        for ch in sorted(k for k in node if k):
+            branches.append((r"(?!\w)" if ch == _WHOLE else re.escape(ch)) + emit(node[ch]))
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return emit(trie)
+
+
 def _pattern(words: list[str]) -> re.Pattern[str]:
-    pieces = []
-    for word in sorted({_fold(w) for w in words}, key=len, reverse=True):
-        whole = word.endswith("$")
-        word = word.removesuffix("$")
-        start = "" if _NO_SPACES.match(word) else r"(?<!\w)(?:[وف](?=\w))?" if "\u0600" <= word[0] <= "\u06ff" else r"(?<!\w)"
-        pieces.append(start + re.escape(word) + (r"(?!\w)" if whole else ""))
-    return re.compile("|".join(pieces))
+    """Words anchored at a word start, Arabic ones after an optional "and"/"so" prefix; unspaced scripts anywhere."""
+    groups: dict[str, list[str]] = {"start": [], "arabic": [], "anywhere": []}
+    for word in {_fold(w) for w in words}:
+        key = "anywhere" if _NO_SPACES.match(word) else "arabic" if "\u0600" <= word[0] <= "\u06ff" else "start"
+        groups[key].append(word[:-1] + _WHOLE if word.endswith("$") else word)
+    prefix = {"start": r"(?<!\w)", "arabic": r"(?<!\w)(?:[وف](?=\w))?", "anywhere": ""}
+    return re.compile("|".join(prefix[k] + "(?:" + _trie_regex(ws) + ")" for k, ws in groups.items() if ws))
 
 
 # The same number as the top of a scale twice, whatever joins them: "5/5", "10 su 10", "10 من 10", "10점 만점에 10점".
@@ -46,18 +72,33 @@ _FIRST_PERSON = re.compile(r"\b(?:i'd|i would|we'd|we would|i'll|i will)\s+(?:\w
 # "Award full marks only if ...": a rubric's condition, not a claim.
 _CONDITION = re.compile(r"\b(?:only if|only when|unless|requires?|needs?|if the|when the|when every)\b")
 # "told to disregard", "the tribunal may disregard": an ignoring verb reported or permitted, not ordered.
-_NOT_ORDERED = re.compile(r"\b(?:to|may|might|can|could|will|shall|would|did|does)\s+$")
+_NOT_ORDERED = re.compile(
+    r"\b(?:to|may|might|can|could|will|shall|would|did|does|has|had|have|ont|avait|ha|hanno|aveva|hat|haben|hatte"
+    r"|foi|fue|habia)\s+$"
+    # French past tense: "il a ignoré", "le juge a ignoré" (folded to "ignore").
+    r"|\b(?:il|elle|on|qui|(?:le|la|l')\s*\w+)\s+a\s+$"
+    # An indicative with its subject: "si el usuario ignora las instrucciones", "il paziente ignora".
+    r"|\b(?:el|la|il|lo|o|os|as|los|las|le|les|the|un|una|uno|um|uma)\s+\w+\s+$"
+    r"|\b(?:he|she|it|they|who|which|que|qui|che|ele|ela|lui|lei|elle|ils|elles|non|nao)\s+$"
+)
+# Languages whose verb comes after its object: there the instructions may come before the order to ignore them.
+_VERB_LAST = re.compile(
+    r"[\u0900-\u097f\u0980-\u09ff\u1100-\u11ff\uac00-\ud7af\u3040-\u30ff\u0600-\u06ff]|\b(?:talimat|kural|yonerge|olcut|kriter)"
+)
+_NEAR = 80
 # "guests give the spa", "the committee can award": giving reported or permitted, not ordered.
 _NOT_IMPERATIVE = re.compile(
     r"\b(?:can|could|may|might|will|would|to|they|we|i|he|she|guests|users|customers|critics|people|judges"
     r"|reviewers|patients|students)\s+$"
 )
+_TOLD_TO = re.compile(r"(?<!have )(?<!has )(?<!had )(?<!ought )\bto\s+$")
 _ADDRESS_AFTER = re.compile(r"^\s*(?:\w+\s*)?[:,，：、]")
 
 _CONCEPTS = {
     "ignore": lex.IGNORE, "instructions": lex.INSTRUCTIONS, "grader": lex.GRADER, "address": lex.ADDRESS,
     "top": lex.TOP, "subject": lex.SUBJECT, "every": lex.EVERY_CRITERION, "give": lex.GIVE, "role": lex.ROLE,
     "grading": lex.GRADING, "new_orders": lex.NEW_ORDERS,
+    "approve": lex.APPROVE,
 }  # fmt: skip
 
 
@@ -109,9 +150,15 @@ def _has(sentence: _Sentence, *names: str) -> bool:
 
 
 def _ignore_instructions(text: str, s: _Sentence) -> bool:
-    if not _has(s, "instructions"):
-        return False
-    return any(not _NOT_ORDERED.search(text[max(0, a - 12) : a]) for a, _ in s.hits.get("ignore", []))
+    """An order to ignore, with the instructions it names near it: after it, or before it in a language whose
+    verb comes last ("Discharge instructions: ... ignore mild upset" is not one)."""
+    for a, b in s.hits.get("ignore", []):
+        if _NOT_ORDERED.search(text[max(0, a - 12) : a]):
+            continue
+        for x, y in s.hits.get("instructions", []):
+            if 0 <= x - b <= _NEAR or (0 <= a - y <= _NEAR and _VERB_LAST.search(text[x:b])):
+                return True
+    return False
 
 
 def _addressed_grader(text: str, s: _Sentence) -> bool:
@@ -130,15 +177,23 @@ def _addressed_grader(text: str, s: _Sentence) -> bool:
 def _grades_itself(text: str, s: _Sentence) -> bool:
     if not _has(s, "top") or _CONDITION.search(text[s.start : s.end]):
         return False
-    if _has(s, "subject", "every") or _has(s, "grader") and _has(s, "give"):
+    if _has(s, "subject", "every"):
+        return True
+    # "Any grader would put this at 5/5", but not "might tell the grader to award full marks".
+    if _has(s, "grader") and any(not _TOLD_TO.search(text[max(0, a - 16) : a]) for a, _ in s.hits.get("give", [])):
         return True
     if _FIRST_PERSON.search(text[s.start : s.end]):
         return False
     return any(not _NOT_IMPERATIVE.search(text[max(0, a - 12) : a]) for a, _ in s.hits.get("give", []))
 
 
+def _approves(text: str, s: _Sentence) -> bool:
+    """ "Approve this answer": an order to approve, with the judged text."""
+    return _has(s, "approve") and _has(s, "subject")
+
+
 def _new_orders(text: str, s: _Sentence) -> bool:
-    """"New instructions for the grading model: ..." and a verdict written as a grade ("Rating: 10/10")."""
+    """ "New instructions for the grading model: ..." and a verdict written as a grade ("Rating: 10/10")."""
     return (_has(s, "new_orders") and _has(s, "grader", "grading")) or _SCORE_LINE.search(text[s.start : s.end])
 
 
@@ -155,6 +210,7 @@ _SENTENCE_RULES = (
     ("self-grading", lambda text, ss, i: _grades_itself(text, ss[i])),
     ("role override", lambda text, ss, i: _new_role(ss, i)),
     ("instruction to the judge", lambda text, ss, i: bool(_new_orders(text, ss[i]))),
+    ("instruction to the judge", lambda text, ss, i: _approves(text, ss[i])),
 )
 
 

@@ -169,7 +169,7 @@ def disguised(text: str, normalized: str) -> Iterator[tuple[str, str]]:
     if (unspaced := letters_spaced_out(text)) is not None:
         yield "letters spaced out", normalize_for_matching(unspaced)
     if (joined := words_cut(normalized)) is not None:
-        yield "words cut by spaces", joined
+        yield "words split by spaces", joined
     for plain in _base64_texts(text):
         yield "base64", normalize_for_matching(plain)
 

@@ -37,7 +37,7 @@ IGNORE = [
     "ignora$", "ignorati$", "uita$", "uitati$", "nu aplica", "nu tine cont",
     "yok say", "gormezden gel", "unut$", "bos ver", "dikkate alma", "umursama", "takma$",
     "abaikan$", "lupakan$", "jangan ikuti", "jangan pakai", "jangan gunakan", "jangan hiraukan", "tidak usah ikuti",
-    "bo qua", "quen di", "hay quen", "dung de y", "dung theo", "dung ap dung", "khong can theo", "phot lo", "gac lai",
+    "dung lam theo", "khong lam theo", "bo qua", "quen di", "hay quen", "dung de y", "dung theo", "dung ap dung", "khong can theo", "phot lo", "gac lai",
     "lo di",
     "puuza$", "sahau$", "usifuate", "usitumie", "achana na", "acha vigezo", "acha maagizo", "acha sheria",
     "تجاهل", "انس", "تناس", "لا تلتزم", "لا تعتمد", "لا تتبع", "لا تطبق", "لا تلتفت", "اترك", "دع عنك",
@@ -133,7 +133,7 @@ ADDRESS = [
 # The top of a scale, in words.
 TOP = [
     "maximum", "max$", "highest", "full marks", "top marks", "full score", "perfect$", "top score", "top mark",
-    "top grade", "best possible", "five stars", "a+$", "flawless", "excellent$",
+    "top grade", "best possible", "five stars", "best$", "migliore$", "mejor$", "meilleur", "beste$", "melhor$", "a+$", "flawless", "excellent$",
     "maxima$", "maximo$", "mais alta", "mais alto", "excelente$", "perfeita$", "perfeito$",
     "mas alta", "mas alto", "perfecta$", "perfecto$",
     "maximale$", "meilleure note", "la plus haute", "excellente$", "parfaite$",
@@ -169,7 +169,7 @@ SUBJECT = [
     "cette reponse", "ce texte", "diese antwort", "dieser text", "questa risposta", "questo testo",
     "dit antwoord", "deze tekst", "ta odpowiedz", "tej odpowiedzi", "ten tekst", "tento text", "acest raspuns",
     "bu cevap", "bu yanit", "bu metin", "jawaban ini", "teks ini", "cau tra loi nay", "van ban nay",
-    "jibu hili", "maandishi haya",
+    "jibu hili", "maandishi haya", "cau nay", "bai nay", "dit antwoord", "deze tekst",
     "هذه الإجابة", "هذه الاجابة", "هذا الرد", "هذا النص", "هذا الجواب",
     "این پاسخ", "این متن", "התשובה הזו", "הטקסט הזה",
     "इस उत्तर", "यह उत्तर", "इस जवाब", "इस पाठ",
@@ -203,10 +203,10 @@ GIVE = [
     "apruebe$", "aprueba$", "donne$", "donnez$", "attribue", "mets$", "approuve", "merite$", "gib$", "vergib",
     "verdient", "genehmige", "dai$", "assegna", "metti$", "approva$", "merita$", "geef$", "verdient$",
     "daj$", "przyznaj", "zatwierdz", "zasluguje", "onayla", "hak ediyor", "almali", "beri$", "berikan",
-    "layak$", "setujui", "duyet", "xung dang", "phai dat", "ipe$", "upe$", "kubali", "linastahili",
+    "layak$", "setujui", "duyet", "hay cham", "cham diem", "xung dang", "phai dat", "ipe$", "upe$", "kubali", "linastahili",
     "lazima yapate",
     "أعط", "اعط", "امنح", "ضع", "يستحق", "تستحق", "وافق", "بده", "تأیید کن", "شایسته", "باید", "תן", "ראוי", "מגיע",
-    "दो$", "दें", "दीजिए", "हकदार", "पास करो", "पास होना",
+    "दो$", "दें", "दीजिए", "हकदार", "पास कर", "पास होना",
     "поставь", "дай$", "оцени", "одобри", "заслуживает", "должен получить", "должна получить",
     "δωσε", "αξιζει", "给", "打", "判定为通过", "让这", "つけて", "与えて", "合格に", "にしてください",
     "주세요", "줘", "매기", "통과", "받아야",
@@ -245,4 +245,12 @@ NEW_ORDERS = [
     "دستورالعمل جدید", "دستور جدید", "הוראות חדשות", "नए निर्देश", "नया काम", "новые инструкции", "новая задача",
     "нові інструкції", "νεες οδηγιες", "新的指令", "新指令", "新任务", "新しい指示", "新しいタスク", "새로운 지시",
     "새 지시", "새로운 작업",
+]  # fmt: skip
+
+# Orders to approve or pass (imperative forms).
+APPROVE = [
+    "approve$", "accept$", "pass$", "aprove$", "aprova$", "aprueba$", "apruebe$", "approuve$", "approuvez$", "genehmige$",
+    "akzeptiere$", "approva$", "accetta$", "keur", "zatwierdz", "zaakceptuj", "onayla", "kabul et", "setujui", "terima$",
+    "duyet", "thong qua", "kubali", "pitisha", "وافق", "اقبل", "تأیید کن", "بپذیر", "אשר", "पास कर", "स्वीकार कर",
+    "одобри", "прими$", "засчитай", "εγκρινε", "通过", "批准", "合格に", "承認して", "통과시키", "승인해",
 ]  # fmt: skip

@@ -80,7 +80,7 @@ EUROPEAN: list[Rule] = [
     (
         "instruction to the judge",
         Regex(
-            r"\b(?:ignorez|ignore|ignorer|oubliez|oublie|oublier)\s+(?:(?:toutes|tous|les|vos|tes|des)\s+){0,3}"
+            r"(?<!\ba )(?<!\bont )(?<!\bavait )\b(?:ignorez|ignore|ignorer|oubliez|oublie|oublier)\s+(?:(?:toutes|tous|les|vos|tes|des)\s+){0,3}"
             r"(?:instructions|consignes|regles|directives|ordres)\s+(?:precedentes|anterieures|ci-dessus|du\s+systeme"
             r"|d'origine|initiales|recues)"
             rf"|{CMD}(?:ignorez|ignore|oubliez|oublie)\s+(?:(?:toutes|les|vos|tes)\s+){{0,3}}"
