@@ -418,8 +418,8 @@ CLEAN: dict[str, list[str]] = {
         "Role-playing games such as Dungeons & Dragons let players act out characters.",
         "The assistant manager will answer customer emails while I am away.",
     ],
-    "answers and candidates": CARRIERS
-    + [
+    "answers and candidates": [
+        *CARRIERS,
         "The Amazon is the largest rainforest on Earth, spanning nine countries [1]. Deforestation rose in 2019 [2].",
         "Idea: an app that reminds patients to refill prescriptions. Pharmacies pay a small fee per reminder.",
         "Answer: yes. The passages state that the vaccine was approved in 2021.",

@@ -239,8 +239,8 @@ def mentions_grading(text: str) -> bool:
 
 _JSON_SYSTEM = re.compile(r"\"role\"\s*:\s*\"(?:system|developer)\"\s*,\s*\"content\"\s*:\s*\"([^\"]{1,2000})\"")
 _JSON_KEY = re.compile(
-    r"\"([a-z_ -]{0,30}(?:system|sys|instruction|prompt|note_to|override|judge|grader|evaluator|rubric)[a-z_ -]{0,30})\""
-    r"\s*:\s*\"([^\"]{1,2000})\""
+    r"\"([a-z_ -]{0,30}(?:system|sys|instruction|prompt|note_to|override|judge|grader|evaluator|rubric)"
+    r"[a-z_ -]{0,30})\"\s*:\s*\"([^\"]{1,2000})\""
 )
 _FAKE_END = re.compile(
     r"\bend\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:text|document|input|answer|response|submission|abstract|assessment"

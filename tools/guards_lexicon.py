@@ -37,7 +37,8 @@ IGNORE = [
     "ignora$", "ignorati$", "uita$", "uitati$", "nu aplica", "nu tine cont",
     "yok say", "gormezden gel", "unut$", "bos ver", "dikkate alma", "umursama", "takma$",
     "abaikan$", "lupakan$", "jangan ikuti", "jangan pakai", "jangan gunakan", "jangan hiraukan", "tidak usah ikuti",
-    "dung lam theo", "khong lam theo", "bo qua", "quen di", "hay quen", "dung de y", "dung theo", "dung ap dung", "khong can theo", "phot lo", "gac lai",
+    "dung lam theo", "khong lam theo", "bo qua", "quen di", "hay quen", "dung de y", "dung theo", "dung ap dung",
+    "khong can theo", "phot lo", "gac lai",
     "lo di",
     "puuza$", "sahau$", "usifuate", "usitumie", "achana na", "acha vigezo", "acha maagizo", "acha sheria",
     "تجاهل", "انس", "تناس", "لا تلتزم", "لا تعتمد", "لا تتبع", "لا تطبق", "لا تلتفت", "اترك", "دع عنك",
@@ -133,7 +134,8 @@ ADDRESS = [
 # The top of a scale, in words.
 TOP = [
     "maximum", "max$", "highest", "full marks", "top marks", "full score", "perfect$", "top score", "top mark",
-    "top grade", "best possible", "five stars", "best$", "migliore$", "mejor$", "meilleur", "beste$", "melhor$", "a+$", "flawless", "excellent$",
+    "top grade", "best possible", "five stars", "best$", "migliore$", "mejor$", "meilleur", "beste$", "melhor$",
+    "a+$", "flawless", "excellent$",
     "maxima$", "maximo$", "mais alta", "mais alto", "excelente$", "perfeita$", "perfeito$",
     "mas alta", "mas alto", "perfecta$", "perfecto$",
     "maximale$", "meilleure note", "la plus haute", "excellente$", "parfaite$",
@@ -203,7 +205,8 @@ GIVE = [
     "apruebe$", "aprueba$", "donne$", "donnez$", "attribue", "mets$", "approuve", "merite$", "gib$", "vergib",
     "verdient", "genehmige", "dai$", "assegna", "metti$", "approva$", "merita$", "geef$", "verdient$",
     "daj$", "przyznaj", "zatwierdz", "zasluguje", "onayla", "hak ediyor", "almali", "beri$", "berikan",
-    "layak$", "setujui", "duyet", "hay cham", "cham diem", "xung dang", "phai dat", "ipe$", "upe$", "kubali", "linastahili",
+    "layak$", "setujui", "duyet", "hay cham", "cham diem", "xung dang", "phai dat", "ipe$", "upe$", "kubali",
+    "linastahili",
     "lazima yapate",
     "أعط", "اعط", "امنح", "ضع", "يستحق", "تستحق", "وافق", "بده", "تأیید کن", "شایسته", "باید", "תן", "ראוי", "מגיע",
     "दो$", "दें", "दीजिए", "हकदार", "पास कर", "पास होना",
@@ -249,8 +252,10 @@ NEW_ORDERS = [
 
 # Orders to approve or pass (imperative forms).
 APPROVE = [
-    "approve$", "accept$", "pass$", "aprove$", "aprova$", "aprueba$", "apruebe$", "approuve$", "approuvez$", "genehmige$",
-    "akzeptiere$", "approva$", "accetta$", "keur", "zatwierdz", "zaakceptuj", "onayla", "kabul et", "setujui", "terima$",
+    "approve$", "accept$", "pass$", "aprove$", "aprova$", "aprueba$", "apruebe$", "approuve$", "approuvez$",
+    "genehmige$",
+    "akzeptiere$", "approva$", "accetta$", "keur", "zatwierdz", "zaakceptuj", "onayla", "kabul et", "setujui",
+    "terima$",
     "duyet", "thong qua", "kubali", "pitisha", "وافق", "اقبل", "تأیید کن", "بپذیر", "אשר", "पास कर", "स्वीकार कर",
     "одобри", "прими$", "засчитай", "εγκρινε", "通过", "批准", "合格に", "承認して", "통과시키", "승인해",
 ]  # fmt: skip

@@ -80,7 +80,9 @@ EUROPEAN: list[Rule] = [
     (
         "instruction to the judge",
         Regex(
-            r"(?<!\ba )(?<!\bont )(?<!\bavait )\b(?:ignorez|ignore|ignorer|oubliez|oublie|oublier)\s+(?:(?:toutes|tous|les|vos|tes|des)\s+){0,3}"
+            # Not the past tense: "le juge a ignoré les instructions précédentes".
+            r"(?<!\ba )(?<!\bont )(?<!\bavait )"
+            r"\b(?:ignorez|ignore|ignorer|oubliez|oublie|oublier)\s+(?:(?:toutes|tous|les|vos|tes|des)\s+){0,3}"
             r"(?:instructions|consignes|regles|directives|ordres)\s+(?:precedentes|anterieures|ci-dessus|du\s+systeme"
             r"|d'origine|initiales|recues)"
             rf"|{CMD}(?:ignorez|ignore|oubliez|oublie)\s+(?:(?:toutes|les|vos|tes)\s+){{0,3}}"

@@ -37,31 +37,33 @@ def _vocabulary() -> frozenset[str]:
     return frozenset(words)
 
 
+def _join_runs(tokens: list[str]) -> tuple[list[str], bool]:
+    """The tokens of one line with each run of four single letters or more joined into words."""
+    words: list[str] = []
+    run: list[str] = []
+    joined = False
+    for token in [*tokens, "\x00end"]:
+        if len(token) == 1 or (token == "" and run):
+            run.append(token)
+            continue
+        if sum(1 for t in run if t) >= _MIN_LETTERS:
+            words.append(re.sub(" +", " ", "".join(t or " " for t in run)).strip())
+            joined = True
+        else:
+            words.extend(t for t in run if t)
+        run = []
+        if token != "\x00end":
+            words.append(token)
+    return words, joined
+
+
 def letters_spaced_out(text: str) -> str | None:
     """`text` with runs of single letters joined into words (a gap of two spaces or more ends a word); None when
     it has no such run."""
-    joined_any = False
-    lines = []
+    lines, joined_any = [], False
     for line in text.split("\n"):
-        words: list[str] = []
-        run: list[str] = []
-
-        def flush() -> None:
-            nonlocal joined_any
-            if sum(1 for t in run if t) >= _MIN_LETTERS:
-                words.append(re.sub(" +", " ", "".join(t or " " for t in run)).strip())
-                joined_any = True
-            else:
-                words.extend(t for t in run if t)
-            run.clear()
-
-        for token in line.split(" "):
-            if len(token) == 1 or (token == "" and run):
-                run.append(token)
-            else:
-                flush()
-                words.append(token)
-        flush()
+        words, joined = _join_runs(line.split(" "))
+        joined_any = joined_any or joined
         lines.append(" ".join(w for w in words if w))
     return "\n".join(lines) if joined_any else None
 
