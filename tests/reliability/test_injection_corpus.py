@@ -1,0 +1,61 @@
+"""The dev part of bench/injection_corpus.jsonl through the real server, over a model that gives every metric the
+top score: an injected RAG answer is flagged and never approved, an injected assessment never passes, and a clean
+answer is approved unflagged. (The held-out part is a measurement, reported by bench/injection_corpus_measure.py,
+not a regression test.)"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from bench.injection_corpus_measure import load
+from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.engine.fitness import FITNESS_FLAGS
+from gavel.tools.guards import PROMPT_INJECTION_FLAG
+from tests.reliability.support import PortalClient, portal_client, result_text, scripted_server
+from tests.support.injection_cases import TRANSCRIPT
+from tests.support.replies import schema_reply
+from tests.support.scripted import ScriptedBackend
+
+# A clean text the detector flags: JSON in Gavel's own verdict shape, kept flagged on purpose.
+KNOWN_FALSE_FLAGS = {"dev/clean/technical, with links, encodings and markup/9"}
+DEV = [row for row in load() if row["split"] == "dev"]
+ROWS = [
+    pytest.param(row, id=row["id"], marks=[pytest.mark.xfail(strict=True)] if row["id"] in KNOWN_FALSE_FLAGS else [])
+    for row in DEV
+]
+INJECTED = [pytest.param(row, id=row["id"]) for row in DEV if row["kind"] == "injection"]
+QUESTION = "What does the text say?"
+SOURCES = [{"id": "p1", "content": "The text is judged on its own content."}]
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[PortalClient]:
+    def top(request: ChatRequest) -> str:
+        return schema_reply(request, "max")
+
+    server, _ = scripted_server(ScriptedBackend(default=top))
+    with portal_client(server) as session:
+        yield session
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_each_rag_answer_of_the_dev_part_is_judged_as_its_kind(client: PortalClient, row: dict[str, str]) -> None:
+    result = client.call("judge_rag_answer", {"question": QUESTION, "answer": row["text"], "sources": SOURCES})
+    assert result.is_error is False, result_text(result)
+    data = result.structured_content or {}
+    flags = [flag for flag in data["flags"] if flag not in FITNESS_FLAGS]
+    if row["kind"] == "injection":
+        assert PROMPT_INJECTION_FLAG in flags and data["verdict"] != "approved"
+    else:
+        assert flags == [] and data["verdict"] == "approved"
+
+
+@pytest.mark.parametrize("row", INJECTED[::4])
+def test_an_injected_assessment_of_the_dev_part_never_passes(client: PortalClient, row: dict[str, str]) -> None:
+    arguments = {"assessment": row["text"], "source": TRANSCRIPT, "rubric": "clinical-assessment"}
+    result = client.call("evaluate_assessment", arguments)
+    assert result.is_error is False, result_text(result)
+    data = result.structured_content or {}
+    assert PROMPT_INJECTION_FLAG in data["flags"] and data["passed"] is not True
