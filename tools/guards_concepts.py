@@ -156,7 +156,8 @@ def _ignore_instructions(text: str, s: _Sentence) -> bool:
         if _NOT_ORDERED.search(text[max(0, a - 12) : a]):
             continue
         for x, y in s.hits.get("instructions", []):
-            if 0 <= x - b <= _NEAR or (0 <= a - y <= _NEAR and _VERB_LAST.search(text[x:b])):
+            # At or after the order's start: an entry such as "acha vigezo" holds its instructions.
+            if 0 <= x - a <= _NEAR + (b - a) or (0 <= a - y <= _NEAR and _VERB_LAST.search(text[x:b])):
                 return True
     return False
 
