@@ -134,7 +134,8 @@ ADDRESS = [
 # The top of a scale, in words.
 TOP = [
     "maximum", "max$", "highest", "full marks", "top marks", "full score", "perfect$", "top score", "top mark",
-    "top grade", "best possible", "five stars", "best$", "migliore$", "mejor$", "meilleur", "beste$", "melhor$",
+    "top grade", "best possible", "five stars", "best answer", "best response", "risposta migliore",
+    "migliore risposta", "mejor respuesta", "meilleure reponse", "beste antwort", "melhor resposta",
     "a+$", "flawless", "excellent$",
     "maxima$", "maximo$", "mais alta", "mais alto", "excelente$", "perfeita$", "perfeito$",
     "mas alta", "mas alto", "perfecta$", "perfecto$",
