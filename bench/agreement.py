@@ -35,7 +35,7 @@ from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
 from bench.data import data_path, load_pairs, subset
 from bench.judges import GavelJudge, Judged, PeerClient, PeerUnavailable, peer_log_path, peers_installed
 from bench.meter import Endpoint, start_embedded_endpoint, start_scripted_endpoint
-from gavel.tools import agreement_stats as stats
+from gavel.tools.calibration import stats
 
 NAME = "agreement"
 DEFAULT_PAIRS = 6

@@ -19,9 +19,9 @@ from typing import Any, TextIO
 
 from bench.machine import describe
 
-# Moved to gavel.tools.agreement_stats (gavel calibrate computes the same figures); importable from here as before.
-from gavel.tools.agreement_stats import bootstrap_ci as bootstrap_ci
-from gavel.tools.agreement_stats import percentile
+# Moved to gavel.tools.calibration.stats (gavel calibrate computes the same figures); importable from here as before.
+from gavel.tools.calibration.stats import bootstrap_ci as bootstrap_ci
+from gavel.tools.calibration.stats import percentile
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = Path(__file__).resolve().parent / "results"

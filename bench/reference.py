@@ -30,8 +30,8 @@ import anyio
 
 from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
 from bench.data import data_path, load_pairs, subset
-from gavel.tools import agreement_stats as stats
 from gavel.tools import rag
+from gavel.tools.calibration import stats
 from gavel.tools.deps import ToolDeps
 
 NAME = "reference"

@@ -34,7 +34,7 @@ import mcp
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from bench.common import RESULTS_DIR, Run, say, table
-from gavel.tools.agreement_stats import bootstrap_ci, spearman
+from gavel.tools.calibration.stats import bootstrap_ci, spearman
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data"

@@ -36,7 +36,7 @@ import structlog
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
-from gavel.tools.calibration_store import fitness_source
+from gavel.tools.calibration.store import fitness_source
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Check, ToolDeps
 from gavel.tools.distribution import version

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.ledger import Ledger, LedgerStatus
-from gavel.tools.ledger_store import PostgresStore, redact_url
+from gavel.tools.ledger.store import PostgresStore, redact_url
 
 BackendName = Literal["auto", "openai", "ollama", "embedded", "sampling"]
 

@@ -17,7 +17,8 @@ from pydantic import BaseModel
 from gavel.server.boundary import DepsFactory, RequestT, ResultT, ToolSpec, publish
 from gavel.server.sampling import client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
-from gavel.tools import assessment, calibration, candidates, rag, refine
+from gavel.tools import assessment, candidates, rag, refine
+from gavel.tools.calibration import calibrate
 from gavel.tools.deps import Check, ProgressFn, ToolDeps
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.config import Limits
@@ -144,9 +145,9 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
             "Measure the judge on a labelled set: balanced accuracy, AUROC (95% CIs). Verdicts then carry it as "
             "judge_fitness. Slow: small limit."
         ),
-        request_model=calibration.CalibrateJudgeRequest,
-        result_model=calibration.CalibrationReport,
-        impl=calibration.calibrate_judge,
+        request_model=calibrate.CalibrateJudgeRequest,
+        result_model=calibrate.CalibrationReport,
+        impl=calibrate.calibrate_judge,
         keeps_records=True,
         task_when=_always,
     ),

@@ -2,7 +2,7 @@
 
     gavel calibrate --set halueval-qa --limit 40     # a shipped set (judge_rag_answer)
     gavel calibrate --set topicalchat-usr            # evaluate_assessment against people's ratings (Spearman)
-    gavel calibrate --data mine.jsonl                 # your own labelled JSONL (tools/calibration_data/README.md)
+    gavel calibrate --data mine.jsonl                 # your own labelled JSONL (tools/calibration/data/README.md)
     gavel calibrate --show                            # every calibration in the ledger
     gavel calibrate --set halueval-qa --report cal.html   # also a self-contained HTML report
 
@@ -18,7 +18,7 @@ import math
 import sys
 from typing import Any
 
-from gavel.server.cli_common import EXIT_OK, fail, load_registry, out, until_interrupted
+from gavel.server.cli.common import EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
 
 # The shell's code for a run ended by Ctrl-C (128 + SIGINT): the report printed is partial.
@@ -26,7 +26,7 @@ EXIT_INTERRUPTED = 130
 
 
 def calibrate(settings: Settings, args: argparse.Namespace) -> int:
-    from gavel.tools.calibration_sets import load_file, load_set, shipped_sets
+    from gavel.tools.calibration.sets import load_file, load_set, shipped_sets
     from gavel.tools.errors import GavelError
 
     ledger = settings.make_ledger()
@@ -57,7 +57,7 @@ def calibrate(settings: Settings, args: argparse.Namespace) -> int:
 async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: Any, limit: int | None) -> Any:
 
     from gavel.server.boundary import uncalibrated_calls
-    from gavel.tools.calibration import CalibrationRun
+    from gavel.tools.calibration.calibrate import CalibrationRun
     from gavel.tools.deps import ToolDeps
     from gavel.tools.engine.select import BackendProvider
 
@@ -110,7 +110,7 @@ def progress_line(done: float, total: float | None, message: str | None) -> str:
 
 
 def _show(ledger: Any, as_json: bool) -> int:
-    from gavel.tools.calibration_store import calibration_index
+    from gavel.tools.calibration.store import calibration_index
 
     if ledger is None:
         return fail("the evaluation ledger is off (GAVEL_LEDGER_PATH=off): no calibration is kept")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gavel.server.cli_common import Parser, port, positive_int, since
+from gavel.server.cli.common import Parser, port, positive_int, since
 from gavel.server.http_defaults import DEFAULT_HOST, DEFAULT_PORT, TRANSPORTS
 
 HISTORY_LIMIT = 20
@@ -43,7 +43,7 @@ class Command:
 
 COMMANDS: tuple[Command, ...] = (
     Command(
-        "serve", "cli_serve:serve", "run the MCP server (stdio by default)",
+        "serve", "serve:serve", "run the MCP server (stdio by default)",
         "Run the MCP server. stdio by default; --transport sse or streamable-http listens on HTTP.",
         args=(
             Arg("--transport", choices=TRANSPORTS, default="stdio", help="default: stdio"),
@@ -59,15 +59,15 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     Command(
-        "demo", "cli_serve:demo", "run every tool once through a real MCP session",
+        "demo", "serve:demo", "run every tool once through a real MCP session",
         "Start 'gavel serve' over stdio and call every tool through a real MCP client session.",
     ),
     Command(
-        "rubrics", "cli_config:rubrics", "list the rubrics, or show one",
+        "rubrics", "config:rubrics", "list the rubrics, or show one",
         "List the loaded rubrics (built-in plus --rubrics-dir), or show one with 'show ID'.",
         actions=(
             Command(
-                "show", "cli_config:rubrics", "show one rubric", "Show one rubric: metrics, anchors, scale.",
+                "show", "config:rubrics", "show one rubric", "Show one rubric: metrics, anchors, scale.",
                 args=(
                     Arg("rubric_id", metavar="ID", help="rubric id, as listed by 'gavel rubrics'"),
                     Arg("--json", action="store_true", help="print the rubric as JSON (as the rubric:// resource)"),
@@ -76,7 +76,7 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     Command(
-        "config", "cli_config:config", "show the effective settings and the backend that would be used",
+        "config", "config:config", "show the effective settings and the backend that would be used",
         "Show the effective settings (secrets masked) and which model backend would be used.",
         args=(
             Arg("--json", action="store_true", help="print JSON"),
@@ -84,7 +84,7 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     Command(
-        "history", "cli_ledger:history", "the latest recorded calls, as a table",
+        "history", "ledger:history", "the latest recorded calls, as a table",
         "The latest calls in the evaluation ledger, newest first: id, time (UTC), tool, whether it was served from "
         "the ledger, and the headline result. Batch items and refinement iterations are recorded inside their call "
         "and not listed; 'gavel show ID' prints a call with the ids of its items.",
@@ -95,13 +95,13 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     Command(
-        "show", "cli_ledger:show", "one recorded judgment in full, as JSON",
+        "show", "ledger:show", "one recorded judgment in full, as JSON",
         "Print one judgment from the evaluation ledger as JSON: request (or its hash), result, provenance, usage, "
         "and the ids of its items. The same record as the evaluation://{id} resource.",
         args=(Arg("evaluation_id", metavar="ID", help="an evaluation id; a unique prefix is enough"),),
     ),
     Command(
-        "export", "cli_ledger:export", "every recorded judgment, one JSON object a line",
+        "export", "ledger:export", "every recorded judgment, one JSON object a line",
         "Print every judgment in the evaluation ledger (batch items and refinement iterations included), oldest "
         "first, one JSON record a line.",
         args=(
@@ -111,7 +111,7 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     Command(
-        "eval", "cli_eval:evaluate", "judge a JSONL or CSV dataset; results, an HTML report, a CI exit code",
+        "eval", "eval:evaluate", "judge a JSONL or CSV dataset; results, an HTML report, a CI exit code",
         "Judge every item of DATA (.jsonl: one object a line; .csv: one row each) with TOOL: keys or columns are the "
         "tool's arguments, 'id' names the item. Writes DIR/results.jsonl, DIR/summary.json and DIR/report.html. "
         "Items judged identically before are served from the ledger. Exit code 1 when a --fail-under figure is "
@@ -132,7 +132,7 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     Command(
-        "calibrate", "cli_calibrate:calibrate",
+        "calibrate", "calibrate:calibrate",
         "measure the judge on a labelled set; stamp its fitness on every verdict",
         "Run the tool a labelled set belongs to on every item (up to --limit, whole pairs) with the configured "
         "backend and model, and report balanced accuracy, AUROC, pairwise accuracy, Spearman (each with a bootstrap "

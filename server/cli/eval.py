@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from gavel.server.cli_common import EXIT_OK, fail, load_registry, out, until_interrupted
+from gavel.server.cli.common import EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
 
 EXIT_BELOW = 1
@@ -62,7 +62,7 @@ class ProgressBar:
 
 
 def evaluate(settings: Settings, args: argparse.Namespace) -> int:
-    from gavel.server.eval_run import EVAL_TOOLS
+    from gavel.server.cli.eval_run import EVAL_TOOLS
     from gavel.tools.errors import GavelError
     from gavel.tools.evaluation import compare, dataset, figures
 
@@ -122,7 +122,7 @@ async def _run(
 ) -> tuple[list[dict[str, Any]], str, bool]:
     """Judge every item, appending each row to `results` as it comes; (rows, the judge in words, interrupted)."""
 
-    from gavel.server.eval_run import run_items
+    from gavel.server.cli.eval_run import run_items
     from gavel.tools.deps import ToolDeps
     from gavel.tools.engine.select import BackendProvider
 

@@ -7,7 +7,7 @@ import time. Every user error is one line on stderr and exit code 2.
 `serve` writes nothing to stdout itself: on stdio that is the protocol channel. The other commands are
 for a person and write their output to stdout.
 
-The subcommands, their arguments and where each handler lives are one table, `gavel.server.cli_commands`;
+The subcommands, their arguments and where each handler lives are one table, `gavel.server.cli.commands`;
 a handler's module is imported only when its command runs.
 """
 
@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gavel.server.cli_commands import add_commands
-from gavel.server.cli_common import PROG, Handler, Parser, fail, positive_float
+from gavel.server.cli.commands import add_commands
+from gavel.server.cli.common import PROG, Handler, Parser, fail, positive_float
 from gavel.server.settings import SettingsError, load_settings
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -86,7 +86,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 def _handler(name: str) -> Handler:
     """The function a command table row names as "module:function" in gavel.server."""
     module, function = name.split(":")
-    handler: Handler = getattr(importlib.import_module(f"gavel.server.{module}"), function)
+    handler: Handler = getattr(importlib.import_module(f"gavel.server.cli.{module}"), function)
     return handler
 
 

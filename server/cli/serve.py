@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gavel.server.cli_common import EXIT_OK, fail, load_registry
+from gavel.server.cli.common import EXIT_OK, fail, load_registry
 from gavel.server.settings import Settings
 from gavel.tools.errors import RubricFileError
 
@@ -65,6 +65,6 @@ def _warn_missing_driver(server: object) -> None:
 
 
 def demo(settings: Settings, args: argparse.Namespace) -> int:
-    from gavel.server.demo import main as demo_main
+    from gavel.server.cli.demo import main as demo_main
 
     return demo_main(settings)

@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
 
 from gavel.server import auth
-from gavel.server.cli import build_parser, main
+from gavel.server.cli.main import build_parser, main
 from gavel.server.http_defaults import DEFAULT_HOST
 from gavel.server.transports import HttpOptions, build_http_app
 from tests.reliability.support import TALLY, result_text

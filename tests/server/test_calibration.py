@@ -18,7 +18,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextResourceContents
 
-from gavel.tools.calibration_sets import DATA_DIR
+from gavel.tools.calibration.sets import DATA_DIR
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.rag.probability import SUPPORT_CUT
 from tests.server.ledger_helpers import ledger_server

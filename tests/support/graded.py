@@ -8,7 +8,7 @@ import json
 import math
 from collections.abc import Callable
 
-from gavel.tools.calibration_sets import DATA_DIR
+from gavel.tools.calibration.sets import DATA_DIR
 from gavel.tools.engine.backend import ChatReply, ChatRequest
 from tests.support.scripted import ScriptedBackend, token_reply
 

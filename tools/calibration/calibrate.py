@@ -7,7 +7,7 @@ it and counted as cached, a new judgment is recorded. The judge is calibrated wi
 no fitness lookup, no calibrated cut, so a measurement never depends on the one before.
 
 THE DECISION RULE, FIXED BEFORE ANY RUN: an item is predicted good when the tool's score for it (0-1, see
-tools/calibration_sets.py) is at or above Gavel's default cut; an item the judge did not score counts as a
+tools/calibration/sets.py) is at or above Gavel's default cut; an item the judge did not score counts as a
 wrong prediction (and in `unscored`). The cut that maximizes balanced accuracy on the set is reported beside
 it, never used for the figures. Intervals: 95% percentile bootstrap over pairs where the set has them, else
 over items.
@@ -27,9 +27,9 @@ from typing import Annotated, Any
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from gavel.tools import agreement_stats as stats
-from gavel.tools.calibration_sets import CalibrationSet, Item, load_set
-from gavel.tools.calibration_store import store_calibration
+from gavel.tools.calibration import stats
+from gavel.tools.calibration.sets import CalibrationSet, Item, load_set
+from gavel.tools.calibration.store import store_calibration
 from gavel.tools.deps import ToolDeps
 from gavel.tools.errors import GavelError
 from gavel.tools.ledger import Ledger, timestamp, utc_now
@@ -338,7 +338,7 @@ DEFAULT_LIMIT = 40
 class CalibrateJudgeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    # Which tool each set calibrates is in the report (and tools/calibration_data/): the listing stays short.
+    # Which tool each set calibrates is in the report (and tools/calibration/data/): the listing stays short.
     set: Annotated[str, Field(max_length=64, description="halueval-qa, clinical-assessment or topicalchat-usr.")]
     limit: Annotated[int, Field(default=DEFAULT_LIMIT, ge=1, le=1000, description="Items (whole pairs).")] = (
         DEFAULT_LIMIT

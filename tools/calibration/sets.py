@@ -1,6 +1,6 @@
-"""Labelled sets a judge is calibrated on: the ones shipped in tools/calibration_data/, or a user's own JSONL.
+"""Labelled sets a judge is calibrated on: the ones shipped in tools/calibration/data/, or a user's own JSONL.
 
-A set is a JSONL file (one item a line, the format in tools/calibration_data/README.md) and a TOML sidecar of
+A set is a JSONL file (one item a line, the format in tools/calibration/data/README.md) and a TOML sidecar of
 the same name saying which tool it belongs to, where it comes from, its licence and how its labels were made.
 Each tool has an adapter here: how an item becomes the tool's request, and which number of the result is the
 judge's score (0-1, higher is better) with the default cut that score is decided at.
@@ -24,7 +24,7 @@ from gavel.tools.errors import InvalidInput
 from gavel.tools.rag.probability import SUPPORT_CUT
 from gavel.tools.rubrics import Rubric, RubricRegistry
 
-DATA_DIR = Path(__file__).with_name("calibration_data")
+DATA_DIR = Path(__file__).with_name("data")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import anyio
 
 from gavel.tools.engine.fitness import JudgeFitness, near_chance, near_chance_graded
 from gavel.tools.ledger import Ledger, to_json
-from gavel.tools.ledger_schema import Conn
+from gavel.tools.ledger.schema import Conn
 
 MEMORY_S = 30.0
 INDEX_LIMIT = 200

@@ -13,8 +13,8 @@ import re
 import urllib.parse
 from collections.abc import Callable, Iterator
 
-from gavel.tools.guards_rules_world import HINT_WORDS
-from gavel.tools.guards_text import normalize_for_matching
+from gavel.tools.guards.rules_world import HINT_WORDS
+from gavel.tools.guards.text import normalize_for_matching
 
 # Cyrillic and Greek letters that look like Latin ones (lower case: the text is case-folded first).
 _CONFUSABLES = str.maketrans({

@@ -1,15 +1,5 @@
-"""Deterministic defences for untrusted text: delimiter neutralization and prompt-injection detection.
-
-The engine puts every untrusted block (a judged answer, passages, a question) between lines
-`<<<BEGIN label nonce>>>` and `<<<END label nonce>>>`. `neutralize` makes sure the text inside can never
-contain a run that reads like those delimiters. `detect_injection` finds instructions aimed at the judge,
-so a tool can flag them and refuse to approve on the model's word alone, whatever the model says.
-
-Both are pure functions with no model involved: the model is the thing being attacked, so it cannot be
-the only line of defence.
-
-The parts: `guards_text` (neutralize, and the normalization the rules read), `guards_rules` and
-`guards_rules_intl` (the phrases, by language), `guards_disguises` (disguises undone into variants read again).
+"""Prompt-injection detection: every rule read over the text and over each disguise undone (see the package's
+docstring for the parts).
 """
 
 from __future__ import annotations
@@ -17,11 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gavel.tools.guards_disguises import SQUEEZED, disguised, squeezed
-from gavel.tools.guards_rules import ENGLISH, ENGLISH_LATER, Rule
-from gavel.tools.guards_rules_intl import EUROPEAN, OTHER_SCRIPTS
-from gavel.tools.guards_rules_world import WORLD
-from gavel.tools.guards_text import neutralize, normalize_for_matching
+from gavel.tools.guards.disguises import SQUEEZED, disguised, squeezed
+from gavel.tools.guards.rules import ENGLISH, ENGLISH_LATER, Rule
+from gavel.tools.guards.rules_intl import EUROPEAN, OTHER_SCRIPTS
+from gavel.tools.guards.rules_world import WORLD
+from gavel.tools.guards.text import normalize_for_matching
 
 PROMPT_INJECTION_FLAG = "prompt_injection_suspected"
 
@@ -106,6 +96,3 @@ def detect_injection(text: str) -> list[str]:
             elif _ADDRESSED_TO_JUDGE.search(body):
                 add(f"hidden comment addressed to the judge: '{_snippet(body)}'")
     return findings
-
-
-__all__ = ["PROMPT_INJECTION_FLAG", "detect_injection", "neutralize", "normalize_for_matching"]

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 class Regex:
     """A rule's regular expression, compiled when a text is first checked.
 
-    Compiling the rules (these and `guards_rules_intl`'s) took about 35 ms of CPU on 2 cores, paid by every `gavel
+    Compiling the rules (these and `rules_intl`'s) took about 35 ms of CPU on 2 cores, paid by every `gavel
     serve` before it could list its tools; a server compiles them once, at its first judged text, instead.
     """
 
@@ -59,7 +59,7 @@ SELF_TOP = (
 )
 
 # What a command to the judge names as the thing to score: every judged field of every tool (an answer, an
-# assessment, a candidate's idea...). `guards_rules_intl` names them in its languages.
+# assessment, a candidate's idea...). `rules_intl` names them in its languages.
 EN_SUBJECT = (
     r"(?:answer|response|text|output|assessment|summary|report|essay|idea|candidate|submission|proposal"
     r"|document|entry)"

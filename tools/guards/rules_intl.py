@@ -1,6 +1,6 @@
 """The prompt-injection rules for Portuguese, Spanish, French, German, Chinese, Japanese and Russian.
 
-Like the English ones (`guards_rules`), they read the text as `normalize_for_matching` leaves it: without
+Like the English ones (`rules`), they read the text as `normalize_for_matching` leaves it: without
 accents, case-folded.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from gavel.tools.guards_rules import CMD, JUDGE_NOUNS, Regex, Rule
+from gavel.tools.guards.rules import CMD, JUDGE_NOUNS, Regex, Rule
 
-# What a command to the judge names as the thing to score, as `guards_rules.EN_SUBJECT` in English.
+# What a command to the judge names as the thing to score, as `rules.EN_SUBJECT` in English.
 _PT_SUBJECT = r"resposta|texto|avaliacao|ideia|resumo|relatorio|proposta|candidato|candidata"
 _ES_SUBJECT = r"respuesta|texto|evaluacion|idea|resumen|informe|propuesta|candidato|candidata"
 _FR_SUBJECT = r"reponse|texte|evaluation|idee|resume|rapport|proposition|candidat|candidate"

@@ -7,7 +7,7 @@ for verb-final languages), the top of a scale with a verb of giving or deserving
 answer, a word for the judge followed by a colon, "from now on" with a word for the judge, and "answer yes".
 The lists are unioned across languages: a rule fires on its parts in any mix of them.
 
-Words are written plainly and folded like the text (`guards_rules_intl._fold`): no accents, Hangul decomposed.
+Words are written plainly and folded like the text (`rules_intl._fold`): no accents, Hangul decomposed.
 Stems end where inflection begins, so a word matches its inflected forms; Latin-script words start at a word
 boundary, other scripts (whose marks Python's `\\b` does not treat as letters) anywhere.
 """
@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gavel.tools.guards_rules import Regex, Rule
-from gavel.tools.guards_rules_intl import _fold
+from gavel.tools.guards.rules import Regex, Rule
+from gavel.tools.guards.rules_intl import _fold
 
 IGNORE = [
     "ignora", "ignorate", "dimentica", "dimenticate", "non tenere conto", "trascura",  # Italian
@@ -182,5 +182,5 @@ WORLD: list[Rule] = [
     ),
 ]  # fmt: skip
 
-# Words that, found in a reversed text turned back, make the reversal worth reading (see guards_disguises).
+# Words that, found in a reversed text turned back, make the reversal worth reading (see disguises).
 HINT_WORDS = "|".join(re.escape(_fold(w.removesuffix("$"))) for w in IGNORE + INSTRUCTIONS + TOP_SCORE + JUDGE)

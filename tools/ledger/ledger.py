@@ -1,5 +1,5 @@
 """The evaluation ledger: every judgment kept in one SQLite file (stdlib `sqlite3`), or in a PostgreSQL
-database that several Gavel instances share (`GAVEL_LEDGER_URL`; see tools/ledger_store.py for both stores).
+database that several Gavel instances share (`GAVEL_LEDGER_URL`; see tools/ledger/store.py for both stores).
 
 One row per judgment: the tool call (top level), and child rows for what it is made of (the answers of a
 batch, the iterations of a refinement loop). A row keeps the request (or only its hash), the full
@@ -48,53 +48,10 @@ from typing import Any, TypeVar, cast
 import anyio
 import structlog
 
-from gavel.tools.ledger_reads import RECENT_LIMIT, LedgerReads
-from gavel.tools.ledger_store import (
-    BUSY_TIMEOUT_S,
-    MIGRATIONS,
-    SCHEMA_VERSION,
-    Conn,
-    LedgerError,
-    PostgresStore,
-    SqliteStore,
-    Store,
-    connect,
-    migrate,
-    schema_version,
-)
-from gavel.tools.ledger_values import (
-    COLUMNS,
-    Entry,
-    LedgerStatus,
-    canonical_hash,
-    headline_of,
-    parse_since,
-    timestamp,
-    to_json,
-    utc_now,
-)
-
-# The ledger's names, importable from here as before the module was split.
-__all__ = [
-    "MIGRATIONS",
-    "RECENT_LIMIT",
-    "SCHEMA_VERSION",
-    "Entry",
-    "Ledger",
-    "LedgerError",
-    "LedgerStatus",
-    "PostgresStore",
-    "SqliteStore",
-    "canonical_hash",
-    "connect",
-    "headline_of",
-    "migrate",
-    "parse_since",
-    "schema_version",
-    "timestamp",
-    "to_json",
-    "utc_now",
-]
+from gavel.tools.ledger.reads import LedgerReads
+from gavel.tools.ledger.schema import BUSY_TIMEOUT_S, SCHEMA_VERSION, Conn, LedgerError
+from gavel.tools.ledger.store import SqliteStore, Store
+from gavel.tools.ledger.values import COLUMNS, Entry, LedgerStatus, timestamp, utc_now
 
 log = structlog.get_logger("gavel.ledger")
 
@@ -336,7 +293,7 @@ class Ledger(LedgerReads):
         return await anyio.to_thread.run_sync(self.serve_cached, cache_key, serve)
 
     def run(self, what: str, fn: Callable[[Conn], T], *, create: bool = True) -> T | None:
-        """`fn` on a connection of the store, for the ledger's other tables (tools/calibration_store.py); None
+        """`fn` on a connection of the store, for the ledger's other tables (tools/calibration/store.py); None
         when the ledger cannot be used (the problem is logged and `failure` says it)."""
         return self._run(what, fn, create=create)
 

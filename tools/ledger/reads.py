@@ -1,5 +1,5 @@
 """The evaluation ledger's readers (`gavel history`, `show`, `export`, the evaluation:// resources): a mixin of
-`Ledger` (tools/ledger.py), which supplies `_run` (a connection, any failure logged and turned into None) and
+`Ledger` (tools/ledger/ledger.py), which supplies `_run` (a connection, any failure logged and turned into None) and
 `flush` (background writes first, so a read sees them).
 """
 
@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from gavel.tools.ledger_schema import Conn
-from gavel.tools.ledger_values import COLUMNS, record_of
+from gavel.tools.ledger.schema import Conn
+from gavel.tools.ledger.values import COLUMNS, record_of
 
 T = TypeVar("T")
 

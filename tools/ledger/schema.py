@@ -1,4 +1,4 @@
-"""The evaluation ledger's schema and connections, shared by both stores (tools/ledger_store.py).
+"""The evaluation ledger's schema and connections, shared by both stores (tools/ledger/store.py).
 
 Both stores run the same SQL, written with `?` placeholders (the PostgreSQL connection turns them into `%s`),
 and the same schema migrations: the only dialect differences are two tokens in the migrations ({rowid}:
@@ -69,7 +69,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
         ),
     ),
     (
-        # Judge fitness (tools/calibration_store.py): one row per calibration run, keyed by what decides a verdict
+        # Judge fitness (tools/calibration/store.py): one row per calibration run, keyed by what decides a verdict
         # (backend, model digest, readout, prompt template hash), the report kept whole as JSON.
         3,
         (

@@ -1,9 +1,9 @@
 """Where the evaluation ledger's rows live: a SQLite file, or a PostgreSQL database shared by many instances.
 
-`Ledger` (tools/ledger.py) holds all the logic (what to write, what to serve, the memory in front, the
+`Ledger` (tools/ledger/ledger.py) holds all the logic (what to write, what to serve, the memory in front, the
 background writer, "a broken ledger never breaks a judgment"); a `Store` gives it connections and says
 which failures are for good. The schema, the migrations and the connection wrappers both stores use are in
-tools/ledger_schema.py.
+tools/ledger/schema.py.
 
 SQLite: one connection per store, under a lock, as before (WAL, `synchronous=NORMAL`, a busy timeout,
 writes in `BEGIN IMMEDIATE`). PostgreSQL: a `psycopg_pool.ConnectionPool` of autocommit connections, writes
@@ -23,10 +23,8 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from gavel.tools.distribution import install_hint
-from gavel.tools.ledger_schema import (
+from gavel.tools.ledger.schema import (
     BUSY_TIMEOUT_S,
-    MIGRATIONS,
-    SCHEMA_VERSION,
     Conn,
     Dialect,
     LedgerError,
@@ -34,25 +32,8 @@ from gavel.tools.ledger_schema import (
     SqliteConn,
     connect,
     migrate,
-    render,
     schema_version,
 )
-
-__all__ = [
-    "BUSY_TIMEOUT_S",
-    "MIGRATIONS",
-    "SCHEMA_VERSION",
-    "Conn",
-    "LedgerError",
-    "PostgresStore",
-    "SqliteStore",
-    "Store",
-    "connect",
-    "migrate",
-    "redact_url",
-    "render",
-    "schema_version",
-]
 
 # PostgreSQL: waiting for a pooled connection, and for a new one to connect.
 PG_POOL_TIMEOUT_S = 10.0

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from gavel.server.cli import main
-from gavel.tools.calibration_sets import shipped_sets
+from gavel.server.cli.main import main
+from gavel.tools.calibration.sets import shipped_sets
 from tests.conftest import PYTHON
 from tests.support.graded import PEOPLE
 from tests.support.ollama_server import OllamaReply, OllamaTestServer

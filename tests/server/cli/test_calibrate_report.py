@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import PYTHON
-from tests.server.test_cli_calibrate import MODEL, WAIT_S
-from tests.server.test_cli_eval import responder
+from tests.server.cli.test_calibrate import MODEL, WAIT_S
+from tests.server.cli.test_eval import responder
 from tests.support.chromium import load_page
 from tests.support.ollama_server import OllamaTestServer
 

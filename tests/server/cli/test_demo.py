@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import mcp
 
-from gavel.server.demo import rubrics_line
+from gavel.server.cli.demo import rubrics_line
 from tests.reliability.support import perfect_model, scripted_server
 
 

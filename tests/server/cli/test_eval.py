@@ -22,12 +22,12 @@ from typing import Any
 
 import pytest
 
-from gavel.server.cli_eval import ProgressBar
+from gavel.server.cli.eval import ProgressBar
 from tests.conftest import PYTHON, REPO_ROOT
 from tests.support.chromium import load_page
 from tests.support.ollama_server import OllamaReply, OllamaTestServer
 
-HALUEVAL = REPO_ROOT / "tools" / "calibration_data" / "halueval-qa.jsonl"
+HALUEVAL = REPO_ROOT / "tools" / "calibration" / "data" / "halueval-qa.jsonl"
 ITEMS = 50
 MODEL = "test-model:latest"
 WAIT_S = 300.0
@@ -219,8 +219,8 @@ def test_the_compare_report_loads_with_its_diff(evaluated: EvalEnv, chromium: Pa
 
 
 def test_the_command_lists_the_tools_and_figures_the_run_knows() -> None:
-    from gavel.server.cli_commands import COMMANDS, EVAL_TOOLS
-    from gavel.server.eval_run import EVAL_TOOLS as RUN_TOOLS
+    from gavel.server.cli.commands import COMMANDS, EVAL_TOOLS
+    from gavel.server.cli.eval_run import EVAL_TOOLS as RUN_TOOLS
     from gavel.tools.evaluation.figures import FIGURES, TOOLS
 
     assert set(EVAL_TOOLS) == set(TOOLS) == set(RUN_TOOLS) == set(FIGURES)

@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import pytest
 
-from gavel.server.eval_run import EVAL_TOOLS, judge_item
+from gavel.server.cli.eval_run import EVAL_TOOLS, judge_item
 from gavel.tools.evaluation.dataset import DataItem
 from gavel.tools.evaluation.figures import figures
 from gavel.tools.report.eval_report import eval_report

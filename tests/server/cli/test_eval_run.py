@@ -1,4 +1,4 @@
-"""One dataset item through `gavel.server.eval_run`: validated as the boundary validates, judged through a real
+"""One dataset item through `gavel.server.cli.eval_run`: validated as the boundary validates, judged through a real
 SQLite ledger (served from it the second time), and any failure kept as the item's row. The model is the
 scripted backend."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gavel.server.eval_run import EVAL_TOOLS, judge_item
+from gavel.server.cli.eval_run import EVAL_TOOLS, judge_item
 from gavel.server.tool_registry import TOOLS
 from gavel.tools.evaluation.dataset import DataItem
 from gavel.tools.ledger import Ledger

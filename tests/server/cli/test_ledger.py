@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gavel.server.cli import main
+from gavel.server.cli.main import main
 from gavel.tools.ledger import Entry, Ledger, timestamp, utc_now
 
 
@@ -301,7 +301,7 @@ def test_config_says_so_when_the_file_was_overwritten_while_a_server_had_it_open
 def test_history_show_and_export_read_a_postgres_ledger_without_showing_its_password(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from gavel.tools.ledger import PostgresStore
+    from gavel.tools.ledger.store import PostgresStore
 
     monkeypatch.setenv("GAVEL_LEDGER_URL", postgres_url)
     code, out, _ = run(["history"], capsys)

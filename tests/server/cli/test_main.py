@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gavel.server.cli import _handler, main
-from gavel.server.cli_commands import COMMANDS, Command
+from gavel.server.cli.commands import COMMANDS, Command
+from gavel.server.cli.main import _handler, main
 from gavel.tools.engine.embedded import default_model_path
 from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.conftest import REPO_ROOT

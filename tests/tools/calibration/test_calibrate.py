@@ -12,10 +12,10 @@ import pytest
 
 from bench.agreement import TUNED_PAIRS
 from bench.data import load_pairs
-from gavel.tools import agreement_stats as stats
-from gavel.tools.calibration import CalibrationRun
-from gavel.tools.calibration_sets import DATA_DIR, load_file, load_set, shipped_sets
-from gavel.tools.calibration_store import calibrations_for
+from gavel.tools.calibration import stats
+from gavel.tools.calibration.calibrate import CalibrationRun
+from gavel.tools.calibration.sets import DATA_DIR, load_file, load_set, shipped_sets
+from gavel.tools.calibration.store import calibrations_for
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.errors import InvalidInput
 from gavel.tools.ledger import Ledger
@@ -111,7 +111,7 @@ def test_the_statistics_on_hand_made_cases() -> None:
 # -- a run in process ---------------------------------------------------------------------------------------
 
 # The dialogue development set, beside a checkout (CI) or in /work/shared, as bench/data.py finds its set.
-_SHARED = [Path(__file__).resolve().parents[3] / "shared" / "data", Path("/work/shared/data")]
+_SHARED = [Path(__file__).resolve().parents[4] / "shared" / "data", Path("/work/shared/data")]
 DEV_DIALOGUE = next((d / "topicalchat_usr_dev.jsonl" for d in _SHARED if d.is_dir()), _SHARED[0])
 
 CLINICAL = [json.loads(line) for line in (DATA_DIR / "clinical-assessment.jsonl").read_text().splitlines()]

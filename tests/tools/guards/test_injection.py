@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from gavel.tools.guards import PROMPT_INJECTION_FLAG, RULES, detect_injection, neutralize
+from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection, neutralize
+from gavel.tools.guards.injection import RULES
 
 ZW = "\u200b"
 

@@ -16,21 +16,9 @@ from typing import Any
 import pytest
 import structlog
 
-from gavel.tools.ledger import (
-    MIGRATIONS,
-    REMEMBERED_JUDGMENTS,
-    SCHEMA_VERSION,
-    Entry,
-    Ledger,
-    connect,
-    migrate,
-    parse_since,
-    schema_version,
-    timestamp,
-    to_json,
-    utc_now,
-)
-from gavel.tools.ledger_schema import Conn, as_conn
+from gavel.tools.ledger import Entry, Ledger, parse_since, timestamp, to_json, utc_now
+from gavel.tools.ledger.ledger import REMEMBERED_JUDGMENTS
+from gavel.tools.ledger.schema import MIGRATIONS, SCHEMA_VERSION, Conn, as_conn, connect, migrate, schema_version
 from tests.conftest import REPO_ROOT
 
 WRITES_PER_PROCESS = 300

@@ -13,10 +13,10 @@ import pytest
 import structlog
 
 from gavel.server.settings import load_settings
-from gavel.tools.ledger import MIGRATIONS, SCHEMA_VERSION, Ledger, PostgresStore
-from gavel.tools.ledger_schema import PostgresConn, schema_version
-from gavel.tools.ledger_store import redact_url
-from tests.tools.test_ledger import (
+from gavel.tools.ledger import Ledger
+from gavel.tools.ledger.schema import MIGRATIONS, SCHEMA_VERSION, PostgresConn, schema_version
+from gavel.tools.ledger.store import PostgresStore, redact_url
+from tests.tools.ledger.test_ledger import (
     check_v3_ledger_reads_at_the_latest_schema,
     entry,
     ledger_warnings,
