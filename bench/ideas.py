@@ -24,9 +24,10 @@ import anyio
 from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
 from bench.scripted import valid_backend
 from gavel.tools.candidates import ScoreCandidatesRequest, score_candidates
+from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.backend import Backend, ChatReply, ChatRequest, DelegatingBackend
-from gavel.tools.engine.config import EngineConfig, Limits
+from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
 

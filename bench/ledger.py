@@ -51,8 +51,8 @@ from gavel.server.ledger_calls import LedgerCall, new_evaluation_id
 from gavel.server.settings import load_settings
 from gavel.server.tool_registry import register_all_tools
 from gavel.tools.assessment import EvaluateAssessmentRequest, EvaluationResult, evaluate_assessment
+from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import Limits
 from gavel.tools.engine.progress import no_progress
 from gavel.tools.ledger import Entry, Ledger, timestamp, to_json, utc_now
 from gavel.tools.rag import JudgeRagAnswersRequest, RagBatchResult, judge_rag_answers

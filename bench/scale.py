@@ -34,8 +34,9 @@ from bench.common import REPO_ROOT, RESULTS_DIR, Run, quiet_logging, say, table
 from bench.overhead import _child_env
 from bench.scripted import valid_backend
 from gavel.tools import candidates, rag
+from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import EngineConfig, Limits
+from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
 

@@ -20,9 +20,9 @@ from gavel.server.app import build_server
 from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
 from gavel.server.settings import Settings, load_settings
 from gavel.server.tool_registry import register_all_tools
+from gavel.tools.common import Limits
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.engine.backend import Backend
-from gavel.tools.engine.config import Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
 

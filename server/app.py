@@ -26,8 +26,8 @@ from gavel.server.boundary import BoundaryServer, DepsFactory
 from gavel.server.settings import Settings
 from gavel.server.tasks import TaskRuntime
 from gavel.server.tasks_extension import TasksExtension
+from gavel.tools.common import Limits
 from gavel.tools.distribution import version
-from gavel.tools.engine.config import Limits
 from gavel.tools.errors import UnknownRubric
 from gavel.tools.ledger import RECENT_LIMIT, Ledger
 from gavel.tools.rubrics import RUBRIC_SCHEMA_URI, Rubric, RubricRegistry

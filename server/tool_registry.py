@@ -19,9 +19,9 @@ from gavel.server.sampling import client_can_sample, replay_active, sampling_bac
 from gavel.server.settings import Settings
 from gavel.tools import assessment, candidates, rag, refine
 from gavel.tools.calibration import calibrate
+from gavel.tools.common import Limits
 from gavel.tools.deps import Check, ProgressFn, ToolDeps
 from gavel.tools.engine.backend import Backend
-from gavel.tools.engine.config import Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.memo import MemoBackend
 from gavel.tools.engine.select import BackendProvider

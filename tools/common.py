@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler, Strict, model_serializer
 
-from gavel.tools.engine.config import Limits
 from gavel.tools.errors import InvalidInput
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Input limits, enforced before any LLM call and stated in tool descriptions."""
+
+    max_text_chars: int = 200_000
+    max_sources: int = 50
+    max_candidates: int = 10_000
+    max_batch: int = 20
+    max_samples: int = 9
+    max_iterations: int = 20
+    call_deadline_s: float = 600.0  # stated in the tool descriptions; the engine enforces EngineConfig's
+
 
 RubricId = Annotated[
     str | None,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import fields
 
 from gavel.server.settings import DEFAULT_OLLAMA_MODEL, Settings, load_settings
-from gavel.tools.engine.config import EngineConfig, Limits
+from gavel.tools.common import Limits
+from gavel.tools.engine.config import EngineConfig
 
 # A value for each setting the engine configs share, none of them a default.
 GIVEN = {

@@ -7,8 +7,9 @@ from itertools import pairwise
 
 import anyio
 
+from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import EngineConfig, Limits
+from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.scripted import ScriptedBackend

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
-from gavel.tools.engine.config import Limits
+from gavel.tools.common import Limits
 from gavel.tools.errors import BackendError, InvalidInput, UnknownRubric
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
 from gavel.tools.rubrics import RubricRegistry

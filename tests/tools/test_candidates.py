@@ -19,8 +19,8 @@ from gavel.tools.candidates import (
     canonical_key,
     score_candidates,
 )
+from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.errors import InvalidInput, UnknownRubric
 from gavel.tools.rubrics import RubricRegistry

@@ -14,7 +14,7 @@ import pytest
 
 from gavel.tools.candidates import ScoreCandidatesResult
 from gavel.tools.candidates.search import EXHAUSTIVE_SETS
-from gavel.tools.engine.config import Limits
+from gavel.tools.common import Limits
 from tests.tools.test_candidates import ids, plain_deps, run, seed_canon, seed_met, seed_scores, seed_select
 
 # Six laptops: by score L2 > L1 > L3 > L4 > L5 > L6. The passes take L2, L1, L3 (three brands, two sizes).

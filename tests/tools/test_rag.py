@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from gavel.tools.common import Limits
 from gavel.tools.engine.backend import ChatRequest, ModelInfo
-from gavel.tools.engine.config import Limits
 from gavel.tools.engine.results import MetricScore
 from gavel.tools.errors import BackendError, InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG

@@ -43,16 +43,3 @@ class EngineConfig:
     use_calibrated_cut: bool = False
     # Bound on all the model work of one tool call (a Judge serves one call), queueing for the limiter included.
     call_deadline_s: float = 600.0
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Input limits, enforced before any LLM call and stated in tool descriptions."""
-
-    max_text_chars: int = 200_000
-    max_sources: int = 50
-    max_candidates: int = 10_000
-    max_batch: int = 20
-    max_samples: int = 9
-    max_iterations: int = 20
-    call_deadline_s: float = 600.0  # stated in the tool descriptions; the engine enforces EngineConfig's

@@ -8,8 +8,9 @@ import time
 import anyio
 
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
+from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import EngineConfig, Limits
+from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from tests.support.deps import REGISTRY
 from tests.support.scripted import ScriptedBackend

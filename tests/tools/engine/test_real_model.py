@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from gavel.tools.candidates import ScoreCandidatesRequest, score_candidates
+from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import EngineConfig, Limits
+from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.embedded import EmbeddedBackend, embedded_available
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
