@@ -7,8 +7,6 @@ structured result, provenance, usage, the duration, a one-line headline, and the
 request's cache key and whether the judgment may be served again (`servable`). A call answered from the
 ledger is a row of its own with `cached = 1`, `served_from` (column `source_id`) naming the judgment it served
 and that judgment's result as recorded, committed before the answer goes out like every other row.
-(`record_later` still writes rows in batches on a background thread, for callers that can lose the last quarter
-second of them.)
 
 A file deleted, replaced or overwritten under the open connection is noticed at the next use (SQLite
 would go on writing where nobody can read): the ledger is then unavailable for the rest of the process.
@@ -35,7 +33,6 @@ what is wrong (shown by `gavel config`).
 
 from __future__ import annotations
 
-import atexit
 import threading
 import time
 from collections import OrderedDict
@@ -58,11 +55,6 @@ log = structlog.get_logger("gavel.ledger")
 T = TypeVar("T")
 
 DEFAULT_TTL_S = 7 * 24 * 3600.0
-# How long a read, `close` or process exit waits for background writes still queued.
-FLUSH_TIMEOUT_S = 10.0
-# Background rows (cache-hit records) are gathered this long, or up to this many, per transaction.
-BATCH_WINDOW_S = 0.25
-BATCH_MAX = 256
 # Servable judgments kept in memory by cache key (a few KB each).
 REMEMBERED_JUDGMENTS = 256
 # After a database server failed to answer (PostgreSQL down or restarting), the ledger is left alone this
@@ -110,13 +102,6 @@ class Ledger(LedgerReads):
         self._outage_until = 0.0
         self._warned = False
         self._report_lock = threading.Lock()
-        # Background writes (cache-hit records): thunks building the rows, written in batches by one daemon
-        # thread. `_changed` guards the list and the count, and wakes the writer and whoever flushes.
-        self._pending: list[Callable[[], Sequence[Entry]]] = []
-        self._unwritten = 0
-        self._hurry = False
-        self._changed = threading.Condition()
-        self._writer: threading.Thread | None = None
         # cache key -> the judgment, most recently used last.
         self._remembered: OrderedDict[str, _Remembered] = OrderedDict()
         self._remembered_lock = threading.Lock()
@@ -167,7 +152,6 @@ class Ledger(LedgerReads):
             log.debug("evaluation ledger operation failed", path=str(self.path), operation=what, error=detail)
 
     def close(self) -> None:
-        self.flush()
         self.store.close()
 
     # -- writing -----------------------------------------------------------------------------------
@@ -221,7 +205,7 @@ class Ledger(LedgerReads):
         """The newest servable judgment for `cache_key` within the TTL, as `serve` makes it.
 
         `serve(served_from, stored_result_json)` gives what the caller returns; None (e.g. the stored result no
-        longer validates) is a miss. Read only: recording the cached call is `record_later`'s job.
+        longer validates) is a miss. Read only: the caller records the cached call.
         """
         if self.ttl_s <= 0:
             return None
@@ -241,50 +225,6 @@ class Ledger(LedgerReads):
             return served
 
         return self._run("serve_cached", lookup)
-
-    def record_later(self, build: Callable[[], Sequence[Entry]]) -> None:
-        """Write the rows `build()` makes on the background thread; never blocks the caller.
-
-        Rows are gathered for up to `BATCH_WINDOW_S` and written in one transaction, so a stream of cache
-        hits costs one commit (and one wake-up of the writer) per batch rather than per hit.
-        """
-        with self._changed:
-            self._pending.append(build)
-            self._unwritten += 1
-            if self._writer is None:
-                self._writer = threading.Thread(target=self._write_pending, name="gavel-ledger-writer", daemon=True)
-                self._writer.start()
-                atexit.register(self.flush)
-            # Wake the writer only to open a batch or to end a full one: a wake-up per hit costs more than the hit.
-            if len(self._pending) == 1 or len(self._pending) >= BATCH_MAX:
-                self._changed.notify_all()
-
-    def _write_pending(self) -> None:
-        while True:
-            with self._changed:
-                self._changed.wait_for(lambda: bool(self._pending))
-                self._changed.wait_for(lambda: self._hurry or len(self._pending) >= BATCH_MAX, BATCH_WINDOW_S)
-                batch, self._pending, self._hurry = self._pending, [], False
-            entries: list[Entry] = []
-            for build in batch:
-                try:
-                    entries.extend(build())
-                except Exception:  # logged with its traceback: the writer must outlive one bad row
-                    log.exception("evaluation ledger background write failed", path=str(self.path))
-            if entries:
-                self.record(entries)
-            with self._changed:
-                self._unwritten -= len(batch)
-                self._changed.notify_all()
-
-    def flush(self, timeout_s: float = FLUSH_TIMEOUT_S) -> bool:
-        """Write the background rows queued so far now; False if they are not written within the timeout."""
-        with self._changed:
-            if self._unwritten == 0:
-                return True
-            self._hurry = True
-            self._changed.notify_all()
-            return self._changed.wait_for(lambda: self._unwritten == 0, timeout_s)
 
     async def arecord(self, entries: Sequence[Entry]) -> bool:
         return await anyio.to_thread.run_sync(self.record, entries)

@@ -1,6 +1,5 @@
 """The evaluation ledger's readers (`gavel history`, `show`, `export`, the evaluation:// resources): a mixin of
-`Ledger` (tools/ledger/ledger.py), which supplies `_run` (a connection, any failure logged and turned into None) and
-`flush` (background writes first, so a read sees them).
+`Ledger` (tools/ledger/ledger.py), which supplies `_run` (a connection, any failure logged and turned into None).
 """
 
 from __future__ import annotations
@@ -27,11 +26,8 @@ class LedgerReads:
 
         def _run(self, what: str, fn: Callable[[Conn], T], *, create: bool = True) -> T | None: ...
 
-        def flush(self, timeout_s: float = 10.0) -> bool: ...
-
     def get(self, evaluation_id: str) -> dict[str, Any] | None:
         """The full record: request (or null), result, provenance, usage, and the ids of its items."""
-        self.flush()
 
         def read(conn: Conn) -> dict[str, Any] | None:
             row = conn.execute(f"SELECT {COLUMNS} FROM evaluations WHERE id = ?", (evaluation_id,)).fetchone()
@@ -57,7 +53,6 @@ class LedgerReads:
 
     def recent(self, limit: int = RECENT_LIMIT, tool: str | None = None) -> list[dict[str, Any]]:
         """The latest top-level evaluations, newest first: id, tool, time, cached, headline."""
-        self.flush()
 
         def read(conn: Conn) -> list[dict[str, Any]]:
             where, args = ("parent_id IS NULL AND tool = ?", (tool, limit)) if tool else ("parent_id IS NULL", (limit,))
@@ -76,7 +71,6 @@ class LedgerReads:
 
     def export(self, since: str | None = None) -> Iterator[dict[str, Any]]:
         """Every record (items included), oldest first, from `since` (a stored timestamp) on."""
-        self.flush()
         last_rowid = 0
         while True:
 
@@ -96,7 +90,6 @@ class LedgerReads:
 
     def count(self, *, calls_only: bool = False) -> int | None:
         """Every row, or with `calls_only` the top-level calls (no batch items or refinement iterations)."""
-        self.flush()
         where = " WHERE parent_id IS NULL" if calls_only else ""
 
         def read(conn: Conn) -> int:

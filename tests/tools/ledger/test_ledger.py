@@ -377,32 +377,6 @@ def test_a_broken_ledger_serves_nothing_from_memory(path: Path) -> None:
     assert store.serve_remembered("k", served) is None
 
 
-def test_background_writes_are_committed_in_order_and_reads_in_process_wait_for_them(ledger: Ledger) -> None:
-    for i in range(20):
-        ledger.record_later(lambda i=i: [entry(f"later{i:02d}", age_s=100 - i)])
-    assert [r["evaluation_id"] for r in ledger.recent(limit=3)] == ["later19", "later18", "later17"]
-    assert ledger.count() == 20
-
-
-def test_close_waits_for_the_background_writes(path: Path) -> None:
-    store = Ledger(path)
-    store.record_later(lambda: [entry("queued")])
-    store.close()
-    reader = Ledger(path)
-    assert reader.get("queued") is not None
-    reader.close()
-
-
-def test_a_background_write_that_fails_does_not_stop_the_writer(ledger: Ledger) -> None:
-    def broken() -> list[Entry]:
-        raise RuntimeError("could not build the row")
-
-    ledger.record_later(broken)
-    ledger.record_later(lambda: [entry("after")])
-    assert ledger.flush(5) is True
-    assert ledger.get("after") is not None
-
-
 def test_a_stored_judgment_the_caller_declines_is_a_miss_and_records_nothing(ledger: Ledger) -> None:
     ledger.record([entry("j", cache_key="k", servable=True)])
     assert ledger.serve_cached("k", lambda served_from, stored: None) is None
@@ -521,15 +495,3 @@ def test_two_threads_with_their_own_connections_lose_no_rows(path: Path) -> None
     assert stores[0].count() == 1 + 2 * 2 * WRITES_PER_PROCESS
     for store in stores:
         store.close()
-
-
-def test_background_rows_reach_the_file_without_anyone_waiting_for_them(path: Path) -> None:
-    writer, reader = Ledger(path), Ledger(path)
-    writer.record([entry("first")])  # the file exists and is migrated
-    writer.record_later(lambda: [entry("later")])
-    deadline = time.monotonic() + 5
-    while reader.get("later") is None:  # another connection: sees only what was committed
-        assert time.monotonic() < deadline, "the background row was not written within 5 s"
-        time.sleep(0.02)
-    writer.close()
-    reader.close()
