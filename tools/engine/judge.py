@@ -117,10 +117,6 @@ class Judge:
         # or this judge is being calibrated, and its verdicts must not depend on an earlier calibration.
         self.fitness: FitnessSource | None = None
 
-    @property
-    def backend_name(self) -> str:
-        return self.backend.name
-
     async def readout(self, model: str | None = None) -> ReadoutKind:
         """'probability' where the backend returns log-probabilities and GAVEL_READOUT allows it, else
         'generated'. Decided once per judge and model; the backend is probed once per process (`Probes`)."""
