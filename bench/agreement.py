@@ -32,10 +32,10 @@ from typing import Any
 import anyio
 
 from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
-from bench.data import data_path, load_pairs, subset
 from bench.judges import GavelJudge, Judged, PeerClient, PeerUnavailable, peer_log_path, peers_installed
 from bench.meter import Endpoint, start_embedded_endpoint, start_scripted_endpoint
 from gavel.tools.calibration import stats
+from tests.support.devset import TUNED_PAIRS, data_path, load_pairs, subset
 
 NAME = "agreement"
 DEFAULT_PAIRS = 6
@@ -43,9 +43,6 @@ DEFAULT_PEER_PAIRS = 3
 DEFAULT_SKIP = 6
 PEER_METRICS = ("ragas_faithfulness", "deepeval_faithfulness")
 GROUNDED = "gavel (is_grounded)"
-# The probe's items and the probability prompts were chosen on the first 20 question pairs (the first 40 items):
-# the held-out row leaves them out.
-TUNED_PAIRS = 20
 RULES = {
     "gavel": "hallucinated when verdict != approved; undecided counts as wrong",
     GROUNDED: "hallucinated when is_grounded is false (a claim's P(supported) below the cut fixed in "

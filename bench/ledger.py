@@ -46,7 +46,7 @@ from bench.common import REPO_ROOT, RESULTS_DIR, Run, quiet_logging, say, summar
 from bench.scripted import valid_backend
 from bench.server_entry import ECHO_TOOL, BenchDeps, register_echo
 from gavel.server.app import build_server
-from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
+from gavel.server.boundary import DepsFactory, judging_annotations
 from gavel.server.ledger_calls import LedgerCall, new_evaluation_id
 from gavel.server.settings import load_settings
 from gavel.server.tool_registry import register_all_tools
@@ -57,6 +57,7 @@ from gavel.tools.engine.progress import no_progress
 from gavel.tools.ledger import Entry, Ledger, timestamp, to_json, utc_now
 from gavel.tools.rag import JudgeRagAnswersRequest, RagBatchResult, judge_rag_answers
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.publish import register_tool
 
 NAME = "ledger"
 GOAL_RATIO = 1.5

@@ -204,8 +204,8 @@ async def instances_row(
     instances: int, *, clients: int, calls: int, answers: int, latency_s: float, slots: int, limit: int
 ) -> dict[str, Any]:
     """judge_rag_answers throughput through `instances` stateless server processes sharing one model server."""
-    from tests.server.processes import http_server
     from tests.support.openai_server import OpenAITestServer
+    from tests.support.processes import http_server
 
     model = SlottedModel(latency_s, slots)
     failures: list[str] = []

@@ -142,17 +142,6 @@ class BoundaryServer(MCPServer[Any]):
         return await super().call_tool(name, arguments, context)
 
 
-def register_tool(
-    server: MCPServer[Any],
-    *,
-    deps_factory: DepsFactory,
-    uses_sampling: UsesSampling | None = None,
-    **spec: Any,
-) -> None:
-    """`publish` a `ToolSpec` given as keyword arguments."""
-    publish(server, ToolSpec(**spec), deps_factory, uses_sampling)
-
-
 def publish(
     server: MCPServer[Any],
     spec: ToolSpec[Any, Any],

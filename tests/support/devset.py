@@ -12,8 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from bench.common import REPO_ROOT
-
+REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA_ENV = "GAVEL_BENCH_DATA"
 FILE_NAME = "halueval_qa_dev.jsonl"
 # Where the set lives beside a checkout: shared/ next to the repository (CI), or /work/shared.
@@ -31,6 +30,11 @@ def data_path() -> Path:
         f"the labelled set {FILE_NAME} was not found in {', '.join(str(p) for p in CANDIDATES)}; "
         f"set {DATA_ENV} to its path"
     )
+
+
+# Gavel's probe items and probability prompts were chosen on the first 20 question pairs (the first 40 items):
+# a held-out figure leaves them out.
+TUNED_PAIRS = 20
 
 
 def question_number(item: dict[str, Any]) -> int:

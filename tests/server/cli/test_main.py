@@ -15,7 +15,7 @@ from gavel.server.cli.main import _handler, main
 from gavel.tools.engine.embedded import default_model_path
 from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.conftest import REPO_ROOT
-from tests.server.processes import run_gavel
+from tests.support.processes import run_gavel
 
 BUILT_IN = ["clinical-assessment", "dialogue-response", "idea-quality", "music-recommendation", "rag-answer"]
 HOUSE_STYLE = """

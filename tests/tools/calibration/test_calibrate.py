@@ -10,8 +10,6 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bench.agreement import TUNED_PAIRS
-from bench.data import load_pairs
 from gavel.tools.calibration import stats
 from gavel.tools.calibration.calibrate import CalibrationRun
 from gavel.tools.calibration.sets import DATA_DIR, load_file, load_set, shipped_sets
@@ -20,6 +18,7 @@ from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.errors import InvalidInput
 from gavel.tools.ledger import Ledger
 from tests.support.deps import REGISTRY, ProgressLog, make_deps
+from tests.support.devset import TUNED_PAIRS, load_pairs
 from tests.support.graded import blind, by_people, dialogue_model
 from tests.support.scripted import ScriptedBackend, yes_no
 
@@ -110,7 +109,7 @@ def test_the_statistics_on_hand_made_cases() -> None:
 
 # -- a run in process ---------------------------------------------------------------------------------------
 
-# The dialogue development set, beside a checkout (CI) or in /work/shared, as bench/data.py finds its set.
+# The dialogue development set, beside a checkout (CI) or in /work/shared, as tests/support/devset.py finds its set.
 _SHARED = [Path(__file__).resolve().parents[4] / "shared" / "data", Path("/work/shared/data")]
 DEV_DIALOGUE = next((d / "topicalchat_usr_dev.jsonl" for d in _SHARED if d.is_dir()), _SHARED[0])
 
