@@ -1,7 +1,7 @@
 """The deterministic prompt-injection detector alone: detection rate on the injection cases, false positives on
 ordinary text. No model and no server: `detect_injection` over fixed texts, so every run gives the same numbers.
 
-Cases: every injected text of `tests/support/injection_cases.py` (the disguised ones of issue 18 reported apart).
+Cases: every injected text of `tests/support/injection_cases.py` (the disguised ones reported apart).
 Clean corpus: the dev set's answers, passages and questions (shared/data/halueval_qa_dev.jsonl), every text of
 the built-in rubrics (descriptions, score anchors, guidance, context instructions), the demo's inputs, and the
 clean twins of the injection cases.

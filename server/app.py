@@ -1,4 +1,4 @@
-"""Build the MCP server: rubrics as resources, one prompt per tool, the tools (registered by the lead's
+"""Build the MCP server: rubrics as resources, one prompt per tool, the tools (registered by
 `tool_registry`), and the evaluation ledger with its resources. Nothing here runs at import time;
 `build_server` is called once the settings are read.
 """

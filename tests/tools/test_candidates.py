@@ -31,7 +31,7 @@ from tests.support.scripted import ScriptedBackend, backend_error, yes_no
 REGISTRY = RubricRegistry.load()
 IDEA = REGISTRY.get("idea-quality")
 
-# The source design's evaluation framework, and five focus tracks to apply it to.
+# The music recommender's evaluation framework, and five focus tracks to apply it to.
 FOCUS_WEIGHTS = {"concentration_friendliness": 0.4, "novelty": 0.3, "quality": 0.3}
 FOCUS_TARGETS = {"genre": 2, "era": 2, "energy": 1}
 TRACKS: list[dict[str, Any]] = [
@@ -69,7 +69,7 @@ def ids(result: ScoreCandidatesResult) -> list[str]:
     return [s.id for s in result.selected]
 
 
-# -- a direct transcription of the source design's selection, with candidates told apart by position --------
+# -- a direct transcription of the music recommender's selection, with candidates told apart by position ---
 
 
 def seed_canon(value: Any) -> str:
@@ -101,7 +101,7 @@ def seed_scores(candidates: list[dict[str, Any]], weights: dict[str, float]) -> 
 def seed_ensure_diversity(
     positions: list[int], candidates: list[dict[str, Any]], diversity_targets: dict[str, int], num: int
 ) -> list[int]:
-    """`_ensure_diversity` of the source design, line for line, over positions instead of dicts."""
+    """`_ensure_diversity` of the music recommender, line for line, over positions instead of dicts."""
     if not diversity_targets:
         return positions[:num]
     selected_tracks: list[int] = []
@@ -141,7 +141,7 @@ def seed_select(candidates: list[dict[str, Any]], weights: dict[str, float], tar
     return seed_ensure_diversity(positions, candidates, targets, top_k)
 
 
-# -- the source design's example and edge cases -------------------------------------------------------------
+# -- the music recommender's example and edge cases --------------------------------------------------------
 
 
 async def test_focus_tracks_select_two_diversity_picks_then_one_score_pick_like_the_source_design():

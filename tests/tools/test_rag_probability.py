@@ -143,7 +143,7 @@ async def test_an_answer_with_no_supported_claim_is_rejected_whatever_its_other_
 
 
 async def test_the_verdict_follows_the_checks_at_the_cut_not_the_weighted_overall():
-    # Every dimension leans low (0.6, so the overall is under the old 0.7 approval line), yet each claim is
+    # Every dimension leans low (0.6, so a verdict read from the weighted overall would not approve), yet each claim is
     # supported: the checks decide.
     def reply(request: ChatRequest):
         return yes_no(0.9 if "Is every part of the claim supported" in request.messages[-1].content else 0.5)

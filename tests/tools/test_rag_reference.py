@@ -89,7 +89,7 @@ async def test_without_a_reference_the_figures_are_null_and_nothing_more_is_aske
     backend = model({})
     result = await judge_rag_answer(request(RIGHT, reference=None), make_deps(backend))
     assert (result.answer_correctness, result.context_recall) == (None, None)
-    assert result.usage.llm_calls == 5  # as before: four dimensions and one sentence
+    assert result.usage.llm_calls == 5  # four dimensions and one sentence, as with no reference asked for
 
 
 async def test_a_reference_adds_one_check_per_claim_counted_in_the_usage():

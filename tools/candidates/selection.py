@@ -1,4 +1,4 @@
-"""Ranking by weighted score and the source design's two-pass diversity selection, searched further when it
+"""Ranking by weighted score and the music recommender's two-pass diversity selection, searched further when it
 misses a target (search.py), with what they decided."""
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def rank(scores: Sequence[float | None]) -> tuple[list[int], dict[int, int]]:
 def select_diverse(
     order: Sequence[int], candidates: Sequence[Mapping[str, Any]], targets: Mapping[str, int], top_k: int
 ) -> SelectionTrace:
-    """The source design's selection, reproduced exactly (same set, same order).
+    """The music recommender's selection (see the package docstring), reproduced exactly (same set, same order),
+    so a caller moving from it gets the picks it got.
 
     `order` is the eligible candidates' indices sorted by score. Without targets: the first top_k. With
     targets, pass 1 walks the order and takes a candidate when some target attribute has a non-null value

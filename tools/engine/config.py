@@ -32,7 +32,7 @@ class EngineConfig:
     # per_metric: one call per metric, shared prefix first (prompt-cache friendly); joint: one call for all.
     strategy: str = "per_metric"
     # probability: read scores from token probabilities where the backend returns them (else generated);
-    # generated: always parse a written reply (the path before log-probabilities).
+    # generated: always parse a written reply (for a model whose probabilities are not to be trusted).
     readout: str = "probability"
     # score_candidates' judged criteria, read as Yes/No probabilities where the backend allows: with the rubric's
     # own yes/no questions (idea-quality), the embedded default put bench/ideas.py's concrete ideas over the weak

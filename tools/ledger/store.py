@@ -5,7 +5,7 @@ background writer, "a broken ledger never breaks a judgment"); a `Store` gives i
 which failures are for good. The schema, the migrations and the connection wrappers both stores use are in
 tools/ledger/schema.py.
 
-SQLite: one connection per store, under a lock, as before (WAL, `synchronous=NORMAL`, a busy timeout,
+SQLite: one connection per store, under a lock (WAL, `synchronous=NORMAL`, a busy timeout,
 writes in `BEGIN IMMEDIATE`). PostgreSQL: a `psycopg_pool.ConnectionPool` of autocommit connections, writes
 in explicit transactions (committed, with PostgreSQL's default synchronous commit, before `record` returns),
 migrations under a transaction-scoped advisory lock so two instances starting together migrate once.
