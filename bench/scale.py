@@ -34,11 +34,10 @@ from bench.common import REPO_ROOT, RESULTS_DIR, Run, quiet_logging, say, table
 from bench.overhead import _child_env
 from bench.scripted import valid_backend
 from gavel.tools import candidates, rag
-from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import engine_config, input_limits
 
 NAME = "scale"
 INSTANCES_NAME = "scale-instances"
@@ -76,13 +75,15 @@ def candidate_args(count: int) -> dict[str, Any]:
 
 def _deps(limit: int, latency_s: float = 0.0, max_candidates: int = 10_000) -> tuple[ToolDeps, Any]:
     backend = valid_backend(latency_s)
-    config = EngineConfig(max_concurrency=limit, timeout_s=60)
+    config = engine_config(max_concurrency=limit, timeout_s=60)
     limiter = anyio.CapacityLimiter(limit)
 
     async def judge() -> Judge:
         return Judge(backend, config, limiter)
 
-    deps = ToolDeps(registry=RubricRegistry.load(), limits=Limits(max_candidates=max_candidates), judge_factory=judge)
+    deps = ToolDeps(
+        registry=RubricRegistry.load(), limits=input_limits(max_candidates=max_candidates), judge_factory=judge
+    )
     return deps, backend
 
 

@@ -155,7 +155,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
 
 
 def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits: Limits | None = None) -> None:
-    limits = limits or Limits()
+    limits = limits or Settings().limits()
     # Sampling on the 2026-07-28 protocol needs to know, per call, whether the client's model will be used.
     uses_sampling = deps_factory.uses_sampling if isinstance(deps_factory, GavelDeps) else None
     for spec in TOOLS:

@@ -13,15 +13,16 @@ from gavel.tools.errors import InvalidInput
 
 @dataclass(frozen=True)
 class Limits:
-    """Input limits, enforced before any LLM call and stated in tool descriptions."""
+    """Input limits, enforced before any LLM call and stated in tool descriptions. Their defaults are the
+    server's settings (`Settings.limits`)."""
 
-    max_text_chars: int = 200_000
-    max_sources: int = 50
-    max_candidates: int = 10_000
-    max_batch: int = 20
-    max_samples: int = 9
-    max_iterations: int = 20
-    call_deadline_s: float = 600.0  # stated in the tool descriptions; the engine enforces EngineConfig's
+    max_text_chars: int
+    max_sources: int
+    max_candidates: int
+    max_batch: int
+    max_samples: int
+    max_iterations: int
+    call_deadline_s: float  # stated in the tool descriptions; the engine enforces EngineConfig's
 
 
 RubricId = Annotated[

@@ -24,6 +24,7 @@ from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.errors import InvalidInput, UnknownRubric
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import input_limits
 from tests.support.deps import ProgressLog, make_deps, strictly_increasing
 from tests.support.replies import asked_metric, schema_fields
 from tests.support.scripted import ScriptedBackend, backend_error, yes_no
@@ -58,7 +59,7 @@ async def _no_judge() -> Judge:
 
 def plain_deps(limits: Limits | None = None) -> ToolDeps:
     """Registry and limits only: any request for the judge fails the test."""
-    return ToolDeps(registry=REGISTRY, limits=limits or Limits(), judge_factory=_no_judge)
+    return ToolDeps(registry=REGISTRY, limits=limits or input_limits(), judge_factory=_no_judge)
 
 
 async def run(deps: ToolDeps | None = None, **fields: Any) -> ScoreCandidatesResult:
@@ -563,7 +564,7 @@ async def test_a_non_numeric_value_error_names_the_candidate_id():
 async def test_more_candidates_than_the_cap_is_an_error_naming_the_setting():
     request = ScoreCandidatesRequest(candidates=[{"a": 1}] * 4, weights={"a": 1.0})
     with pytest.raises(InvalidInput, match="GAVEL_MAX_CANDIDATES") as error:
-        await score_candidates(request, plain_deps(Limits(max_candidates=3)))
+        await score_candidates(request, plain_deps(input_limits(max_candidates=3)))
     assert error.value.field == "candidates"
 
 
@@ -591,7 +592,7 @@ async def test_one_hundred_thousand_candidates_are_scored_and_selected_without_q
     ]
     started = time.perf_counter()
     result = await run(
-        plain_deps(Limits(max_candidates=100_000)),
+        plain_deps(input_limits(max_candidates=100_000)),
         candidates=candidates,
         weights={"a": 0.6, "b": 0.4},
         diversity_targets={"genre": 30, "era": 5},
