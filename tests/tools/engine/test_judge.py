@@ -7,7 +7,8 @@ import json
 import anyio
 import pytest
 
-from gavel.tools.engine.judge import Judge, joint_model, metric_reply_model
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.reply_schema import joint_model, metric_reply_model
 from gavel.tools.errors import BackendError
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.config import engine_config
