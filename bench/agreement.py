@@ -3,7 +3,7 @@
 THE DECISION RULES, FIXED BEFORE ANY MEASUREMENT (not tuned on any item, reported or not):
 - Gavel (judge_rag_answer, evaluation_context RAG, the passage as the one source, default settings)
   predicts "hallucinated" when verdict != "approved" (the verdict follows the per-claim support checks at the
-  cut in tools/rag/probability.py; before it followed the weighted overall, and the rule added accuracy < 0.5).
+  cut in tools/rag/sentence_support.py; before it followed the weighted overall, and the rule added accuracy < 0.5).
 - RAGAS faithfulness and DeepEval faithfulness predict "hallucinated" when their score < 0.5, the midpoint.
 - An item a judge could not decide (Gavel: verdict "unscored"; a peer: an error or NaN) counts as a wrong
   prediction and a lost pair; it is also counted in the parse-failure rate.
@@ -46,7 +46,7 @@ GROUNDED = "gavel (is_grounded)"
 RULES = {
     "gavel": "hallucinated when verdict != approved; undecided counts as wrong",
     GROUNDED: "hallucinated when is_grounded is false (a claim's P(supported) below the cut fixed in "
-    "tools/rag/probability.py); undecided (null) counts as wrong",
+    "tools/rag/sentence_support.py); undecided (null) counts as wrong",
     "ragas_faithfulness": "hallucinated when faithfulness < 0.5 (midpoint); undecided counts as wrong",
     "deepeval_faithfulness": "hallucinated when faithfulness < 0.5 (midpoint); undecided counts as wrong",
 }

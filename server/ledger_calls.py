@@ -34,7 +34,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from gavel.server.ledger_key import cache_key
-from gavel.tools.calibration.store import fitness_source
+from gavel.tools.calibration.records import fitness_source
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Check, ToolDeps
 from gavel.tools.engine.judge import Judge

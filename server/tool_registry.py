@@ -15,10 +15,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
 from gavel.server.boundary import DepsFactory, RequestT, ResultT, ToolSpec, publish
-from gavel.server.sampling import client_can_sample, replay_active, sampling_backend_for
+from gavel.server.client_sampling import client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
 from gavel.tools import assessment, candidates, rag, refine
-from gavel.tools.calibration import calibrate
+from gavel.tools.calibration import measure
 from gavel.tools.common import Limits
 from gavel.tools.deps import Check, ProgressFn, ToolDeps
 from gavel.tools.engine.backend import Backend
@@ -145,9 +145,9 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
             "Measure the judge on a labelled set: balanced accuracy, AUROC (95% CIs). Verdicts then carry it as "
             "judge_fitness. Slow: small limit."
         ),
-        request_model=calibrate.CalibrateJudgeRequest,
-        result_model=calibrate.CalibrationReport,
-        impl=calibrate.calibrate_judge,
+        request_model=measure.CalibrateJudgeRequest,
+        result_model=measure.CalibrationReport,
+        impl=measure.calibrate_judge,
         keeps_records=True,
         task_when=_always,
     ),

@@ -18,7 +18,7 @@ import math
 import sys
 from typing import Any
 
-from gavel.server.cli.common import EXIT_OK, fail, load_registry, out, until_interrupted
+from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
 
 # The shell's code for a run ended by Ctrl-C (128 + SIGINT): the report printed is partial.
@@ -57,7 +57,7 @@ def calibrate(settings: Settings, args: argparse.Namespace) -> int:
 async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: Any, limit: int | None) -> Any:
 
     from gavel.server.boundary import uncalibrated_calls
-    from gavel.tools.calibration.calibrate import CalibrationRun
+    from gavel.tools.calibration.measure import CalibrationRun
     from gavel.tools.deps import ToolDeps
     from gavel.tools.engine.select import BackendProvider
 
@@ -110,7 +110,7 @@ def progress_line(done: float, total: float | None, message: str | None) -> str:
 
 
 def _show(ledger: Any, as_json: bool) -> int:
-    from gavel.tools.calibration.store import calibration_index
+    from gavel.tools.calibration.records import calibration_index
 
     if ledger is None:
         return fail("the evaluation ledger is off (GAVEL_LEDGER_PATH=off): no calibration is kept")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gavel.server.cli.common import Parser, port, positive_int, since
+from gavel.server.cli.console import Parser, port, positive_int, since
 from gavel.server.http_defaults import DEFAULT_HOST, DEFAULT_PORT, TRANSPORTS
 
 HISTORY_LIMIT = 20
@@ -63,11 +63,11 @@ COMMANDS: tuple[Command, ...] = (
         "Start 'gavel serve' over stdio and call every tool through a real MCP client session.",
     ),
     Command(
-        "rubrics", "config:rubrics", "list the rubrics, or show one",
+        "rubrics", "describe:rubrics", "list the rubrics, or show one",
         "List the loaded rubrics (built-in plus --rubrics-dir), or show one with 'show ID'.",
         actions=(
             Command(
-                "show", "config:rubrics", "show one rubric", "Show one rubric: metrics, anchors, scale.",
+                "show", "describe:rubrics", "show one rubric", "Show one rubric: metrics, anchors, scale.",
                 args=(
                     Arg("rubric_id", metavar="ID", help="rubric id, as listed by 'gavel rubrics'"),
                     Arg("--json", action="store_true", help="print the rubric as JSON (as the rubric:// resource)"),
@@ -76,7 +76,7 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     Command(
-        "config", "config:config", "show the effective settings and the backend that would be used",
+        "config", "describe:config", "show the effective settings and the backend that would be used",
         "Show the effective settings (secrets masked) and which model backend would be used.",
         args=(
             Arg("--json", action="store_true", help="print JSON"),
@@ -84,7 +84,7 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     Command(
-        "history", "ledger:history", "the latest recorded calls, as a table",
+        "history", "history:history", "the latest recorded calls, as a table",
         "The latest calls in the evaluation ledger, newest first: id, time (UTC), tool, whether it was served from "
         "the ledger, and the headline result. Batch items and refinement iterations are recorded inside their call "
         "and not listed; 'gavel show ID' prints a call with the ids of its items.",
@@ -95,13 +95,13 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     Command(
-        "show", "ledger:show", "one recorded judgment in full, as JSON",
+        "show", "history:show", "one recorded judgment in full, as JSON",
         "Print one judgment from the evaluation ledger as JSON: request (or its hash), result, provenance, usage, "
         "and the ids of its items. The same record as the evaluation://{id} resource.",
         args=(Arg("evaluation_id", metavar="ID", help="an evaluation id; a unique prefix is enough"),),
     ),
     Command(
-        "export", "ledger:export", "every recorded judgment, one JSON object a line",
+        "export", "history:export", "every recorded judgment, one JSON object a line",
         "Print every judgment in the evaluation ledger (batch items and refinement iterations included), oldest "
         "first, one JSON record a line.",
         args=(

@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from gavel.server.cli.common import EXIT_OK, fail, load_registry, out
+from gavel.server.cli.console import EXIT_OK, fail, load_registry, out
 from gavel.server.settings import Settings
 from gavel.tools.errors import GavelError, RubricFileError, UnknownRubric
 from gavel.tools.rubrics import Rubric

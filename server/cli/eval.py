@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from gavel.server.cli.common import EXIT_OK, fail, load_registry, out, until_interrupted
+from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
 
 EXIT_BELOW = 1

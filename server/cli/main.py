@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gavel.server.cli.commands import add_commands
-from gavel.server.cli.common import PROG, Handler, Parser, fail, positive_float
+from gavel.server.cli.console import PROG, Handler, Parser, fail, positive_float
 from gavel.server.settings import SettingsError, load_settings
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gavel.server.cli.common import EXIT_OK, fail, load_registry
+from gavel.server.cli.console import EXIT_OK, fail, load_registry
 from gavel.server.settings import Settings
 from gavel.tools.errors import RubricFileError
 

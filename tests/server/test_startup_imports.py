@@ -46,7 +46,7 @@ def test_building_the_server_imports_no_model_client(clean_env: dict[str, str]) 
 # What `gavel serve` over stdio must not have imported by the time it stops: the other commands' handlers, and
 # every model client (httpx is the Ollama and OpenAI clients' transport; the SDK speaks httpx2).
 NOT_FOR_SERVE = (
-    "gavel.server.cli.calibrate", "gavel.server.cli.config", "gavel.server.cli.ledger", "gavel.server.cli.demo",
+    "gavel.server.cli.calibrate", "gavel.server.cli.describe", "gavel.server.cli.history", "gavel.server.cli.demo",
     "httpx", *NOT_AT_START,
 )  # fmt: skip
 SERVE = """

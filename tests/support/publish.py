@@ -7,7 +7,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from gavel.server.boundary import DepsFactory, ToolSpec, publish
-from gavel.server.sampling import UsesSampling
+from gavel.server.client_sampling import UsesSampling
 
 
 def register_tool(

@@ -22,7 +22,7 @@ from gavel.tools.rag import (
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, token_reply, yes_no
 from tests.tools.test_rag import ModelInfoFailsOnce
-from tests.tools.test_rag_probability import MIXED, PASSAGE, QUESTION, claim_of
+from tests.tools.test_rag_sentence_support import MIXED, PASSAGE, QUESTION, claim_of
 
 REFERENCE = "The tower was finished in 1889. It served as the entrance arch to the World's Fair."
 RIGHT = "It was completed in 1889 [1]."

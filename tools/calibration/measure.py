@@ -28,8 +28,8 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from gavel.tools.calibration import stats
+from gavel.tools.calibration.records import store_calibration
 from gavel.tools.calibration.sets import CalibrationSet, Item, load_set
-from gavel.tools.calibration.store import store_calibration
 from gavel.tools.deps import ToolDeps
 from gavel.tools.errors import GavelError
 from gavel.tools.ledger import Ledger, timestamp, utc_now

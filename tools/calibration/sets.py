@@ -21,7 +21,7 @@ from gavel.tools import assessment, rag
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import ToolDeps
 from gavel.tools.errors import InvalidInput
-from gavel.tools.rag.probability import SUPPORT_CUT
+from gavel.tools.rag.sentence_support import SUPPORT_CUT
 from gavel.tools.rubrics import Rubric, RubricRegistry
 
 DATA_DIR = Path(__file__).with_name("data")

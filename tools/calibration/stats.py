@@ -1,7 +1,7 @@
 """How well a judge agrees with labels: balanced accuracy, F1, AUROC, pairwise accuracy, Spearman, the decision
 cut that maximizes balanced accuracy, and percentile-bootstrap intervals.
 
-Shared by `gavel calibrate` (tools/calibration/calibrate.py) and the agreement benchmark (bench/agreement.py), so the
+Shared by `gavel calibrate` (tools/calibration/measure.py) and the agreement benchmark (bench/agreement.py), so the
 figures a user measures on their machine are computed exactly as the published ones. Plain functions over
 plain values: a labelled outcome is `(label, predicted)` where `predicted` None means the judge decided
 nothing, which always counts as a wrong prediction (an undecided judge is not a right one).

@@ -28,8 +28,8 @@ from gavel.tools.candidates.models import (
 )
 from gavel.tools.candidates.notes import Notes, joined
 from gavel.tools.candidates.plan import Plan, Scan, make_plan, scan, weight_notes
-from gavel.tools.candidates.scoring import Judged, Scored, judge_phase, unused_threshold
-from gavel.tools.candidates.selection import Ranking, diversity_outcomes, rank, select, selection_notes
+from gavel.tools.candidates.ranking import Ranking, diversity_outcomes, rank, select, selection_notes
+from gavel.tools.candidates.scoring import JudgedCandidates, Scored, judge_phase, unused_threshold
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.results import Provenance, Usage
@@ -53,7 +53,7 @@ async def score_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> S
     notes = [weight_notes(plan, scanned)]
 
     judge: Judge | None = None
-    judged = Judged()
+    judged = JudgedCandidates()
     if scanned.needs:
         judge = await deps.judge()
         judged, judge_notes = await judge_phase(

@@ -67,7 +67,7 @@ class DecisionCut(BaseModel):
 
 
 class FitnessSource(Protocol):
-    """Where a judge finds its calibration (the ledger, through tools/calibration/store.py)."""
+    """Where a judge finds its calibration (the ledger, through tools/calibration/records.py)."""
 
     async def fitness_for(self, key: str) -> JudgeFitness | None: ...
 

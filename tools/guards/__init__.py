@@ -8,7 +8,7 @@ so a tool can flag them and refuse to approve on the model's word alone, whateve
 Both are pure functions with no model involved: the model is the thing being attacked, so it cannot be
 the only line of defence.
 
-The parts: `text` (neutralize, and the normalization the rules read), `rules`, `rules_intl` and `rules_world`
+The parts: `text` (neutralize, and the normalization the rules read), `rules_english`, `rules_intl` and `rules_world`
 (the phrases, by language), `disguises` (disguises undone into variants read again) and `injection` (the
 detector that reads them all).
 """

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 from gavel.tools.guards.disguises import SQUEEZED, disguised, squeezed
-from gavel.tools.guards.rules import ENGLISH, ENGLISH_LATER, Rule
+from gavel.tools.guards.rules_english import ENGLISH, ENGLISH_LATER, Rule
 from gavel.tools.guards.rules_intl import EUROPEAN, OTHER_SCRIPTS
 from gavel.tools.guards.rules_world import WORLD
 from gavel.tools.guards.text import normalize_for_matching

@@ -1,6 +1,6 @@
 """The prompt-injection rules for Portuguese, Spanish, French, German, Chinese, Japanese and Russian.
 
-Like the English ones (`rules`), they read the text as `normalize_for_matching` leaves it: without
+Like the English ones (`rules_english`), they read the text as `normalize_for_matching` leaves it: without
 accents, case-folded.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from gavel.tools.guards.rules import CMD, JUDGE_NOUNS, Regex, Rule
+from gavel.tools.guards.rules_english import CMD, JUDGE_NOUNS, Regex, Rule
 
 # What a command to the judge names as the thing to score, as `rules.EN_SUBJECT` in English.
 _PT_SUBJECT = r"resposta|texto|avaliacao|ideia|resumo|relatorio|proposta|candidato|candidata"

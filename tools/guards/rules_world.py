@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gavel.tools.guards.rules import Regex, Rule
+from gavel.tools.guards.rules_english import Regex, Rule
 from gavel.tools.guards.rules_intl import _fold
 
 IGNORE = [

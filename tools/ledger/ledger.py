@@ -46,9 +46,9 @@ import anyio
 import structlog
 
 from gavel.tools.ledger.reads import LedgerReads
+from gavel.tools.ledger.rows import COLUMNS, Entry, LedgerStatus, timestamp, utc_now
 from gavel.tools.ledger.schema import BUSY_TIMEOUT_S, SCHEMA_VERSION, Conn, LedgerError
 from gavel.tools.ledger.store import SqliteStore, Store
-from gavel.tools.ledger.values import COLUMNS, Entry, LedgerStatus, timestamp, utc_now
 
 log = structlog.get_logger("gavel.ledger")
 
@@ -233,7 +233,7 @@ class Ledger(LedgerReads):
         return await anyio.to_thread.run_sync(self.serve_cached, cache_key, serve)
 
     def run(self, what: str, fn: Callable[[Conn], T], *, create: bool = True) -> T | None:
-        """`fn` on a connection of the store, for the ledger's other tables (tools/calibration/store.py); None
+        """`fn` on a connection of the store, for the ledger's other tables (tools/calibration/records.py); None
         when the ledger cannot be used (the problem is logged and `failure` says it)."""
         return self._run(what, fn, create=create)
 

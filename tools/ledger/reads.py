@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
+from gavel.tools.ledger.rows import COLUMNS, record_of
 from gavel.tools.ledger.schema import Conn
-from gavel.tools.ledger.values import COLUMNS, record_of
 
 T = TypeVar("T")
 

@@ -69,7 +69,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
         ),
     ),
     (
-        # Judge fitness (tools/calibration/store.py): one row per calibration run, keyed by what decides a verdict
+        # Judge fitness (tools/calibration/records.py): one row per calibration run, keyed by what decides a verdict
         # (backend, model digest, readout, prompt template hash), the report kept whole as JSON.
         3,
         (

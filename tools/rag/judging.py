@@ -2,10 +2,10 @@
 
 - generated: the dimensions and one grounding check (`grounding.py`), concurrently;
 - probability (when there are passages): every dimension but accuracy, and one Yes/No check per sentence of the
-  answer (`probability.py`) after one shared prompt prefix; accuracy is the weakest sentence's P(supported).
+  answer (`sentence_support.py`) after one shared prompt prefix; accuracy is the weakest sentence's P(supported).
 
 With a reference answer, the answer's correctness against it (`reference.py`) is checked alongside, either way.
-Either way the result is a `Judged` value: what the model said, with the usage and provenance of saying it.
+Either way the result is an `AnswerReading` value: what the model said, with the usage and provenance of saying it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.probability import document_prefix
 from gavel.tools.engine.results import MetricScore, Provenance, Usage
 from gavel.tools.errors import caller_errors
-from gavel.tools.rag import probability, reference
+from gavel.tools.rag import reference, sentence_support
 from gavel.tools.rag.grounding import Grounding, check_grounding
 from gavel.tools.rag.prepare import AnswerInput, Prepared
 
@@ -32,7 +32,7 @@ B = TypeVar("B")
 
 
 @dataclass(frozen=True)
-class Judged:
+class AnswerReading:
     """What the model established about one answer."""
 
     scores: Sequence[MetricScore]
@@ -44,14 +44,14 @@ class Judged:
     correctness: reference.ReferenceFigure | None = None  # against the reference answer, when one was given
 
 
-async def judge_answer(judge: Judge, prepared: Prepared, item: AnswerInput) -> Judged:
+async def judge_answer(judge: Judge, prepared: Prepared, item: AnswerInput) -> AnswerReading:
     started = time.perf_counter()
     data = {"question": prepared.question}
     if item.agent_reasoning:
         data["agent_reasoning"] = item.agent_reasoning
     by_probability = prepared.passages is not None and await judge.readout(prepared.model) == "probability"
 
-    async def main() -> Judged:
+    async def main() -> AnswerReading:
         if by_probability:
             return await _by_probability(judge, prepared, item, data)
         return await _generated(judge, prepared, item, data)
@@ -68,7 +68,7 @@ def concurrent(first: Usage, second: Usage, started: float) -> Usage:
     return first.add(second).model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
 
 
-async def _generated(judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str]) -> Judged:
+async def _generated(judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str]) -> AnswerReading:
     started = time.perf_counter()
     rubric, rules = prepared.rubric, prepared.rules
     metrics = [m for m in rubric.metrics if m.id not in rules.not_applicable]
@@ -82,7 +82,7 @@ async def _generated(judge: Judge, prepared: Prepared, item: AnswerInput, data: 
     # The dimensions and the grounding check are independent; the engine's limiter bounds the real concurrency.
     judgment, grounded = await both(dimensions, lambda: check_grounding(judge, prepared, item))
     usage = judgment.usage.add(grounded.usage) if grounded is not None else judgment.usage
-    return Judged(
+    return AnswerReading(
         scores=judgment.scores,
         grounding=grounded.value if grounded is not None else None,
         grounding_error=grounded.error if grounded is not None else None,
@@ -92,14 +92,14 @@ async def _generated(judge: Judge, prepared: Prepared, item: AnswerInput, data: 
     )
 
 
-async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str]) -> Judged:
+async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str]) -> AnswerReading:
     """Every dimension and every sentence read from probabilities, after one shared prompt prefix."""
     started = time.perf_counter()
     rubric, rules = prepared.rubric, prepared.rules
     accuracy = next((m for m in rubric.metrics if m.id == "accuracy" and m.id not in rules.not_applicable), None)
     others = [m for m in rubric.metrics if m.id not in rules.not_applicable and m is not accuracy]
     shared = document_prefix(prepared.passages, data.get("question"))
-    cut = await decision_cut(judge, rubric, probability.SUPPORT_CUT, prepared.model)
+    cut = await decision_cut(judge, rubric, sentence_support.SUPPORT_CUT, prepared.model)
 
     async def dimensions() -> Judgment:
         return await judge.score_metrics(
@@ -107,19 +107,19 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
             context_instructions=rules.instructions, model=prepared.model, shared=shared,
         )  # fmt: skip
 
-    async def sentences() -> tuple[list[probability.SentenceSupport], Usage]:
-        return await probability.check_sentences(judge, shared, rubric, item.answer, prepared.model, cut.value)
+    async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage]:
+        return await sentence_support.check_sentences(judge, shared, rubric, item.answer, prepared.model, cut.value)
 
     judgment, (support, support_usage) = await both(dimensions, sentences)
     usage = judgment.usage.add(support_usage)
     contradicts = relevant = None
-    if probability.needs_follow_up(support, judgment.scores, rubric.pass_threshold):
-        contradicts, relevant, used = await probability.follow_up(judge, shared, rubric, prepared.model)
+    if sentence_support.needs_follow_up(support, judgment.scores, rubric.pass_threshold):
+        contradicts, relevant, used = await sentence_support.follow_up(judge, shared, rubric, prepared.model)
         usage = usage.add(used)
-    accuracy_scores = [probability.accuracy_score(accuracy, support, cut.value)] if accuracy is not None else []
-    return Judged(
+    accuracy_scores = [sentence_support.accuracy_score(accuracy, support, cut.value)] if accuracy is not None else []
+    return AnswerReading(
         scores=[*judgment.scores, *accuracy_scores],
-        grounding=probability.grounding(support, contradicts, relevant, cut),
+        grounding=sentence_support.grounding(support, contradicts, relevant, cut),
         grounding_error=None,
         flags=judgment.flags,
         usage=usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000}),

@@ -10,9 +10,9 @@ from gavel.tools.common import ToolResult
 from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.results import MetricScore, Provenance, Usage
 from gavel.tools.rag import render
-from gavel.tools.rag.probability import SentenceSupport
 from gavel.tools.rag.reference import ReferenceFigure
 from gavel.tools.rag.requests import DEFAULT_RUBRIC
+from gavel.tools.rag.sentence_support import SentenceSupport
 
 DIMENSIONS = ("relevance", "completeness", "accuracy", "source_attribution", "coherence")
 

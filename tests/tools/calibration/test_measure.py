@@ -11,9 +11,9 @@ import anyio
 import pytest
 
 from gavel.tools.calibration import stats
-from gavel.tools.calibration.calibrate import CalibrationRun
+from gavel.tools.calibration.measure import CalibrationRun
+from gavel.tools.calibration.records import calibrations_for
 from gavel.tools.calibration.sets import DATA_DIR, load_file, load_set, shipped_sets
-from gavel.tools.calibration.store import calibrations_for
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.errors import InvalidInput
 from gavel.tools.ledger import Ledger

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from gavel.tools.calibration.store import fitness_of, summary_of
+from gavel.tools.calibration.records import fitness_of, summary_of
 from gavel.tools.engine.fitness import fitness_line
 
 NONE = {"value": None, "low": None, "high": None}

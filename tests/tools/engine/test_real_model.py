@@ -111,7 +111,7 @@ async def embedded_ollama_backend(_embedded_ollama_server):
 
 async def test_the_embedded_model_reads_a_supported_sentence_above_an_unsupported_one(embedded_backend):
     from gavel.tools.engine.probability import prefix
-    from gavel.tools.rag.probability import check_sentences
+    from gavel.tools.rag.sentence_support import check_sentences
 
     judge = Judge(embedded_backend, engine_config(timeout_s=600))
     assert await judge.readout() == "probability"
