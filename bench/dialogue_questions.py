@@ -17,7 +17,7 @@ from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
 from bench.rubric_agreement import DIALOGUE_TUNE_CONVERSATIONS, DIMENSIONS, SHARED
-from gavel.tools.agreement_stats import spearman
+from gavel.tools.calibration.stats import spearman
 from gavel.tools.engine import prompts
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.embedded import EmbeddedBackend
