@@ -4,6 +4,7 @@ server (the one fake: its replies, Yes with log-probabilities), a real SQLite le
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import signal
@@ -87,11 +88,20 @@ def test_ctrl_c_keeps_the_items_judged_and_reports_them_as_partial(tmp_path: Pat
 
 
 def digits_by_people(body: dict[str, Any]) -> OllamaReply:
-    """The people's overall rating of the judged response, as one digit with log-probabilities (a 4 for a call
-    that judges no item, such as the backend's log-probability probe)."""
-    fenced = body["messages"][-1]["content"].rsplit("<<<\n", 1)
+    """The people's overall rating of the judged response, as one digit with log-probabilities, or for a yes/no
+    check as P(yes) = rating / 5 (a 4 for a call that judges no item, such as the backend's log-probability
+    probe)."""
+    content = body["messages"][-1]["content"]
+    fenced = content.rsplit("<<<\n", 1)
     judged = fenced[-1].split("\n>>>", 1)[0].strip() if len(fenced) == 2 else ""
-    digit = str(round(PEOPLE.get(judged, 4.0)))
+    rating = PEOPLE.get(judged, 4.0)
+    if "Yes or No" in content:
+        top = [
+            {"token": "Yes", "logprob": math.log(rating / 5)},
+            {"token": "No", "logprob": math.log(1 - rating / 5 + 1e-3)},
+        ]
+        return OllamaReply("Yes", logprobs=[{"token": "Yes", "logprob": top[0]["logprob"], "top_logprobs": top}])
+    digit = str(round(rating))
     top = [{"token": digit, "logprob": -0.01}]
     return OllamaReply(digit, logprobs=[{"token": digit, "logprob": -0.01, "top_logprobs": top}])
 
@@ -104,7 +114,9 @@ def test_the_dialogue_set_runs_from_the_command_line_and_reports_spearman(tmp_pa
         assert run.returncode == 0, err
         shown = subprocess.run([PYTHON, "-m", "gavel.server", "calibrate", "--show"], env=env, capture_output=True,
                                text=True, timeout=WAIT_S, check=True)  # fmt: skip
-    assert "of evaluate_assessment on topicalchat-usr: complete" in out and "| Spearman | 0." in out
+    assert "of evaluate_assessment on topicalchat-usr: complete" in out and re.search(
+        r"\| Spearman \| -?[01]\.\d\d \[", out
+    )
     assert "note: graded labels only" in out and "[6/6]" in err
     header, row = shown.stdout.splitlines()[:2]
     assert "SPEARMAN" in header and "topicalchat-usr" in row
