@@ -137,7 +137,7 @@ class RefinementResult(ToolResult):
 
 
 def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]:
-    """Feedback for each low metric, as the source design gives it: 'Scored s/max. <explanation>'; for a score
+    """Feedback for each low metric: 'Scored s/max. <explanation>'; for a score
     read from probabilities, which comes with no reasoning, the metric's definition and its top anchor."""
     by_id = {s.metric: s for s in evaluation.scores}
     top = f"{rubric.scale.max:g}"

@@ -9,15 +9,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench.injection_generalize import load
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.fitness import FITNESS_FLAGS
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from tests.reliability.support import PortalClient, portal_client, result_text, scripted_server
+from tests.support.injection_texts import load_injection_set
 from tests.support.replies import schema_reply
 from tests.support.scripted import ScriptedBackend
 
-ROWS = [pytest.param(row, id=row["id"]) for row in load() if row["split"] != "after_rules"]
+ROWS = [pytest.param(row, id=row["id"]) for row in load_injection_set() if row["split"] != "after_rules"]
 QUESTION = "What produces most of a cell's ATP?"
 SOURCES = [{"id": "p1", "content": "Mitochondria make most of the cell's ATP by oxidative phosphorylation."}]
 

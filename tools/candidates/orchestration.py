@@ -27,10 +27,9 @@ from gavel.tools.candidates.models import (
     UnscoredCandidate,
 )
 from gavel.tools.candidates.notes import Notes, joined
-from gavel.tools.candidates.plan import Plan, Scan, make_plan, weight_notes
-from gavel.tools.candidates.plan import scan as _scan  # the name the event-loop test watches for its thread
-from gavel.tools.candidates.scoring import Judged, Scored, judge_phase, unused_threshold
-from gavel.tools.candidates.selection import Ranking, diversity_outcomes, rank, select, selection_notes
+from gavel.tools.candidates.plan import Plan, Scan, make_plan, scan, weight_notes
+from gavel.tools.candidates.ranking import Ranking, diversity_outcomes, rank, select, selection_notes
+from gavel.tools.candidates.scoring import JudgedCandidates, Scored, judge_phase, unused_threshold
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.results import Provenance, Usage
@@ -50,19 +49,19 @@ async def score_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> S
     """Scores, ranks and selects; asks for the judge only when a criterion or a narrative needs it."""
     started = time.perf_counter()
     candidates = request.candidates
-    plan, scan = await anyio.to_thread.run_sync(_prepare, request, deps)
-    notes = [weight_notes(plan, scan)]
+    plan, scanned = await anyio.to_thread.run_sync(_prepare, request, deps)
+    notes = [weight_notes(plan, scanned)]
 
     judge: Judge | None = None
-    judged = Judged()
-    if scan.needs:
+    judged = JudgedCandidates()
+    if scanned.needs:
         judge = await deps.judge()
         judged, judge_notes = await judge_phase(
-            judge, candidates, plan, scan, samples=request.samples, model=request.model, deps=deps
+            judge, candidates, plan, scanned, samples=request.samples, model=request.model, deps=deps
         )
         notes.append(judge_notes)
     notes.append(unused_threshold(plan, judged))
-    scored = Scored.of(scan, judged)
+    scored = Scored.of(scanned, judged)
 
     ranking, selected, selection = await anyio.to_thread.run_sync(
         _rank_and_select, candidates, plan, scored, request.top_k
@@ -100,13 +99,13 @@ async def check_candidates(request: ScoreCandidatesRequest, deps: ToolDeps) -> b
     plan = make_plan(request, deps)
     if plan.rubric is None and request.explain != "narrative":
         return False
-    scan = await anyio.to_thread.run_sync(_scan, request.candidates, plan, deps)
-    return bool(scan.needs) or request.explain == "narrative"
+    scanned = await anyio.to_thread.run_sync(scan, request.candidates, plan, deps)
+    return bool(scanned.needs) or request.explain == "narrative"
 
 
 def _prepare(request: ScoreCandidatesRequest, deps: ToolDeps) -> tuple[Plan, Scan]:
     plan = make_plan(request, deps)
-    return plan, _scan(request.candidates, plan, deps)
+    return plan, scan(request.candidates, plan, deps)
 
 
 def _rank_and_select(

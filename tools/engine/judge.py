@@ -26,7 +26,7 @@ from gavel.tools.engine.parse import strip_reasoning
 from gavel.tools.engine.probes import Probes, ProbeTimeout
 from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.readout import Readout
-from gavel.tools.engine.reply_schema import joint_model, metric_reply_model, request_schema
+from gavel.tools.engine.reply_schema import request_schema
 from gavel.tools.engine.results import MetricScore, Provenance, ReadoutKind, Usage
 from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
@@ -116,10 +116,6 @@ class Judge:
         # Where this judge's calibration is found (the ledger); None: no calibration can exist (ledger off),
         # or this judge is being calibrated, and its verdicts must not depend on an earlier calibration.
         self.fitness: FitnessSource | None = None
-
-    @property
-    def backend_name(self) -> str:
-        return self.backend.name
 
     async def readout(self, model: str | None = None) -> ReadoutKind:
         """'probability' where the backend returns log-probabilities and GAVEL_READOUT allows it, else
@@ -390,4 +386,4 @@ class Judge:
         )
 
 
-__all__ = ["Generated", "Judge", "Judgment", "Structured", "Tally", "joint_model", "metric_reply_model"]
+__all__ = ["Generated", "Judge", "Judgment", "Structured", "Tally"]

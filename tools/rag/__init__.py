@@ -6,9 +6,9 @@ decimal arithmetic), the verdict (the rubric's per-context rules), the diagnosis
 prompt-injection check. A decision the model did not make is never filled in: it is `unscored`, with the
 reason, unless the verdict provably does not depend on it.
 
-One request, in order: requests (what is accepted) → prepare (checks, shared material) → readouts (the model's
-part: generated via grounding, or per sentence via probability and sentences) → assemble (citations, rules,
-diagnosis, issues) → results and render (what is returned and how it reads). orchestration runs the two tools.
+One request, in order: requests (what is accepted) → prepare (checks, shared material) → judging (the model's
+part: generated via grounding, or per sentence via sentence_support) → assemble (citations, rules, diagnosis,
+issues) → verdicts and render (what is returned and how it reads). orchestration runs the two tools.
 """
 
 from gavel.tools.rag.orchestration import check_rag_answer, check_rag_answers, judge_rag_answer, judge_rag_answers
@@ -19,7 +19,7 @@ from gavel.tools.rag.requests import (
     JudgeRagAnswersRequest,
     Passage,
 )
-from gavel.tools.rag.results import RagBatchResult, RagJudgment
+from gavel.tools.rag.verdicts import RagBatchResult, RagJudgment
 
 __all__ = [
     "DEFAULT_RUBRIC",

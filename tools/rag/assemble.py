@@ -1,4 +1,4 @@
-"""From what the model said about one answer (`Judged`) to its `RagJudgment`, deterministically: the citations,
+"""From what the model said about one answer (`AnswerReading`) to its `RagJudgment`, deterministically: the citations,
 the overall score, the verdict, the prompt-injection check, the diagnosis, the confidence and the issues. Each
 step is a function of the steps before it.
 """
@@ -15,11 +15,9 @@ from gavel.tools.rag.citations import Citations, detect_citations
 from gavel.tools.rag.diagnosis import diagnose, question_terms_in_passages
 from gavel.tools.rag.grounding import Grounding
 from gavel.tools.rag.issues import issues
+from gavel.tools.rag.judging import AnswerReading
 from gavel.tools.rag.prepare import AnswerInput, Prepared
-from gavel.tools.rag.probability import ProbabilityGrounding
-from gavel.tools.rag.readouts import Judged
 from gavel.tools.rag.reference import ReferenceFigure, unavailable
-from gavel.tools.rag.results import DIMENSIONS, Diagnosis, RagJudgment, Verdict
 from gavel.tools.rag.rules import (
     BACKEND_FAILURES,
     confidence_of,
@@ -28,12 +26,14 @@ from gavel.tools.rag.rules import (
     overall_score,
     weighted_unscored,
 )
+from gavel.tools.rag.sentence_support import ProbabilityGrounding
+from gavel.tools.rag.verdicts import DIMENSIONS, Diagnosis, RagJudgment, Verdict
 
 
 def assemble(
     prepared: Prepared,
     item: AnswerInput,
-    judged: Judged,
+    judged: AnswerReading,
     error: str | None = None,
     recall: ReferenceFigure | None = None,
 ) -> RagJudgment:
@@ -99,7 +99,7 @@ def failed(prepared: Prepared, item: AnswerInput, error: str) -> RagJudgment:
         if m.id not in prepared.rules.not_applicable
     ]
     correctness = unavailable("backend_error", error) if prepared.reference is not None else None
-    judged = Judged(
+    judged = AnswerReading(
         scores=unscored, grounding=None, grounding_error=None, flags=[], usage=Usage(), provenance=None,
         correctness=correctness,
     )  # fmt: skip

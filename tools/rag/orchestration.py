@@ -1,5 +1,5 @@
 """`judge_rag_answer` and `judge_rag_answers`: prepare the request, let the model judge each answer
-(`readouts.py`), assemble each judgment deterministically (`assemble.py`), and for a batch rank them.
+(`judging.py`), assemble each judgment deterministically (`assemble.py`), and for a batch rank them.
 With a reference answer, its context recall (`reference.py`) is asked once per request, beside the answers.
 """
 
@@ -19,11 +19,11 @@ from gavel.tools.errors import BackendError
 from gavel.tools.narrative import narrate
 from gavel.tools.rag import reference, render
 from gavel.tools.rag.assemble import assemble, failed
+from gavel.tools.rag.judging import both, concurrent, judge_answer
 from gavel.tools.rag.prepare import AnswerInput, Prepared, answer_of, answers_of, prepare
-from gavel.tools.rag.readouts import both, concurrent, judge_answer
 from gavel.tools.rag.reference import ReferenceFigure
 from gavel.tools.rag.requests import JudgeRagAnswerRequest, JudgeRagAnswersRequest
-from gavel.tools.rag.results import RagBatchResult, RagJudgment
+from gavel.tools.rag.verdicts import RagBatchResult, RagJudgment
 
 T = TypeVar("T")
 

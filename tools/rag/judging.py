@@ -1,0 +1,150 @@
+"""The model's part of one answer's judgment, by the model's readout. Everything after it is deterministic.
+
+- generated: the dimensions and one grounding check (`grounding.py`), concurrently;
+- probability (when there are passages): every dimension but accuracy, and one Yes/No check per sentence of the
+  answer (`sentence_support.py`) after one shared prompt prefix; accuracy is the weakest sentence's P(supported).
+
+With a reference answer, the answer's correctness against it (`reference.py`) is checked alongside, either way.
+Either way the result is an `AnswerReading` value: what the model said, with the usage and provenance of saying it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import anyio
+
+from gavel.tools.engine.fitness import decision_cut
+from gavel.tools.engine.judge import Judge, Judgment
+from gavel.tools.engine.probability import document_prefix
+from gavel.tools.engine.results import MetricScore, Provenance, Usage
+from gavel.tools.errors import caller_errors
+from gavel.tools.rag import reference, sentence_support
+from gavel.tools.rag.grounding import Grounding, check_grounding
+from gavel.tools.rag.prepare import AnswerInput, Prepared
+
+A = TypeVar("A")
+B = TypeVar("B")
+
+
+@dataclass(frozen=True)
+class AnswerReading:
+    """What the model established about one answer."""
+
+    scores: Sequence[MetricScore]
+    grounding: Grounding | None
+    grounding_error: str | None  # why the generated check gave no decision
+    flags: Sequence[str]
+    usage: Usage
+    provenance: Provenance | None
+    correctness: reference.ReferenceFigure | None = None  # against the reference answer, when one was given
+
+
+async def judge_answer(judge: Judge, prepared: Prepared, item: AnswerInput) -> AnswerReading:
+    started = time.perf_counter()
+    data = {"question": prepared.question}
+    if item.agent_reasoning:
+        data["agent_reasoning"] = item.agent_reasoning
+    by_probability = prepared.passages is not None and await judge.readout(prepared.model) == "probability"
+
+    async def main() -> AnswerReading:
+        if by_probability:
+            return await _by_probability(judge, prepared, item, data)
+        return await _generated(judge, prepared, item, data)
+
+    if prepared.reference is None:
+        return await main()
+    judged, (correctness, used) = await both(main, lambda: reference.answer_correctness(judge, prepared, item.answer))
+    return dataclasses.replace(judged, correctness=correctness, usage=concurrent(judged.usage, used, started))
+
+
+def concurrent(first: Usage, second: Usage, started: float) -> Usage:
+    """Two usages of work run side by side: their calls and tokens summed, the duration the wall time since
+    `started`."""
+    return first.add(second).model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
+
+
+async def _generated(judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str]) -> AnswerReading:
+    started = time.perf_counter()
+    rubric, rules = prepared.rubric, prepared.rules
+    metrics = [m for m in rubric.metrics if m.id not in rules.not_applicable]
+
+    async def dimensions() -> Judgment:
+        return await judge.score_metrics(
+            rubric=rubric, metrics=metrics, subject=item.answer, source=prepared.passages, data=data,
+            context_instructions=rules.instructions, samples=prepared.samples, model=prepared.model,
+        )  # fmt: skip
+
+    # The dimensions and the grounding check are independent; the engine's limiter bounds the real concurrency.
+    judgment, grounded = await both(dimensions, lambda: check_grounding(judge, prepared, item))
+    usage = judgment.usage.add(grounded.usage) if grounded is not None else judgment.usage
+    return AnswerReading(
+        scores=judgment.scores,
+        grounding=grounded.value if grounded is not None else None,
+        grounding_error=grounded.error if grounded is not None else None,
+        flags=judgment.flags,
+        usage=usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000}),
+        provenance=judgment.provenance,
+    )
+
+
+async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str]) -> AnswerReading:
+    """Every dimension and every sentence read from probabilities, after one shared prompt prefix."""
+    started = time.perf_counter()
+    rubric, rules = prepared.rubric, prepared.rules
+    accuracy = next((m for m in rubric.metrics if m.id == "accuracy" and m.id not in rules.not_applicable), None)
+    others = [m for m in rubric.metrics if m.id not in rules.not_applicable and m is not accuracy]
+    shared = document_prefix(prepared.passages, data.get("question"))
+    cut = await decision_cut(judge, rubric, sentence_support.SUPPORT_CUT, prepared.model)
+
+    async def dimensions() -> Judgment:
+        return await judge.score_metrics(
+            rubric=rubric, metrics=others, subject=item.answer, source=prepared.passages, data=data,
+            context_instructions=rules.instructions, model=prepared.model, shared=shared,
+        )  # fmt: skip
+
+    async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage]:
+        return await sentence_support.check_sentences(judge, shared, rubric, item.answer, prepared.model, cut.value)
+
+    judgment, (support, support_usage) = await both(dimensions, sentences)
+    usage = judgment.usage.add(support_usage)
+    contradicts = relevant = None
+    if sentence_support.needs_follow_up(support, judgment.scores, rubric.pass_threshold):
+        contradicts, relevant, used = await sentence_support.follow_up(judge, shared, rubric, prepared.model)
+        usage = usage.add(used)
+    accuracy_scores = [sentence_support.accuracy_score(accuracy, support, cut.value)] if accuracy is not None else []
+    return AnswerReading(
+        scores=[*judgment.scores, *accuracy_scores],
+        grounding=sentence_support.grounding(support, contradicts, relevant, cut),
+        grounding_error=None,
+        flags=judgment.flags,
+        usage=usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000}),
+        provenance=judgment.provenance,
+    )
+
+
+async def both(first: Callable[[], Awaitable[A]], second: Callable[[], Awaitable[B]]) -> tuple[A, B]:
+    """Both results, the two run in one task group; a failure comes out as the engine's own error, not a group
+    (the batch and the MCP boundary need its type)."""
+    results: dict[int, object] = {}
+
+    async def run(slot: int, job: Callable[[], Awaitable[object]]) -> None:
+        results[slot] = await job()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run, 0, first)
+            tg.start_soon(run, 1, second)
+    except BaseExceptionGroup as group:
+        raise _unwrap(group) from None
+    return results[0], results[1]  # type: ignore[return-value]
+
+
+def _unwrap(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The single engine error behind a task group's failure, or the group itself when there is more."""
+    errors = caller_errors(group)
+    return errors[0] if errors else group
