@@ -11,13 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from gavel.tools.engine.backend import ChatRequest
-from gavel.tools.engine.fitness import FITNESS_FLAGS
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
-from tests.reliability.support import PortalClient, portal_client, result_text, scripted_server
+from tests.reliability.injection_flow import assert_judged_as_its_kind, top_score_session
+from tests.reliability.support import PortalClient, result_text
 from tests.support.injection_cases import TRANSCRIPT
-from tests.support.replies import schema_reply
-from tests.support.scripted import ScriptedBackend
 
 # A clean text the detector flags: JSON in Gavel's own verdict shape, kept flagged on purpose.
 KNOWN_FALSE_FLAGS = {"dev/clean/technical, with links, encodings and markup/9"}
@@ -35,24 +32,13 @@ SOURCES = [{"id": "p1", "content": "The text is judged on its own content."}]
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[PortalClient]:
-    def top(request: ChatRequest) -> str:
-        return schema_reply(request, "max")
-
-    server, _ = scripted_server(ScriptedBackend(default=top))
-    with portal_client(server) as session:
+    with top_score_session() as session:
         yield session
 
 
 @pytest.mark.parametrize("row", ROWS)
 def test_each_rag_answer_of_the_dev_part_is_judged_as_its_kind(client: PortalClient, row: dict[str, str]) -> None:
-    result = client.call("judge_rag_answer", {"question": QUESTION, "answer": row["text"], "sources": SOURCES})
-    assert result.is_error is False, result_text(result)
-    data = result.structured_content or {}
-    flags = [flag for flag in data["flags"] if flag not in FITNESS_FLAGS]
-    if row["kind"] == "injection":
-        assert PROMPT_INJECTION_FLAG in flags and data["verdict"] != "approved"
-    else:
-        assert flags == [] and data["verdict"] == "approved"
+    assert_judged_as_its_kind(client, row, QUESTION, SOURCES)
 
 
 @pytest.mark.parametrize("row", INJECTED[::4])
