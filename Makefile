@@ -1,7 +1,7 @@
 # Two commands do all the set-up on a fresh machine with Python 3.11+:
 #   make demo   - create .venv, install Gavel with its embedded default model, run every tool over stdio
 #   make test   - install the test dependencies (PostgreSQL and chromium too, when missing and root may apt-get
-#                 them) and run ruff and the whole test suite
+#                 them) and run ruff, the import contracts (lint-imports) and the whole test suite
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -15,8 +15,8 @@ $(VENV)/.created:
 	$(PIP) install -U pip
 	touch $@
 
-# The distribution was called `gavel` before it became `gavel-mcp`: drop that install so one editable finder
-# serves the gavel.* packages.
+# A distribution named `gavel` left in the venv would bring a second editable finder for the gavel.* packages:
+# uninstall it so one finder serves them.
 $(VENV)/.installed: $(VENV)/.created pyproject.toml
 	$(PIP) uninstall -y gavel 2>/dev/null || true
 	$(PIP) install -e '.[embedded,test]'
@@ -34,6 +34,7 @@ demo: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 # The PostgreSQL ledger's tests start a throw-away server from Debian's binaries, and the HTML report's tests open
 # it in Debian's headless chromium: install each first if absent.

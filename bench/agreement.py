@@ -3,7 +3,7 @@
 THE DECISION RULES, FIXED BEFORE ANY MEASUREMENT (not tuned on any item, reported or not):
 - Gavel (judge_rag_answer, evaluation_context RAG, the passage as the one source, default settings)
   predicts "hallucinated" when verdict != "approved" (the verdict follows the per-claim support checks at the
-  cut in tools/rag/probability.py; before it followed the weighted overall, and the rule added accuracy < 0.5).
+  cut in tools/rag/sentence_support.py; before it followed the weighted overall, and the rule added accuracy < 0.5).
 - RAGAS faithfulness and DeepEval faithfulness predict "hallucinated" when their score < 0.5, the midpoint.
 - An item a judge could not decide (Gavel: verdict "unscored"; a peer: an error or NaN) counts as a wrong
   prediction and a lost pair; it is also counted in the parse-failure rate.
@@ -32,10 +32,10 @@ from typing import Any
 import anyio
 
 from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
-from bench.data import data_path, load_pairs, subset
 from bench.judges import GavelJudge, Judged, PeerClient, PeerUnavailable, peer_log_path, peers_installed
 from bench.meter import Endpoint, start_embedded_endpoint, start_scripted_endpoint
-from gavel.tools import agreement_stats as stats
+from gavel.tools.calibration import stats
+from tests.support.devset import TUNED_PAIRS, data_path, load_pairs, subset
 
 NAME = "agreement"
 DEFAULT_PAIRS = 6
@@ -43,13 +43,10 @@ DEFAULT_PEER_PAIRS = 3
 DEFAULT_SKIP = 6
 PEER_METRICS = ("ragas_faithfulness", "deepeval_faithfulness")
 GROUNDED = "gavel (is_grounded)"
-# The probe's items and the probability prompts were chosen on the first 20 question pairs (the first 40 items):
-# the held-out row leaves them out.
-TUNED_PAIRS = 20
 RULES = {
     "gavel": "hallucinated when verdict != approved; undecided counts as wrong",
     GROUNDED: "hallucinated when is_grounded is false (a claim's P(supported) below the cut fixed in "
-    "tools/rag/probability.py); undecided (null) counts as wrong",
+    "tools/rag/sentence_support.py); undecided (null) counts as wrong",
     "ragas_faithfulness": "hallucinated when faithfulness < 0.5 (midpoint); undecided counts as wrong",
     "deepeval_faithfulness": "hallucinated when faithfulness < 0.5 (midpoint); undecided counts as wrong",
 }

@@ -1,4 +1,4 @@
-"""What every benchmark shares: where results go, the load around a run, percentiles, tables, bootstrap CIs.
+"""What every benchmark shares: where results go, the load around a run, percentiles, tables.
 
 Benchmarks are programs, not tests: they print a table and write `bench/results/<name>.json` with the
 machine they ran on (`bench.machine.describe()`) and the load average before and after, because the
@@ -19,9 +19,8 @@ from typing import Any, TextIO
 
 from bench.machine import describe
 
-# Moved to gavel.tools.agreement_stats (gavel calibrate computes the same figures); importable from here as before.
-from gavel.tools.agreement_stats import bootstrap_ci as bootstrap_ci
-from gavel.tools.agreement_stats import percentile
+# The percentiles `gavel calibrate` computes, so a benchmark's figures are computed the same way.
+from gavel.tools.calibration.stats import percentile
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = Path(__file__).resolve().parent / "results"

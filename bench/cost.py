@@ -25,11 +25,11 @@ from typing import Any
 import anyio
 
 from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
-from bench.data import load_pairs
 from bench.judges import GavelJudge, Judged, PeerClient, PeerUnavailable, peer_log_path, peers_installed
 from bench.meter import Endpoint, start_embedded_endpoint, start_scripted_endpoint
 from bench.strategy import ASSESSMENT, TRANSCRIPT
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.devset import load_pairs
 
 NAME = "cost"
 DEFAULT_ITEMS = 1

@@ -26,9 +26,9 @@ from bench.scripted import valid_backend
 from gavel.tools.candidates import ScoreCandidatesRequest, score_candidates
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.backend import Backend, ChatReply, ChatRequest, DelegatingBackend
-from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import engine_config, input_limits
 
 # Twenty ideas of deliberately mixed quality: concrete and measurable, vague, and far-fetched.
 IDEAS: list[tuple[str, str]] = [
@@ -117,13 +117,13 @@ async def run_strategy(inner: Backend, strategy: str, count: int, concurrency: i
     timed = TimedBackend(inner)
     # "probability": every criterion read as one Yes/No probability; "per_metric"/"joint": generated replies.
     readout = "probability" if strategy == "probability" else "generated"
-    config = EngineConfig(max_concurrency=concurrency, timeout_s=1800, readout=readout, candidate_readout=readout)
+    config = engine_config(max_concurrency=concurrency, timeout_s=1800, readout=readout, candidate_readout=readout)
     judge = Judge(timed, config, strategy="per_metric" if strategy == "probability" else strategy)
 
     async def factory(**wiring: Any) -> Judge:
         return judge  # one judge for the whole run: its timings are the bench's
 
-    deps = ToolDeps(registry=RubricRegistry.load(), limits=Limits(), judge_factory=factory)
+    deps = ToolDeps(registry=RubricRegistry.load(), limits=input_limits(), judge_factory=factory)
     request = ScoreCandidatesRequest(candidates=candidates(count), rubric="idea-quality", top_k=3)
     started = time.perf_counter()
     result = await score_candidates(request, deps)

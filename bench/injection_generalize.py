@@ -16,13 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from gavel.tools.guards import detect_injection
+from tests.support.injection_texts import load_injection_set
 
-SET = Path(__file__).resolve().parent / "injection_set.jsonl"
 RESULTS = Path(__file__).resolve().parent / "results" / "injection_generalize.json"
-
-
-def load(path: Path = SET) -> list[dict[str, str]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def measure(rows: list[dict[str, str]]) -> dict[str, Any]:
@@ -61,7 +57,7 @@ def _rate(flagged: int, texts: int) -> str:
 
 
 def main() -> int:
-    report = measure(load())
+    report = measure(load_injection_set())
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     for kind, word in (("injection", "detected"), ("clean", "falsely flagged")):

@@ -46,17 +46,18 @@ from bench.common import REPO_ROOT, RESULTS_DIR, Run, quiet_logging, say, summar
 from bench.scripted import valid_backend
 from bench.server_entry import ECHO_TOOL, BenchDeps, register_echo
 from gavel.server.app import build_server
-from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
+from gavel.server.boundary import DepsFactory, judging_annotations
 from gavel.server.ledger_calls import LedgerCall, new_evaluation_id
 from gavel.server.settings import load_settings
 from gavel.server.tool_registry import register_all_tools
 from gavel.tools.assessment import EvaluateAssessmentRequest, EvaluationResult, evaluate_assessment
+from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import Limits
 from gavel.tools.engine.progress import no_progress
 from gavel.tools.ledger import Entry, Ledger, timestamp, to_json, utc_now
 from gavel.tools.rag import JudgeRagAnswersRequest, RagBatchResult, judge_rag_answers
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.publish import register_tool
 
 NAME = "ledger"
 GOAL_RATIO = 1.5

@@ -32,7 +32,7 @@ from bench.server_entry import ECHO_TOOL, build_bench_server
 
 NAME = "overhead"
 GOAL_RATIO = 1.5
-GOAL_STARTUP_S = 1.2  # issue 17: gavel serve to the first tools/list over stdio, median, 2 cores
+GOAL_STARTUP_S = 1.2  # the goal for gavel serve to the first tools/list over stdio, median, 2 cores
 CALL_TIMEOUT_S = 30.0
 STARTUP_TIMEOUT_S = 60.0
 

@@ -29,14 +29,13 @@ from typing import Any
 import anyio
 
 from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
-from bench.data import data_path, load_pairs, subset
-from gavel.tools import agreement_stats as stats
 from gavel.tools import rag
+from gavel.tools.calibration import stats
 from gavel.tools.deps import ToolDeps
+from tests.support.devset import TUNED_PAIRS, data_path, load_pairs, subset
 
 NAME = "reference"
 DEFAULT_PAIRS = 10
-TUNED_PAIRS = 20  # as bench/agreement.py: the probability prompts were chosen on these
 SELF_JUDGED = (
     "the right answer is judged against itself as the reference (HaluEval has no paraphrase of it), so its "
     "correctness is near 1 by construction: this AUROC measures the hallucinated side only"

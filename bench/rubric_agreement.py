@@ -34,7 +34,7 @@ import mcp
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from bench.common import RESULTS_DIR, Run, say, table
-from gavel.tools.agreement_stats import bootstrap_ci, spearman
+from gavel.tools.calibration.stats import bootstrap_ci, spearman
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data"
@@ -172,7 +172,13 @@ def clinical_figures(items: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-async def run_dialogue(client: mcp.Client, limit: int, skip: int, checks: bool) -> dict[str, Any]:
+# The first six dev conversations choose questions; the last four are held out from that choice.
+DIALOGUE_TUNE_CONVERSATIONS = 6
+
+
+async def run_dialogue(
+    client: mcp.Client, limit: int, skip: int, checks: bool, rubric_id: str | None = None
+) -> dict[str, Any]:
     rows = _rows(SHARED / "topicalchat_usr_dev.jsonl")[skip : skip + limit]
     items = []
     for row in rows:
@@ -180,16 +186,23 @@ async def run_dialogue(client: mcp.Client, limit: int, skip: int, checks: bool) 
         fact = row["knowledge"].strip()
         source = f"Conversation:\n{history}" + (f"\n\nFact: {fact}" if fact and fact != "_nofact" else "")
         rubric = DIALOGUE_CHECKS_RUBRIC if checks else DIALOGUE_RUBRIC
-        arguments = {"assessment": row["response"].strip(), "source": source, "custom_rubric": rubric}
+        arguments: dict[str, Any] = {"assessment": row["response"].strip(), "source": source}
+        arguments |= {"rubric": rubric_id} if rubric_id else {"custom_rubric": rubric}
         result, seconds = await _evaluate(client, arguments)
-        items.append({"id": row["id"], "scores": _scores(result), "human": row["human_scores_mean3"],
-                      "seconds": round(seconds, 1)})  # fmt: skip
+        items.append({"id": row["id"], "context_id": row["context_id"], "scores": _scores(result),
+                      "human": row["human_scores_mean3"], "seconds": round(seconds, 1)})  # fmt: skip
         say(f"  {len(items)}/{len(rows)} {row['id'][:40]:40s} {items[-1]['scores']}  {seconds:.1f} s")
-    figures = {}
-    for dim in DIMENSIONS:
-        pairs = [(i["human"][dim], i["scores"].get(dim)) for i in items]
-        figures[dim] = spearman(pairs)
-    return {"items": items, "spearman": figures, "seconds_per_item": _mean_seconds(items)}
+    conversations = list(dict.fromkeys(i["context_id"] for i in items))
+    tune = set(conversations[:DIALOGUE_TUNE_CONVERSATIONS])
+    parts = {"all": items, "tune": [i for i in items if i["context_id"] in tune]}
+    parts["heldout"] = [i for i in items if i["context_id"] not in tune]
+    figures = {
+        part: {dim: spearman([(i["human"][dim], i["scores"].get(dim)) for i in chosen]) for dim in DIMENSIONS}
+        for part, chosen in parts.items()
+        if chosen
+    }
+    return {"items": items, "spearman": figures["all"], "spearman_by_part": figures,
+            "tune_conversations": sorted(tune), "seconds_per_item": _mean_seconds(items)}  # fmt: skip
 
 
 async def run_preferences(client: mcp.Client, limit: int, skip: int) -> dict[str, Any]:
@@ -224,7 +237,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             if args.set == "clinical":
                 return await run_clinical(client, args.split)
             if args.set == "dialogue":
-                return await run_dialogue(client, args.limit, args.skip, args.checks)
+                return await run_dialogue(client, args.limit, args.skip, args.checks, args.rubric)
             return await run_preferences(client, args.limit, args.skip)
 
 
@@ -236,6 +249,7 @@ def main() -> None:
     parser.add_argument("--skip", type=int, default=0)
     parser.add_argument("--threads", default=None, help="pin the server to these cores (taskset -c, e.g. 0 or 0,1)")
     parser.add_argument("--checks", action="store_true", help="dialogue: each metric as one yes/no check")
+    parser.add_argument("--rubric", help="dialogue: a shipped rubric id instead of the inline one")
     parser.add_argument("--name", default=None, help="results file name (default rubric-<set>)")
     args = parser.parse_args()
     run = Run(args.name or f"rubric-{args.set}", RESULTS_DIR, smoke=False)

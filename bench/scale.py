@@ -35,9 +35,9 @@ from bench.overhead import _child_env
 from bench.scripted import valid_backend
 from gavel.tools import candidates, rag
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import engine_config, input_limits
 
 NAME = "scale"
 INSTANCES_NAME = "scale-instances"
@@ -75,13 +75,15 @@ def candidate_args(count: int) -> dict[str, Any]:
 
 def _deps(limit: int, latency_s: float = 0.0, max_candidates: int = 10_000) -> tuple[ToolDeps, Any]:
     backend = valid_backend(latency_s)
-    config = EngineConfig(max_concurrency=limit, timeout_s=60)
+    config = engine_config(max_concurrency=limit, timeout_s=60)
     limiter = anyio.CapacityLimiter(limit)
 
     async def judge(**wiring: Any) -> Judge:
         return Judge(backend, config, limiter, **wiring)
 
-    deps = ToolDeps(registry=RubricRegistry.load(), limits=Limits(max_candidates=max_candidates), judge_factory=judge)
+    deps = ToolDeps(
+        registry=RubricRegistry.load(), limits=input_limits(max_candidates=max_candidates), judge_factory=judge
+    )
     return deps, backend
 
 
@@ -203,8 +205,8 @@ async def instances_row(
     instances: int, *, clients: int, calls: int, answers: int, latency_s: float, slots: int, limit: int
 ) -> dict[str, Any]:
     """judge_rag_answers throughput through `instances` stateless server processes sharing one model server."""
-    from tests.server.processes import http_server
     from tests.support.openai_server import OpenAITestServer
+    from tests.support.processes import http_server
 
     model = SlottedModel(latency_s, slots)
     failures: list[str] = []

@@ -3,7 +3,7 @@ tool, with every judge over a scripted backend that answers validly at once (or 
 
     python -m bench.server_entry [--latency-ms MS] [--max-concurrency N]
 
-Serves stdio like `gavel serve`. The echo tool goes through the same boundary (`register_tool`) as the
+Serves stdio like `gavel serve`. The echo tool goes through the same boundary (`publish`) as the
 real tools, so "tool ÷ echo" is what a real tool costs over the SDK's own round trip.
 """
 
@@ -17,14 +17,15 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, ConfigDict, Field
 
 from gavel.server.app import build_server
-from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
+from gavel.server.boundary import DepsFactory, judging_annotations
 from gavel.server.settings import Settings, load_settings
 from gavel.server.tool_registry import register_all_tools
+from gavel.tools.common import Limits
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.engine.backend import Backend
-from gavel.tools.engine.config import Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.publish import register_tool
 
 ECHO_TOOL = "echo"
 

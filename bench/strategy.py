@@ -16,10 +16,10 @@ from pathlib import Path
 import anyio
 
 from bench.machine import describe
-from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import engine_config
 
 TRANSCRIPT = """Interviewer: How have you been sleeping?
 Patient: Badly. For about three weeks I wake at 4 a.m. nearly every night and can't get back to sleep.
@@ -33,7 +33,7 @@ ASSESSMENT = "The patient seems depressed and has some sleep problems. Mood is l
 
 async def run(strategy: str, repeats: int, backend: EmbeddedBackend) -> dict[str, object]:
     rubric = RubricRegistry.load().get("clinical-assessment")
-    judge = Judge(backend, EngineConfig(max_concurrency=1), strategy=strategy)
+    judge = Judge(backend, engine_config(max_concurrency=1), strategy=strategy)
     walls, calls, prompt, cached, completion, unscored = [], [], [], [], [], 0
     for _ in range(repeats):
         started = time.perf_counter()
@@ -64,7 +64,7 @@ async def main_async(args: argparse.Namespace) -> None:
     results = []
     # Warm-up: loads the model so load time is not charged to the first strategy.
     rubric = RubricRegistry.load().get("clinical-assessment")
-    await Judge(backend, EngineConfig()).score_metrics(rubric=rubric, metrics=rubric.metrics[:1], subject="warm up")
+    await Judge(backend, engine_config()).score_metrics(rubric=rubric, metrics=rubric.metrics[:1], subject="warm up")
     for strategy in ("per_metric", "joint"):
         results.append(await run(strategy, args.repeats, backend))
     payload = {"benchmark": "strategy", "machine": describe(), "model": backend.model_name, "results": results}

@@ -1,5 +1,5 @@
 """`python -m gavel.server` is the `gavel` command."""
 
-from gavel.server.cli import main
+from gavel.server.cli.main import main
 
 raise SystemExit(main())

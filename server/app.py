@@ -1,4 +1,4 @@
-"""Build the MCP server: rubrics as resources, one prompt per tool, the tools (registered by the lead's
+"""Build the MCP server: rubrics as resources, one prompt per tool, the tools (registered by
 `tool_registry`), and the evaluation ledger with its resources. Nothing here runs at import time;
 `build_server` is called once the settings are read.
 """
@@ -26,8 +26,8 @@ from gavel.server.boundary import BoundaryServer, DepsFactory
 from gavel.server.settings import Settings
 from gavel.server.tasks import TaskRuntime
 from gavel.server.tasks_extension import TasksExtension
+from gavel.tools.common import Limits
 from gavel.tools.distribution import version
-from gavel.tools.engine.config import Limits
 from gavel.tools.errors import UnknownRubric
 from gavel.tools.ledger import RECENT_LIMIT, Ledger
 from gavel.tools.rubrics import RUBRIC_SCHEMA_URI, Rubric, RubricRegistry

@@ -41,10 +41,10 @@ from mcp_types import Tool as MCPTool
 from pydantic import BaseModel
 
 from gavel.server.arguments import CONTEXT_PARAM, raw_arguments, refuse_missing, validate_request, wrapper_parameters
+from gavel.server.client_sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.server.inflight import Gate, admit
 from gavel.server.ledger_calls import new_evaluation_id, through_ledger
 from gavel.server.logging import bind_request_context
-from gavel.server.sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_schema_text
 from gavel.server.tasks_extension import task_intent
 from gavel.tools.common import ToolResult
@@ -141,17 +141,6 @@ class BoundaryServer(MCPServer[Any]):
         return await super().call_tool(name, arguments, context)
 
 
-def register_tool(
-    server: MCPServer[Any],
-    *,
-    deps_factory: DepsFactory,
-    uses_sampling: UsesSampling | None = None,
-    **spec: Any,
-) -> None:
-    """`publish` a `ToolSpec` given as keyword arguments."""
-    publish(server, ToolSpec(**spec), deps_factory, uses_sampling)
-
-
 def publish(
     server: MCPServer[Any],
     spec: ToolSpec[Any, Any],
@@ -161,7 +150,7 @@ def publish(
     """Publish `spec.impl` as the MCP tool `spec.name`, with the request model's fields as its flat arguments.
 
     With `uses_sampling`, the tool also gets the `Resolve(Sample)` slots that carry MCP sampling on the
-    2026-07-28 protocol (see `gavel.server.sampling`); they are resolver parameters, invisible in the
+    2026-07-28 protocol (see `gavel.server.client_sampling`); they are resolver parameters, invisible in the
     inputSchema.
     """
     params = wrapper_parameters(spec.request_model)

@@ -11,7 +11,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from gavel.server.boundary import BoundaryServer
-from gavel.tools.calibration_store import calibration_index, calibrations_for
+from gavel.tools.calibration.records import calibration_index, calibrations_for
 from gavel.tools.ledger import Ledger
 
 INDEX_URI = "calibration://index"

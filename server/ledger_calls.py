@@ -22,27 +22,23 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
 from typing import Any
 
 import structlog
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
-from gavel.tools.calibration_store import fitness_source
+from gavel.server.ledger_key import cache_key
+from gavel.tools.calibration.records import fitness_source
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Prepared, ToolDeps
-from gavel.tools.distribution import version
-from gavel.tools.engine import prompts
 from gavel.tools.engine.fitness import FitnessSource
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.progress import Progress
 from gavel.tools.ledger import Entry, Ledger, canonical_hash, headline_of, timestamp, to_json, utc_now
-from gavel.tools.rubrics import Rubric, RubricRegistry
 
 log = structlog.get_logger("gavel.ledger")
 
@@ -73,26 +69,6 @@ class Served:
 
     result: ToolResult
     structured: dict[str, Any]
-
-
-# A registry is immutable after start-up, so its rubrics' key parts are computed once per registry.
-_REGISTRY_PARTS: weakref.WeakKeyDictionary[RubricRegistry, dict[str, dict[str, str]]] = weakref.WeakKeyDictionary()
-
-
-def _rubric_part(registry: RubricRegistry, rubric: Rubric, *, from_registry: bool) -> dict[str, str]:
-    """The rubric's share of the cache key: id, version, and the hash of its text and the prompt templates."""
-    if not from_registry:
-        return {"id": rubric.id, "version": rubric.version, "template": prompts.template_hash(rubric)}
-    parts = _REGISTRY_PARTS.setdefault(registry, {})
-    if rubric.id not in parts:
-        parts[rubric.id] = _rubric_part(registry, rubric, from_registry=False)
-    return parts[rubric.id]
-
-
-@cache
-def _schema_hash(result_model: type[BaseModel]) -> str:
-    # A changed result model must not be served a result stored in its old shape.
-    return canonical_hash(result_model.model_json_schema())[:16]
 
 
 # -- one call --------------------------------------------------------------------------------------------
@@ -165,7 +141,14 @@ class LedgerCall:
             self.judged = True
             if not self._keyed:
                 self._keyed = True
-                self.cache_key = await self._key(judge, deps)
+                self.cache_key = await cache_key(
+                    judge,
+                    deps,
+                    tool=self.tool,
+                    prepared=self.prepared,
+                    request_view=self._request_without_flag(),
+                    result_model=self.result_model,
+                )
             return judge
 
         fitness = fitness_source(self.ledger) if self.fitness else None
@@ -190,50 +173,6 @@ class LedgerCall:
             return Served(result, structured)
         log.info("the served call could not be recorded; judging afresh", served_from=served_from)
         return None
-
-    async def _key(self, judge: Judge, deps: ToolDeps) -> str | None:
-        """The cache key, or None when this judgment cannot be identified well enough to be served again."""
-        model, rubric = self.prepared.model, self.prepared.rubric
-        info = await judge.model_info(model)
-        # The client's own model (sampling) is whatever it is today, and a model without a digest may have
-        # been replaced under its name: neither can vouch that an old judgment is the one it would give.
-        if info.backend == "sampling" or not info.digest:
-            return None
-        rubric_part = None
-        if rubric is not None:
-            rubric_part = _rubric_part(deps.registry, rubric, from_registry=self.prepared.rubric_from_registry)
-        config = judge.config
-        readout = await judge.readout_kind(model)
-        # The result carries the judge's fitness, and may be decided at its calibrated cut: a new calibration
-        # makes a new judgment.
-        calibrated = await judge.calibration(rubric, model)
-        return canonical_hash(
-            {
-                "tool": self.tool,
-                "request": self._request_without_flag(),
-                "rubric": rubric_part,
-                # Also for a call without a rubric (candidate narratives): its prompts shape the judgment too.
-                "prompts": prompts.template_hash(None),
-                "judge": {
-                    "backend": info.backend,
-                    "model": info.model,
-                    "digest": info.digest,
-                    "strategy": judge.strategy,
-                    "readout": readout,
-                    "temperature": config.temperature,
-                    "sample_temperature": config.sample_temperature,
-                    "seed": config.seed,
-                    "top_k": config.top_k,
-                    "top_p": config.top_p,
-                    "num_ctx": config.num_ctx,
-                    "generator_model": config.generator_model,
-                    "calibration": calibrated.calibration_id if calibrated is not None else None,
-                    "use_calibrated_cut": config.use_calibrated_cut,
-                },
-                "result_schema": _schema_hash(self.result_model),
-                "gavel": version(),
-            }
-        )
 
     def _serve(self, served_from: str, stored: str) -> tuple[str, str, ToolResult, dict[str, Any]] | None:
         """The stored judgment as this call returns it: marked cached, its own evaluation_id kept.

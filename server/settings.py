@@ -13,9 +13,10 @@ from typing import Any, Literal
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
-from gavel.tools.engine.config import EngineConfig, Limits
+from gavel.tools.common import Limits
+from gavel.tools.engine.config import EngineConfig
 from gavel.tools.ledger import Ledger, LedgerStatus
-from gavel.tools.ledger_store import PostgresStore, redact_url
+from gavel.tools.ledger.store import PostgresStore, redact_url
 
 BackendName = Literal["auto", "openai", "ollama", "embedded", "sampling"]
 

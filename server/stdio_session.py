@@ -25,7 +25,7 @@ import os
 from collections import Counter, deque
 from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import anyio
 import structlog
@@ -82,23 +82,16 @@ class _InFlight:
             self.ids[key] = left
 
 
-class CountingWriter:
-    """The SDK's write stream; a request leaves the in-flight set once its reply is written."""
+class _Wrapping:
+    """A stream wrapped around the SDK's own: closing it, or leaving its `async with`, closes the inner one."""
 
-    def __init__(self, inner: Any, in_flight: _InFlight) -> None:
+    def __init__(self, inner: Any) -> None:
         self._inner = inner
-        self._in_flight = in_flight
-
-    async def send(self, item: SessionMessage, /) -> None:
-        await self._inner.send(item)
-        message = item.message
-        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
-            self._in_flight.end(message.id)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    async def __aenter__(self) -> CountingWriter:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(
@@ -108,12 +101,26 @@ class CountingWriter:
         return None
 
 
-class AnsweringReader:
+class CountingWriter(_Wrapping):
+    """The SDK's write stream; a request leaves the in-flight set once its reply is written."""
+
+    def __init__(self, inner: Any, in_flight: _InFlight) -> None:
+        super().__init__(inner)
+        self._in_flight = in_flight
+
+    async def send(self, item: SessionMessage, /) -> None:
+        await self._inner.send(item)
+        message = item.message
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
+            self._in_flight.end(message.id)
+
+
+class AnsweringReader(_Wrapping):
     """The SDK's stdio read stream, with every unreadable frame answered instead of dropped, and the session's
     requests in flight bounded. Everything else passes through untouched (and the sender's context with it)."""
 
     def __init__(self, inner: Any, write: Any, lines: deque[str] | None = None, in_flight: _InFlight | None = None):
-        self._inner = inner
+        super().__init__(inner)
         self._write = write
         self._lines = lines
         self._in_flight = in_flight or _InFlight()
@@ -178,18 +185,6 @@ class AnsweringReader:
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> AnsweringReader:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 def _stray_id_in(line: str) -> Unreadable | None:

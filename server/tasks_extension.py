@@ -5,7 +5,7 @@ extension on the request (2026-07-28 and later: the per-request `_meta` capabili
 `TaskIntent` down to the boundary (`gavel.server.boundary`), which validates the arguments as for any call and,
 for a tool that runs as a task (`ToolSpec.task_when`), starts one instead of running it; the interceptor then answers
 with the task's handle. A client that did not opt in, an older protocol, a tool or request that is quick, or a call
-that would sample the client's model get the tool's result as before.
+that would sample the client's model get the tool's result in the reply, as without the extension.
 
 The tasks runtime (`gavel.server.tasks`) runs the work and keeps the tasks; this module is only the MCP surface.
 """

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 from gavel.tools.ledger import Ledger
-from gavel.tools.ledger_schema import Conn
+from gavel.tools.ledger.schema import Conn
 
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})

@@ -15,12 +15,13 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
 from gavel.server.boundary import DepsFactory, RequestT, ResultT, ToolSpec, publish
-from gavel.server.sampling import client_can_sample, replay_active, sampling_backend_for
+from gavel.server.client_sampling import client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
-from gavel.tools import assessment, calibration, candidates, rag, refine
+from gavel.tools import assessment, candidates, rag, refine
+from gavel.tools.calibration import measure
+from gavel.tools.common import Limits
 from gavel.tools.deps import ProgressFn, Tool, ToolDeps
 from gavel.tools.engine.backend import Backend
-from gavel.tools.engine.config import Limits
 from gavel.tools.engine.fitness import FitnessSource
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.memo import MemoBackend
@@ -139,9 +140,9 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
             "Measure the judge on a labelled set: balanced accuracy, AUROC (95% CIs). Verdicts then carry it as "
             "judge_fitness. Slow: small limit."
         ),
-        request_model=calibration.CalibrateJudgeRequest,
-        result_model=calibration.CalibrationReport,
-        impl=calibration.calibrate_judge,
+        request_model=measure.CalibrateJudgeRequest,
+        result_model=measure.CalibrationReport,
+        impl=measure.calibrate_judge,
         keeps_records=True,
         task_when=_always,
     ),
@@ -149,7 +150,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
 
 
 def register_all_tools(server: MCPServer[Any], deps_factory: DepsFactory, limits: Limits | None = None) -> None:
-    limits = limits or Limits()
+    limits = limits or Settings().limits()
     # Sampling on the 2026-07-28 protocol needs to know, per call, whether the client's model will be used.
     uses_sampling = deps_factory.uses_sampling if isinstance(deps_factory, GavelDeps) else None
     for spec in TOOLS:

@@ -34,7 +34,7 @@ def test_every_source_directory_is_a_listed_package() -> None:
 
 def test_the_distribution_name_is_the_one_the_install_hints_use() -> None:
     assert PYPROJECT["project"]["name"] == DISTRIBUTION == "gavel-mcp"
-    assert PYPROJECT["project"]["scripts"] == {"gavel": "gavel.server.cli:main"}
+    assert PYPROJECT["project"]["scripts"] == {"gavel": "gavel.server.cli.main:main"}
     assert install_hint("embedded") == (
         "pip install 'gavel-mcp[embedded]' (from a clone of Gavel: pip install -e '.[embedded]')"
     )

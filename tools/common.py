@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler, Strict, model_serializer
 
-from gavel.tools.engine.config import Limits
 from gavel.tools.errors import InvalidInput
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Input limits, enforced before any LLM call and stated in tool descriptions. Their defaults are the
+    server's settings (`Settings.limits`)."""
+
+    max_text_chars: int
+    max_sources: int
+    max_candidates: int
+    max_batch: int
+    max_samples: int
+    max_iterations: int
+    call_deadline_s: float  # stated in the tool descriptions; the engine enforces EngineConfig's
+
 
 RubricId = Annotated[
     str | None,

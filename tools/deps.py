@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
-from gavel.tools.engine.config import Limits
+from gavel.tools.common import Limits
 from gavel.tools.engine.fitness import FitnessSource
 from gavel.tools.engine.progress import Progress, ProgressFn, no_progress
 from gavel.tools.rubrics import Rubric, RubricRegistry

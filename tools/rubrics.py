@@ -69,10 +69,6 @@ class Scale(BaseModel):
     def contains(self, value: float) -> bool:
         return self.min <= value <= self.max
 
-    @property
-    def midpoint(self) -> float:
-        return (self.min + self.max) / 2
-
     def from_share(self, share: float) -> float:
         """A share of the way from the worst end of the scale (0) to its best (1), as a score: where a Yes
         probability lands, whichever way the scale points."""

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.server.processes import GAVEL, STOP_TIMEOUT_S
+from tests.support.processes import GAVEL, STOP_TIMEOUT_S
 
 ANSWER_TIMEOUT_S = 20.0
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}

@@ -27,9 +27,9 @@ from gavel.server.app import build_server
 from gavel.server.settings import Settings, load_settings
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.engine.backend import Backend
-from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import engine_config
 from tests.support.replies import schema_reply
 from tests.support.scripted import ScriptedBackend
 
@@ -90,7 +90,7 @@ class ScriptedDeps:
     def __init__(self, backend: Backend, settings: Settings, *, timeout_s: float = 10.0) -> None:
         self.backend = backend
         self.settings = settings
-        self.config = EngineConfig(max_concurrency=settings.max_concurrency, timeout_s=timeout_s)
+        self.config = engine_config(max_concurrency=settings.max_concurrency, timeout_s=timeout_s)
         self.limiter = anyio.CapacityLimiter(settings.max_concurrency)
         self.judges = 0
 

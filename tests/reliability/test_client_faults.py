@@ -31,8 +31,8 @@ from tests.reliability.support import (
     result_text,
     scripted_server,
 )
-from tests.server.processes import GAVEL, STOP_TIMEOUT_S, RunningServer, http_server
 from tests.support.ollama_server import OllamaTestServer
+from tests.support.processes import GAVEL, STOP_TIMEOUT_S, RunningServer, http_server
 from tests.support.replies import reply_for_schema
 
 MODEL = "judge-model:latest"

@@ -27,7 +27,7 @@ async def test_selecting_among_10000_candidates_runs_in_a_worker_thread(monkeypa
 
         return wrapper
 
-    for name in ("_scan", "select", "_selected"):
+    for name in ("scan", "select", "_selected"):
         monkeypatch.setattr(candidates_module, name, recording(name, getattr(candidates_module, name)))
     rng = random.Random(3)
     candidates = [{"id": f"c{i}", "quality": rng.random(), "genre": f"g{i % 40}"} for i in range(10_000)]
@@ -36,7 +36,7 @@ async def test_selecting_among_10000_candidates_runs_in_a_worker_thread(monkeypa
         arguments = {"candidates": candidates, "weights": {"quality": 1}, "diversity_targets": {"genre": 5}}
         result = await client.call_tool("score_candidates", arguments)
     assert result.is_error is False, result_text(result)
-    assert threads == {"_scan": False, "select": False, "_selected": False}, "ran on the event loop thread"
+    assert threads == {"scan": False, "select": False, "_selected": False}, "ran on the event loop thread"
 
 
 async def test_a_long_model_reply_is_parsed_in_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,7 +17,7 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.reliability.support import TALLY
-from tests.server.processes import http_server
+from tests.support.processes import http_server
 
 TOKEN = "half-open-token-51c2e0"
 HALF_OPEN = 1_100

@@ -16,9 +16,9 @@ import mcp
 import pytest
 
 from tests.reliability.support import TALLY, leaks, result_text
-from tests.server.processes import RunningServer, http_server
 from tests.support.injection_cases import ASSESSMENT, TRANSCRIPT
 from tests.support.openai_server import OpenAITestServer
+from tests.support.processes import RunningServer, http_server
 
 MODEL = "judge-model"
 DEADLINE_S = 20.0

@@ -13,7 +13,7 @@ import mcp
 import pytest
 
 from tests.reliability.support import TALLY
-from tests.server.processes import RunningServer, http_server
+from tests.support.processes import RunningServer, http_server
 
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json",
           "mcp-protocol-version": "2025-06-18"}  # fmt: skip

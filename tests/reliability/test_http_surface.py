@@ -20,11 +20,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
 
 from gavel.server import auth
-from gavel.server.cli import build_parser, main
+from gavel.server.cli.main import build_parser, main
 from gavel.server.http_defaults import DEFAULT_HOST
 from gavel.server.transports import HttpOptions, build_http_app
 from tests.reliability.support import TALLY, result_text
-from tests.server.processes import http_server, run_gavel, stop
+from tests.support.processes import http_server, run_gavel, stop
 
 TOKEN = "reliability-token-9c1e77d2"
 PORT = 8765

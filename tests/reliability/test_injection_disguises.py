@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from bench.injection_detector import clean_corpus
 from gavel.tools.guards import detect_injection
 from tests.reliability.support import TALLY
 from tests.support.injection_cases import CASES, DISGUISED
+from tests.support.injection_texts import clean_corpus
 
 DISGUISED_CASES = [pytest.param(case, id=case.id) for case in CASES if case.id in DISGUISED]
 

@@ -22,8 +22,8 @@ import mcp
 import pytest
 
 from tests.reliability.support import FULL, TALLY, result_text
-from tests.server.processes import RunningServer, http_server, stop
 from tests.support.ollama_server import OllamaTestServer
+from tests.support.processes import RunningServer, http_server, stop
 from tests.support.replies import reply_for_schema
 
 pytestmark = pytest.mark.slow

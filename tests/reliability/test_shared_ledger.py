@@ -21,9 +21,9 @@ import anyio
 import mcp
 import pytest
 
-from tests.server.processes import http_server, run_gavel, stop
 from tests.support.ollama_server import OllamaTestServer
 from tests.support.openai_server import OpenAITestServer
+from tests.support.processes import http_server, run_gavel, stop
 from tests.support.replies import reply_for_schema
 
 pytestmark = pytest.mark.slow

@@ -20,9 +20,9 @@ import psycopg
 import pytest
 
 from gavel.server.tasks import BEAT_S
-from tests.server.processes import http_server, stop
 from tests.support import tasks_client as tc
 from tests.support.ollama_server import OllamaTestServer
+from tests.support.processes import http_server, stop
 from tests.support.replies import reply_for_schema
 
 pytestmark = pytest.mark.slow

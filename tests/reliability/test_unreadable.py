@@ -14,7 +14,7 @@ from mcp_types import INVALID_PARAMS
 
 from tests.reliability.raw_stdio import call_line, raw_stdio
 from tests.reliability.support import TALLY
-from tests.server.processes import RunningServer, http_server
+from tests.support.processes import RunningServer, http_server
 
 pytestmark = pytest.mark.slow
 

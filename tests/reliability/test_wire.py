@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.reliability.support import TALLY
-from tests.server.processes import GAVEL, STOP_TIMEOUT_S
+from tests.support.processes import GAVEL, STOP_TIMEOUT_S
 
 pytestmark = pytest.mark.slow
 

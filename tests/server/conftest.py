@@ -12,14 +12,15 @@ import structlog
 from mcp.server.mcpserver import Context, MCPServer
 
 from gavel.server.app import build_server
-from gavel.server.boundary import DepsFactory, judging_annotations, register_tool
+from gavel.server.boundary import DepsFactory, judging_annotations
 from gavel.server.logging import configure_logging
 from gavel.server.settings import Settings, load_settings
+from gavel.tools.common import Limits
 from gavel.tools.deps import ProgressFn, ToolDeps
-from gavel.tools.engine.config import Limits
 from gavel.tools.rubrics import RubricRegistry
 from tests.server import echo_tool
 from tests.support.deps import make_deps
+from tests.support.publish import register_tool
 from tests.support.scripted import ScriptedBackend
 
 

@@ -16,9 +16,10 @@ from mcp.server.mcpserver import Context
 from gavel.server.app import build_server
 from gavel.server.boundary import BoundaryServer
 from gavel.server.settings import load_settings
+from gavel.tools.common import Limits
 from gavel.tools.deps import ProgressFn, ToolDeps
 from gavel.tools.engine.backend import ChatRequest
-from gavel.tools.engine.config import EngineConfig, Limits
+from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.replies import reply_for_schema

@@ -14,14 +14,15 @@ from mcp_types import TextContent, Tool
 from pydantic import BaseModel, Field, field_serializer
 
 from gavel.server.app import build_server
-from gavel.server.boundary import DepsFactory, register_tool
+from gavel.server.boundary import DepsFactory
 from gavel.server.schemas import compact
 from gavel.server.settings import Settings
+from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import Limits
 from gavel.tools.rubrics import RubricRegistry
 from tests.server import echo_tool
 from tests.server.conftest import RecordingDepsFactory
+from tests.support.publish import register_tool
 
 
 def _text(result: Any) -> str:

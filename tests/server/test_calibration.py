@@ -18,9 +18,9 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextResourceContents
 
-from gavel.tools.calibration_sets import DATA_DIR
+from gavel.tools.calibration.sets import DATA_DIR
 from gavel.tools.engine.backend import ChatRequest
-from gavel.tools.rag.probability import SUPPORT_CUT
+from gavel.tools.rag.sentence_support import SUPPORT_CUT
 from tests.server.ledger_helpers import ledger_server
 from tests.support.graded import HELD_OUT_RESPONSE, HELD_OUT_SOURCE, blind, by_people, dialogue_model
 from tests.support.scripted import ScriptedBackend, yes_no

@@ -13,8 +13,8 @@ from mcp import StdioServerParameters
 
 from tests.conftest import PYTHON
 from tests.reliability.test_backend_faults import CALLS, MODEL, Model
-from tests.server.processes import run_gavel
 from tests.support.ollama_server import OllamaTestServer
+from tests.support.processes import run_gavel
 
 pytestmark = pytest.mark.slow
 

@@ -79,7 +79,7 @@ async def test_an_evaluation_is_prepared_once(tmp_path: Path, monkeypatch: pytes
 async def test_candidates_are_scanned_once_when_the_judge_scores_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    scans = spy(monkeypatch, orchestration, "_scan")
+    scans = spy(monkeypatch, orchestration, "scan")
     plans = spy(monkeypatch, orchestration, "make_plan")
     result = await call(tmp_path, "score_candidates", idea_args())
     assert result["selected"] and result["evaluation_id"] is not None

@@ -10,8 +10,8 @@ import pytest
 from mcp_types import TextResourceContents
 
 from tests.reliability.support import result_text, scripted_server
-from tests.tools.test_rag_probability import MIXED, PASSAGE, QUESTION
 from tests.tools.test_rag_reference import REFERENCE, model
+from tests.tools.test_rag_sentence_support import MIXED, PASSAGE, QUESTION
 
 ARGUMENTS = {"question": QUESTION, "answer": MIXED, "sources": [{"content": PASSAGE}], "reference_answer": REFERENCE}
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import MISSING, fields
 
 from gavel.server.settings import DEFAULT_OLLAMA_MODEL, Settings, load_settings
-from gavel.tools.engine.config import EngineConfig, Limits
+from gavel.tools.common import Limits
+from gavel.tools.engine.config import EngineConfig
 
 # A value for each setting the engine configs share, none of them a default.
 GIVEN = {
@@ -56,3 +57,13 @@ def test_the_limits_carry_every_limit_setting() -> None:
         max_iterations=5,
         call_deadline_s=90,
     )
+
+
+def test_a_default_is_stated_once_in_the_settings_not_again_in_the_configs() -> None:
+    for config in (EngineConfig, Limits):
+        restated = [
+            f.name
+            for f in fields(config)
+            if f.name in Settings.model_fields and (f.default is not MISSING or f.default_factory is not MISSING)
+        ]
+        assert restated == [], f"{config.__name__} restates the settings' defaults of {restated}"

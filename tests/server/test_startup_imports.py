@@ -21,7 +21,7 @@ NOT_AT_START = ("openai", "ollama", "xllamacpp", "psycopg", "psycopg_pool")
 
 SCRIPT = f"""
 import json, sys
-import gavel.server.cli  # the command and every subcommand it registers
+import gavel.server.cli.main  # the command and every subcommand it registers
 from gavel.server.settings import load_settings
 from gavel.server.app import build_server
 from gavel.server.tool_registry import make_deps_factory
@@ -46,12 +46,12 @@ def test_building_the_server_imports_no_model_client(clean_env: dict[str, str]) 
 # What `gavel serve` over stdio must not have imported by the time it stops: the other commands' handlers, and
 # every model client (httpx is the Ollama and OpenAI clients' transport; the SDK speaks httpx2).
 NOT_FOR_SERVE = (
-    "gavel.server.cli_calibrate", "gavel.server.cli_config", "gavel.server.cli_ledger", "gavel.server.demo",
+    "gavel.server.cli.calibrate", "gavel.server.cli.describe", "gavel.server.cli.history", "gavel.server.cli.demo",
     "httpx", *NOT_AT_START,
 )  # fmt: skip
 SERVE = """
 import atexit, json, sys
-from gavel.server.cli import main
+from gavel.server.cli.main import main
 atexit.register(lambda: sys.stderr.write("IMPORTED " + json.dumps(sorted(sys.modules)) + "\\n"))
 raise SystemExit(main(["serve"]))
 """

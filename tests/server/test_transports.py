@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import TextResourceContents
 
 from tests.conftest import PYTHON
-from tests.server.processes import (
+from tests.support.processes import (
     GAVEL,
     STOP_TIMEOUT_S,
     RunningServer,

@@ -8,10 +8,11 @@ from typing import Any
 
 import anyio
 
+from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import engine_config, input_limits
 from tests.support.scripted import ScriptedBackend
 
 REGISTRY = RubricRegistry.load()
@@ -46,7 +47,7 @@ def make_deps(
     concurrency: int = 4,
     readout: str = "probability",
 ) -> ToolDeps:
-    config = EngineConfig(max_concurrency=concurrency, timeout_s=5, readout=readout)
+    config = engine_config(max_concurrency=concurrency, timeout_s=5, readout=readout)
     limiter = anyio.CapacityLimiter(concurrency)
 
     async def judge(**wiring: Any) -> Judge:
@@ -58,7 +59,7 @@ def make_deps(
 
     return ToolDeps(
         registry=REGISTRY,
-        limits=limits or Limits(),
+        limits=limits or input_limits(),
         judge_factory=judge,
         progress=progress or ProgressLog(),
         sampling_judge_factory=sampling_judge if generator is not None else None,

@@ -1,5 +1,6 @@
-"""A scripted model for the graded dialogue set (topicalchat-usr): digit replies with log-probabilities, either
-following the people's `overall` rating of the judged response or fixed by its text alone (blind to the rating)."""
+"""A scripted model for the graded dialogue set (topicalchat-usr): digit replies with log-probabilities (or, for a
+yes/no check, P(yes) on the same 1-5 position), either following the people's `overall` rating of the judged
+response or fixed by its text alone (blind to the rating)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import json
 import math
 from collections.abc import Callable
 
-from gavel.tools.calibration_sets import DATA_DIR
+from gavel.tools.calibration.sets import DATA_DIR
 from gavel.tools.engine.backend import ChatReply, ChatRequest
-from tests.support.scripted import ScriptedBackend, token_reply
+from tests.support.scripted import ScriptedBackend, token_reply, yes_no
 
 DIALOGUE = [json.loads(line) for line in (DATA_DIR / "topicalchat-usr.jsonl").read_text(encoding="utf-8").splitlines()]
 PEOPLE = {row["assessment"]: row["score"] for row in DIALOGUE}
@@ -26,8 +27,11 @@ def judged_text(request: ChatRequest) -> str:
     return request.messages[-1].content.rsplit("<<<\n", 1)[1].split("\n>>>", 1)[0].strip()
 
 
-def expecting(score: float) -> ChatReply:
-    """Digits whose probability-weighted mean is `score` (mass on its two neighbouring digits)."""
+def expecting(score: float, request: ChatRequest | None = None) -> ChatReply:
+    """Digits whose probability-weighted mean is `score` (mass on its two neighbouring digits); for a yes/no check
+    (the rubric reads some dimensions as one question), P(yes) at the same place from 1 to 5."""
+    if request is not None and "Yes or No" in request.messages[-1].content:
+        return yes_no((score - 1) / 4)
     low, high = math.floor(score), math.ceil(score)
     if low == high:
         return token_reply({str(low): 1.0})
@@ -35,14 +39,14 @@ def expecting(score: float) -> ChatReply:
 
 
 def by_people(request: ChatRequest) -> ChatReply:
-    return expecting(PEOPLE.get(judged_text(request), 4.0))
+    return expecting(PEOPLE.get(judged_text(request), 4.0), request)
 
 
 def blind(request: ChatRequest) -> ChatReply:
     text = judged_text(request)
     if text not in PEOPLE:
-        return expecting(4.0)
-    return expecting(1 + hashlib.sha256(text.encode()).digest()[0] % 5)
+        return expecting(4.0, request)
+    return expecting(1 + hashlib.sha256(text.encode()).digest()[0] % 5, request)
 
 
 def dialogue_model(reply: Callable[[ChatRequest], ChatReply], name: str = "scripted-model") -> ScriptedBackend:

@@ -13,7 +13,7 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 from gavel.server.transports import HttpOptions, build_http_app
-from tests.server.processes import port_is_open
+from tests.support.processes import port_is_open
 
 START_TIMEOUT_S = 20.0
 STOP_TIMEOUT_S = 10.0

@@ -20,21 +20,19 @@ Faults (names in `FAULTS`):
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
 import re
-import socket
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
+
+from tests.support.fake_server import FakeModelServer, ModelHTTPServer, RecordedRequest
 
 Fault = Literal["down", "slow", "404_model", "500", "garbage", "truncated_stream", "stream_no_done"]
 FAULTS: tuple[str, ...] = ("down", "slow", "404_model", "500", "garbage", "truncated_stream", "stream_no_done")
@@ -58,14 +56,6 @@ class OllamaReply:
 
 Responder = Callable[[dict[str, Any]], "str | dict[str, Any] | OllamaReply"]
 Embedder = Callable[[list[str]], list[list[float]]]
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    method: str
-    path: str
-    body: Any  # the parsed JSON body, or None for GET / non-JSON bodies
-    headers: dict[str, str] = field(default_factory=dict)
 
 
 def approx_tokens(text: str) -> int:
@@ -116,7 +106,7 @@ def scripted(*replies: str | dict[str, Any] | OllamaReply) -> Responder:
     return responder
 
 
-class OllamaTestServer:
+class OllamaTestServer(FakeModelServer):
     """A threaded stdlib HTTP server on 127.0.0.1 (random port) speaking the Ollama API."""
 
     def __init__(
@@ -129,58 +119,17 @@ class OllamaTestServer:
         slow_s: float = 2.0,
         stream_chunk_chars: int = 8,
     ) -> None:
+        super().__init__()
         self.responder: Responder = responder or _echo_responder
         self.models: list[str] = [canonical_model(m) for m in models]
         self.embedder: Embedder | None = embedder
         self.fault: Fault | None = fault
         self.slow_s = slow_s
         self.stream_chunk_chars = stream_chunk_chars
-        self.requests: list[RecordedRequest] = []
-        # Exceptions raised by the responder or embedder; they are also answered as HTTP 500.
-        self.errors: list[BaseException] = []
         self._queued: deque[tuple[Fault | None, str | None]] = deque()
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._httpd: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self.port: int = 0
 
-    # lifecycle
-
-    def start(self) -> OllamaTestServer:
-        if self._httpd is not None:
-            raise RuntimeError("the test server is already running")
-        self._stopping.clear()
-        # Reusing the previous port lets a test stop the server ("Ollama down") and bring it back.
-        self._httpd = _Server(("127.0.0.1", self.port), _Handler, owner=self)
-        self.port = self._httpd.server_address[1]
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, name="ollama-test-server", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving; the port then refuses connections. Every join is bounded."""
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
-            return
-        self._stopping.set()  # wakes handlers sleeping in the "slow" fault
-        httpd.shutdown()
-        httpd.server_close()
-        httpd.close_connections()
-        if self._thread is not None:
-            self._thread.join(JOIN_TIMEOUT_S)
-            self._thread = None
-        httpd.join_handlers(JOIN_TIMEOUT_S)
-
-    def __enter__(self) -> OllamaTestServer:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        return _Handler
 
     @property
     def url(self) -> str:
@@ -202,10 +151,6 @@ class OllamaTestServer:
 
     # used by the handler
 
-    def _record(self, request: RecordedRequest) -> None:
-        with self._lock:
-            self.requests.append(request)
-
     def _next_fault(self, path: str) -> Fault | None:
         with self._lock:
             for index, (fault, wanted) in enumerate(self._queued):
@@ -218,56 +163,10 @@ class OllamaTestServer:
         return canonical_model(name) in self.models
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], *, owner: OllamaTestServer):
-        self.owner = owner
-        self._live: set[socket.socket] = set()
-        self._handler_threads: set[threading.Thread] = set()
-        self._live_lock = threading.Lock()
-        super().__init__(address, handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self._live_lock:
-            self._live.add(request)
-        thread = threading.Thread(target=self._serve_one, args=(request, client_address), daemon=True)
-        with self._live_lock:
-            self._handler_threads.add(thread)
-        thread.start()
-
-    def _serve_one(self, request: Any, client_address: Any) -> None:
-        try:
-            self.process_request_thread(request, client_address)
-        finally:
-            with self._live_lock:
-                self._live.discard(request)
-                self._handler_threads.discard(threading.current_thread())
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that timed out and hung up is an expected event in these tests, not a server bug.
-        return None
-
-    def close_connections(self) -> None:
-        """Unblock handlers waiting on idle keep-alive connections so their threads can end."""
-        with self._live_lock:
-            live = list(self._live)
-        for sock in live:
-            with contextlib.suppress(OSError):  # already closed by the peer
-                sock.shutdown(socket.SHUT_RDWR)
-
-    def join_handlers(self, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
-        with self._live_lock:
-            threads = list(self._handler_threads)
-        for thread in threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
-
-
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked streaming, like Ollama's Go server
     timeout = 10  # an idle keep-alive connection must not hold a thread forever
-    server: _Server
+    server: ModelHTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:
         return None  # tests assert on `srv.requests`, not on an access log

@@ -17,16 +17,16 @@ with `json_schema=False` answers 400 to `response_format: json_schema`, like one
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
 
-from tests.support.ollama_server import JOIN_TIMEOUT_S, RecordedRequest, _Server, approx_tokens
+from tests.support.fake_server import FakeModelServer, RecordedRequest
 from tests.support.ollama_server import _Handler as _OllamaHandler
+from tests.support.ollama_server import approx_tokens
 
 Fault = Literal["down", "slow", "429", "500", "garbage"]
 
@@ -58,7 +58,7 @@ def yes_no_logprobs(yes: float = -0.1, no: float = -2.4) -> list[dict[str, Any]]
         {"token": "Yes", "logprob": yes}, {"token": "No", "logprob": no}]}]  # fmt: skip
 
 
-class OpenAITestServer:
+class OpenAITestServer(FakeModelServer):
     """A threaded stdlib HTTP server on 127.0.0.1 (random port) speaking OpenAI's /v1 API."""
 
     def __init__(
@@ -75,6 +75,7 @@ class OpenAITestServer:
         retry_after: str = "0",
         passthrough: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
+        super().__init__()
         self.responder: Responder = responder or _echo
         self.models = list(models)
         self.api_key = api_key
@@ -86,45 +87,10 @@ class OpenAITestServer:
         self.retry_after = retry_after
         # A full OpenAI completion maker (the embedded model): its result is sent as it is.
         self.passthrough = passthrough
-        self.requests: list[RecordedRequest] = []
-        self.errors: list[BaseException] = []
         self._queued: deque[Fault | None] = deque()
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._httpd: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self.port = 0
 
-    def start(self) -> OpenAITestServer:
-        self._stopping.clear()
-        self._httpd = _Server(("127.0.0.1", self.port), _Handler, owner=self)  # type: ignore[arg-type]
-        self.port = self._httpd.server_address[1]
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, name="openai-test-server", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
-            return
-        self._stopping.set()
-        httpd.shutdown()
-        httpd.server_close()
-        httpd.close_connections()
-        if self._thread is not None:
-            self._thread.join(JOIN_TIMEOUT_S)
-            self._thread = None
-        httpd.join_handlers(JOIN_TIMEOUT_S)
-
-    def __enter__(self) -> OpenAITestServer:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        return _Handler
 
     @property
     def url(self) -> str:
@@ -138,10 +104,6 @@ class OpenAITestServer:
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r.body for r in self.requests if r.path == "/v1/chat/completions"]
-
-    def _record(self, request: RecordedRequest) -> None:
-        with self._lock:
-            self.requests.append(request)
 
     def _next_fault(self) -> Fault | None:
         with self._lock:

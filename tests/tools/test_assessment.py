@@ -7,10 +7,10 @@ import dataclasses
 import pytest
 
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
-from gavel.tools.engine.config import Limits
 from gavel.tools.errors import BackendError, InvalidInput, UnknownRubric
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import input_limits
 from tests.support.deps import ProgressLog, make_deps, strictly_increasing
 from tests.support.replies import asked_metric
 from tests.support.scripted import ScriptedBackend
@@ -118,7 +118,7 @@ async def test_bad_input_is_refused_before_any_model_call(request_args, field):
     with pytest.raises(InvalidInput) as caught:
         await evaluate_assessment(
             EvaluateAssessmentRequest(**request_args),
-            make_deps(backend, limits=Limits(max_text_chars=100, max_samples=3)),
+            make_deps(backend, limits=input_limits(max_text_chars=100, max_samples=3)),
         )
     assert caught.value.field == field
     assert backend.requests == []

@@ -19,11 +19,12 @@ from gavel.tools.candidates import (
     canonical_key,
     score_candidates,
 )
+from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import Limits
 from gavel.tools.engine.judge import Judge
 from gavel.tools.errors import InvalidInput, UnknownRubric
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import input_limits
 from tests.support.deps import ProgressLog, make_deps, strictly_increasing
 from tests.support.replies import asked_metric, schema_fields
 from tests.support.scripted import ScriptedBackend, backend_error, yes_no
@@ -31,7 +32,7 @@ from tests.support.scripted import ScriptedBackend, backend_error, yes_no
 REGISTRY = RubricRegistry.load()
 IDEA = REGISTRY.get("idea-quality")
 
-# The source design's evaluation framework, and five focus tracks to apply it to.
+# The music recommender's evaluation framework, and five focus tracks to apply it to.
 FOCUS_WEIGHTS = {"concentration_friendliness": 0.4, "novelty": 0.3, "quality": 0.3}
 FOCUS_TARGETS = {"genre": 2, "era": 2, "energy": 1}
 TRACKS: list[dict[str, Any]] = [
@@ -58,7 +59,7 @@ async def _no_judge(**wiring: Any) -> Judge:
 
 def plain_deps(limits: Limits | None = None) -> ToolDeps:
     """Registry and limits only: any request for the judge fails the test."""
-    return ToolDeps(registry=REGISTRY, limits=limits or Limits(), judge_factory=_no_judge)
+    return ToolDeps(registry=REGISTRY, limits=limits or input_limits(), judge_factory=_no_judge)
 
 
 async def run(deps: ToolDeps | None = None, **fields: Any) -> ScoreCandidatesResult:
@@ -69,7 +70,7 @@ def ids(result: ScoreCandidatesResult) -> list[str]:
     return [s.id for s in result.selected]
 
 
-# -- a direct transcription of the source design's selection, with candidates told apart by position --------
+# -- a direct transcription of the music recommender's selection, with candidates told apart by position ---
 
 
 def seed_canon(value: Any) -> str:
@@ -101,7 +102,7 @@ def seed_scores(candidates: list[dict[str, Any]], weights: dict[str, float]) -> 
 def seed_ensure_diversity(
     positions: list[int], candidates: list[dict[str, Any]], diversity_targets: dict[str, int], num: int
 ) -> list[int]:
-    """`_ensure_diversity` of the source design, line for line, over positions instead of dicts."""
+    """`_ensure_diversity` of the music recommender, line for line, over positions instead of dicts."""
     if not diversity_targets:
         return positions[:num]
     selected_tracks: list[int] = []
@@ -141,7 +142,7 @@ def seed_select(candidates: list[dict[str, Any]], weights: dict[str, float], tar
     return seed_ensure_diversity(positions, candidates, targets, top_k)
 
 
-# -- the source design's example and edge cases -------------------------------------------------------------
+# -- the music recommender's example and edge cases --------------------------------------------------------
 
 
 async def test_focus_tracks_select_two_diversity_picks_then_one_score_pick_like_the_source_design():
@@ -563,7 +564,7 @@ async def test_a_non_numeric_value_error_names_the_candidate_id():
 async def test_more_candidates_than_the_cap_is_an_error_naming_the_setting():
     request = ScoreCandidatesRequest(candidates=[{"a": 1}] * 4, weights={"a": 1.0})
     with pytest.raises(InvalidInput, match="GAVEL_MAX_CANDIDATES") as error:
-        await score_candidates(request, plain_deps(Limits(max_candidates=3)))
+        await score_candidates(request, plain_deps(input_limits(max_candidates=3)))
     assert error.value.field == "candidates"
 
 
@@ -591,7 +592,7 @@ async def test_one_hundred_thousand_candidates_are_scored_and_selected_without_q
     ]
     started = time.perf_counter()
     result = await run(
-        plain_deps(Limits(max_candidates=100_000)),
+        plain_deps(input_limits(max_candidates=100_000)),
         candidates=candidates,
         weights={"a": 0.6, "b": 0.4},
         diversity_targets={"genre": 30, "era": 5},

@@ -14,7 +14,7 @@ import pytest
 
 from gavel.tools.candidates import ScoreCandidatesResult
 from gavel.tools.candidates.search import EXHAUSTIVE_SETS
-from gavel.tools.engine.config import Limits
+from tests.support.config import input_limits
 from tests.tools.test_candidates import ids, plain_deps, run, seed_canon, seed_met, seed_scores, seed_select
 
 # Six laptops: by score L2 > L1 > L3 > L4 > L5 > L6. The passes take L2, L1, L3 (three brands, two sizes).
@@ -202,7 +202,7 @@ async def test_the_search_over_one_hundred_thousand_candidates_stays_bounded():
     ]
     started = time.perf_counter()
     result = await run(
-        plain_deps(Limits(max_candidates=100_000)), candidates=candidates, weights=VALUE,
+        plain_deps(input_limits(max_candidates=100_000)), candidates=candidates, weights=VALUE,
         diversity_targets={"brand": 50, "size": 15}, top_k=50,
     )  # fmt: skip
     assert len(result.selected) == 50

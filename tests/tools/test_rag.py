@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from gavel.tools.engine.backend import ChatRequest, ModelInfo
-from gavel.tools.engine.config import Limits
 from gavel.tools.engine.scores import MetricScore
 from gavel.tools.errors import BackendError, InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
@@ -27,6 +26,7 @@ from gavel.tools.rag.diagnosis import diagnose, question_terms_in_passages
 from gavel.tools.rag.grounding import GroundingCheck, grounding_instruction
 from gavel.tools.rag.rules import confidence_of, decide_verdict, overall_score
 from gavel.tools.rubrics import ContextRules, Rubric, RubricRegistry
+from tests.support.config import input_limits
 from tests.support.deps import ProgressLog, make_deps, strictly_increasing
 from tests.support.replies import asked_metric
 from tests.support.scripted import ScriptedBackend
@@ -655,7 +655,7 @@ async def test_a_backend_failure_for_a_single_answer_leaves_it_unscored_with_the
 
 # -- bad input ---------------------------------------------------------------------------------------------------
 
-SMALL = Limits(max_text_chars=200, max_sources=2, max_samples=3)
+SMALL = input_limits(max_text_chars=200, max_sources=2, max_samples=3)
 NO_CONTEXTS = Rubric.model_validate({**RAG_RUBRIC.model_dump(), "id": "no-contexts", "contexts": {}})
 
 
@@ -835,7 +835,7 @@ async def test_bad_batch_input_is_refused_before_any_model_call(request_args, fi
     args = {"question": QUESTION, "answers": [AgentAnswer(agent_name="a", answer="x")], "sources": [], **request_args}
     with pytest.raises(InvalidInput) as caught:
         await judge_rag_answers(
-            JudgeRagAnswersRequest(**args), make_deps(backend, limits=Limits(max_text_chars=200, max_batch=3))
+            JudgeRagAnswersRequest(**args), make_deps(backend, limits=input_limits(max_text_chars=200, max_batch=3))
         )
     assert caught.value.field == field
     assert backend.requests == []

@@ -22,7 +22,7 @@ from gavel.tools.rag import (
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, token_reply, yes_no
 from tests.tools.test_rag import ModelInfoFailsOnce
-from tests.tools.test_rag_probability import MIXED, PASSAGE, QUESTION, claim_of
+from tests.tools.test_rag_sentence_support import MIXED, PASSAGE, QUESTION, claim_of
 
 REFERENCE = "The tower was finished in 1889. It served as the entrance arch to the World's Fair."
 RIGHT = "It was completed in 1889 [1]."
@@ -89,7 +89,7 @@ async def test_without_a_reference_the_figures_are_null_and_nothing_more_is_aske
     backend = model({})
     result = await judge_rag_answer(request(RIGHT, reference=None), make_deps(backend))
     assert (result.answer_correctness, result.context_recall) == (None, None)
-    assert result.usage.llm_calls == 5  # as before: four dimensions and one sentence
+    assert result.usage.llm_calls == 5  # four dimensions and one sentence, as with no reference asked for
 
 
 async def test_a_reference_adds_one_check_per_claim_counted_in_the_usage():

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry, Scale
+from tests.support.config import engine_config
 from tests.support.scripted import ScriptedBackend, yes_no
 
 IDEA = RubricRegistry.load().get("idea-quality")
@@ -29,7 +29,7 @@ def test_the_best_level_is_the_lowest_score_when_lower_is_better():
 async def test_on_a_lower_is_better_rubric_a_likely_yes_scores_near_the_best_end():
     rubric = IDEA.model_copy(update={"scale": LOWER})
     backend = ScriptedBackend(default=lambda request: yes_no(0.9), probabilities=True)
-    judgment = await Judge(backend, EngineConfig()).score_metrics(rubric=rubric, metrics=rubric.metrics, subject="x")
+    judgment = await Judge(backend, engine_config()).score_metrics(rubric=rubric, metrics=rubric.metrics, subject="x")
     assert [s.score for s in judgment.scores] == [pytest.approx(1.0)] * 4
 
 
@@ -37,6 +37,6 @@ async def test_a_yes_is_read_against_the_best_level_when_lower_is_better():
     metric = IDEA.metrics[0].model_copy(update={"question": None, "levels": LEVELS})
     rubric = IDEA.model_copy(update={"scale": LOWER, "metrics": [metric]})
     backend = ScriptedBackend(default=lambda request: yes_no(0.5), probabilities=True)
-    await Judge(backend, EngineConfig()).score_metrics(rubric=rubric, metrics=[metric], subject="x")
+    await Judge(backend, engine_config()).score_metrics(rubric=rubric, metrics=[metric], subject="x")
     (request,) = backend.requests
     assert "Yes means: no mistakes." in request.messages[-1].content

@@ -46,3 +46,14 @@ def test_a_leading_clause_of_four_words_or_more_is_a_claim_of_its_own():
     assert leading_clause("In 1889, the tower opened.") is None
     assert leading_clause("It was completed in 1889.") is None
     assert leading_clause("The tower was finished in 1889, early.") is None
+
+
+def test_a_sentence_joining_two_claims_is_split_at_the_joint_and_a_list_is_not():
+    from gavel.tools.engine.sentences import clauses
+
+    assert clauses("She sleeps only two hours, and she reports no sleep difficulties.") == [
+        "She sleeps only two hours",
+        "she reports no sleep difficulties.",
+    ]
+    assert clauses("Poor sleep, low energy, and fatigue.") == ["Poor sleep, low energy, and fatigue."]
+    assert clauses("He naps; he sleeps well at night.") == ["He naps; he sleeps well at night."]

@@ -10,7 +10,7 @@ from a candidate's text, or when a narrative explanation is asked for. Everythin
 candidates except one stable sort and the search, which is bounded, so 100k candidates stay cheap.
 
 The phases, in order: `plan` (check the request, sum the given values), `scoring` (the judge scores what is
-missing), `selection` (rank, pick; `search` when the two passes miss a diversity target), `explain` (why each
+missing), `ranking` (rank, pick; `search` when the two passes miss a diversity target), `explain` (why each
 was picked); `orchestration` runs them and assembles the result described in `models`.
 """
 
@@ -27,7 +27,7 @@ from gavel.tools.candidates.models import (
     UnscoredCandidate,
 )
 from gavel.tools.candidates.orchestration import score_candidates
-from gavel.tools.candidates.selection import select_diverse
+from gavel.tools.candidates.ranking import select_diverse
 from gavel.tools.candidates.values import canonical_key
 
 __all__ = [

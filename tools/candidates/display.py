@@ -13,7 +13,7 @@ VALUE_MAX_CHARS = 60
 
 
 def num(value: float) -> str:
-    """Two decimals like the source design, but small non-zero values keep two significant digits."""
+    """Two decimals, as the music recommender shows scores, but small non-zero values keep two significant digits."""
     if value != 0 and abs(value) < 0.005:
         return f"{value:.2g}"
     return f"{value:.2f}"
@@ -44,7 +44,7 @@ def clip(text: str, limit: int = NAME_MAX_CHARS) -> str:
 
 
 def display_name(candidate: Mapping[str, Any], cid: str) -> str:
-    """'title' by artist, as the source design names a track; falls back to the id."""
+    """'title' by artist, as the music recommender names a track; falls back to the id."""
     title = next((candidate[k] for k in ("title", "name") if candidate.get(k) not in (None, "")), None)
     name = f"'{clip(str(title))}'" if title is not None else f"candidate {cid!r}"
     by = next((candidate[k] for k in ("artist", "author") if candidate.get(k) not in (None, "")), None)

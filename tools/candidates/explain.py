@@ -13,8 +13,8 @@ from gavel.tools.candidates.display import and_list, id_list, num, pct, show
 from gavel.tools.candidates.models import Contribution, KeyPoints, SelectedCandidate
 from gavel.tools.candidates.notes import Notes
 from gavel.tools.candidates.plan import Plan
+from gavel.tools.candidates.ranking import Pick
 from gavel.tools.candidates.scoring import Scored
-from gavel.tools.candidates.selection import Pick
 from gavel.tools.candidates.values import candidate_text, given_value
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge

@@ -27,10 +27,9 @@ from gavel.tools.candidates.models import (
     UnscoredCandidate,
 )
 from gavel.tools.candidates.notes import Notes, joined
-from gavel.tools.candidates.plan import Plan, Scan, make_plan, weight_notes
-from gavel.tools.candidates.plan import scan as _scan  # the name the event-loop test watches for its thread
-from gavel.tools.candidates.scoring import Judged, Scored, judge_phase, unused_threshold
-from gavel.tools.candidates.selection import Ranking, diversity_outcomes, rank, select, selection_notes
+from gavel.tools.candidates.plan import Plan, Scan, make_plan, scan, weight_notes
+from gavel.tools.candidates.ranking import Ranking, diversity_outcomes, rank, select, selection_notes
+from gavel.tools.candidates.scoring import JudgedCandidates, Scored, judge_phase, unused_threshold
 from gavel.tools.deps import Tool, ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.scores import Provenance, Usage
@@ -80,7 +79,7 @@ async def _prepare(request: ScoreCandidatesRequest, deps: ToolDeps) -> PreparedC
 
 def _plan_and_scan(request: ScoreCandidatesRequest, deps: ToolDeps) -> tuple[Plan, Scan]:
     plan = make_plan(request, deps)
-    return plan, _scan(request.candidates, plan, deps)
+    return plan, scan(request.candidates, plan, deps)
 
 
 async def _score(prepared: PreparedCandidates, deps: ToolDeps) -> ScoreCandidatesResult:
@@ -91,7 +90,7 @@ async def _score(prepared: PreparedCandidates, deps: ToolDeps) -> ScoreCandidate
     notes = [weight_notes(plan, scan)]
 
     judge: Judge | None = None
-    judged = Judged()
+    judged = JudgedCandidates()
     if scan.needs:
         judge = await deps.judge()
         judged, judge_notes = await judge_phase(

@@ -30,7 +30,7 @@ HELD_BACK_REASON = (
 
 
 @dataclass
-class Judged:
+class JudgedCandidates:
     """What the judge phase found, per judged candidate index; empty when no criterion needed the judge."""
 
     # The weighted sum recomputed with the judge's scores; None when unscored.
@@ -53,10 +53,10 @@ class Scored:
 
     ids: list[str]
     scores: list[float | None]
-    judged: Judged
+    judged: JudgedCandidates
 
     @classmethod
-    def of(cls, scan: Scan, judged: Judged) -> Scored:
+    def of(cls, scan: Scan, judged: JudgedCandidates) -> Scored:
         scores = scan.scores  # taken over, not copied: it can hold 100k entries and the scan is done
         for index, total in judged.sums.items():
             scores[index] = total
@@ -73,7 +73,7 @@ class Scored:
 async def judge_phase(
     judge: Judge, candidates: Sequence[Mapping[str, Any]], plan: Plan, scan: Scan, *, samples: int,
     model: str | None, deps: ToolDeps,
-) -> tuple[Judged, Notes]:  # fmt: skip
+) -> tuple[JudgedCandidates, Notes]:  # fmt: skip
     """The judge scores the criteria candidates lack; the notes say what came of it."""
     rubric = plan.rubric
     assert rubric is not None
@@ -114,7 +114,7 @@ async def judge_phase(
     return judged, notes
 
 
-def unused_threshold(plan: Plan, judged: Judged) -> Notes:
+def unused_threshold(plan: Plan, judged: JudgedCandidates) -> Notes:
     notes = Notes()
     if plan.threshold_given and not judged.averages:
         notes.warnings.append(
@@ -162,11 +162,11 @@ def _is_low(score: float, threshold: float, rubric: Rubric) -> bool:
 
 def _apply_judgments(
     candidates: Sequence[Mapping[str, Any]], plan: Plan, ids: Sequence[str], judgments: Mapping[int, Judgment]
-) -> Judged:
+) -> JudgedCandidates:
     """The judge's scores folded into the weighted sums; unscored stays unscored, below threshold is rejected."""
     rubric = plan.rubric
     assert rubric is not None
-    judged = Judged()
+    judged = JudgedCandidates()
     for index in sorted(judgments):
         judgment = judgments[index]
         judged.flags.update(judgment.flags)

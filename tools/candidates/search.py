@@ -4,7 +4,7 @@ least score loss, and for every target still unmet, why.
 A better pick is judged, in order, by the number of targets it meets, then by its total score (an exact sum,
 `math.fsum`), then by its ranks: of two sets with equal totals the one whose ranks, best first, come first wins
 (ranks 1, 2, 5 before 1, 3, 4). The passes' pick stands unless a set meets strictly more targets, so wherever
-the passes meet every target, or as many as can be met, the source design's output is Gavel's.
+the passes meet every target, or as many as can be met, Gavel picks what the recommender's two passes pick.
 
 Candidates with the same values on every target attribute are interchangeable for the targets, and a best set
 takes the better-ranked of them first, so only the best `size` of each such group are searched over. The search

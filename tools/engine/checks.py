@@ -31,7 +31,7 @@ from gavel.tools.engine.calls import ModelCalls
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, prefix, yes_no
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
-from gavel.tools.engine.sentences import split_sentences
+from gavel.tools.engine.sentences import clauses, split_sentences
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric, Rubric
 
@@ -47,9 +47,19 @@ _COUNT = re.compile(r"^\s*(no|\d+)(?:\s*(?:or|to|-|–)\s*(\d+))?(\s*or more)?\s
 
 
 @dataclass(frozen=True)
-class Item:
+class Claim:
     text: str
-    document: str | None  # what the item is checked against, for the kinds that show one
+    document: str | None  # what the claim is checked against, for the kinds that show one
+
+
+@dataclass(frozen=True)
+class Item:
+    """One counted item (a sentence, or a statement of the source) and the claims it is checked by: a sentence
+    that joins two claims ("sleeps two hours, and reports no sleep difficulties") is checked claim by claim and
+    counts as one item, as wrong as its weakest claim."""
+
+    text: str
+    claims: tuple[Claim, ...]
 
 
 def source_statements(source: str) -> list[str]:
@@ -68,16 +78,34 @@ def source_statements(source: str) -> list[str]:
 def _items(checks: Checks, text: str, source: str | None) -> list[Item]:
     sentences = split_sentences(text) or [text.strip()]
     if checks.kind == "supported":
-        return [Item(s, source) for s in sentences]
+        return [Item(s, tuple(Claim(c, source) for c in _claims(s))) for s in sentences]
     if checks.kind == "covered":
-        return [Item(s, text) for s in source_statements(source or "")]
+        return [Item(s, (Claim(s, text),)) for s in source_statements(source or "")]
     if checks.kind == "consistent":
-        if len(sentences) < 2:
-            return []
-        return [Item(s, " ".join(o for j, o in enumerate(sentences) if j != i)) for i, s in enumerate(sentences)]
+        return [item for i in range(len(sentences)) if (item := _consistent(sentences, i)) is not None]
     if checks.kind == "sentence":
-        return [Item(s, None) for s in sentences]
-    return [Item(text, None)]
+        return [Item(s, (Claim(s, None),)) for s in sentences]
+    return [Item(text, (Claim(text, None),))]
+
+
+def _claims(sentence: str) -> list[str]:
+    """The sentence itself, then each claim it joins when it joins more than one."""
+    parts = clauses(sentence)
+    return [sentence, *parts] if len(parts) > 1 else [sentence]
+
+
+def _consistent(sentences: Sequence[str], index: int) -> Item | None:
+    """Each claim of one sentence against everything else the text says, its sibling claims included; None
+    when there is nothing else (a one-claim, one-sentence text)."""
+    sentence = sentences[index]
+    others = [o for j, o in enumerate(sentences) if j != index]
+    parts = clauses(sentence)
+    claims = []
+    for k, part in enumerate(parts):
+        rest = " ".join([*(p for m, p in enumerate(parts) if m != k), *others])
+        if rest:
+            claims.append(Claim(part, rest))
+    return Item(sentence, tuple(claims)) if claims else None
 
 
 _DOCUMENT_ORDER = {"supported": 0, "covered": 1, "consistent": 2, "sentence": 3, "whole": 4}
@@ -150,13 +178,21 @@ async def score_checked(
         return _no_items(rubric, metric, checks), Usage()
     readouts: list[Readout | None] = [None] * len(items)
     usage = Usage()
+    weakest: list[str] = [item.text for item in items]
 
     async def one(index: int, item: Item) -> None:
         nonlocal usage
         step = f"{metric.name}: check {index + 1} of {len(items)}"
-        readout, used = await _check(calls, rubric, checks, item, source, context, model, step)
-        readouts[index] = readout
-        usage = usage.add(used)
+        for claim in item.claims:
+            readout, used = await _check(calls, rubric, checks, claim, source, context, model, step)
+            usage = usage.add(used)
+            current = readouts[index]
+            # On a tie the later claim is quoted: a part of the sentence points closer than the sentence.
+            if current is None or readout.value is None or readout.value <= (current.value or 0.0):
+                readouts[index] = readout
+                weakest[index] = claim.text
+            if readout.value is None:
+                return  # unanswered: the metric is unscored, its other claims need not be asked
 
     async with anyio.create_task_group() as tg:
         for index, item in enumerate(items):
@@ -169,7 +205,7 @@ async def score_checked(
         unscored = Readout.failed(failed.reason_code or "backend_error", reason)
         return metric_score(metric.id, metric.name, unscored, ""), usage
     p_mistake = [_p_mistake(checks, r) for r in done]
-    return _scored(rubric, metric, checks, items, p_mistake, cut_short), usage
+    return _scored(rubric, metric, checks, weakest, p_mistake, cut_short), usage
 
 
 def _p_mistake(checks: Checks, readout: Readout) -> float:
@@ -189,7 +225,7 @@ async def _check(
     calls: ModelCalls,
     rubric: Rubric,
     checks: Checks,
-    item: Item,
+    claim: Claim,
     source: str | None,
     context: Mapping[str, str],
     model: str | None,
@@ -200,16 +236,16 @@ async def _check(
 
     texts = prompts.prompt_set()
     if checks.kind in ("supported", "covered", "consistent"):
-        document = document_prefix(item.document, None)
+        document = document_prefix(claim.document, None)
         name = "check_consistent" if checks.kind == "consistent" else "rag_sentence"
-        return await ask(document, texts.fill(name), extra={"claim": item.text}, model=model, step=step)
+        return await ask(document, texts.fill(name), extra={"claim": claim.text}, model=model, step=step)
     shared = prefix(rubric, source, context) if checks.kind == "whole" else Prefix({}, "")
     label = rubric.prompt.subject if checks.kind == "whole" else "sentence"
     asked = [checks.question] + ([checks.opposite] if checks.opposite else [])
     results = []
     for question in asked:
         instruction = texts.fill("probability_question", question=question)
-        results.append(await ask(shared, instruction, extra={label: item.text}, model=model, step=step))
+        results.append(await ask(shared, instruction, extra={label: claim.text}, model=model, step=step))
     first, used = results[0]
     if len(results) == 1 or first.value is None:
         return first, used
@@ -230,8 +266,9 @@ def _no_items(rubric: Rubric, metric: Metric, checks: Checks) -> MetricScore:
 
 
 def _scored(
-    rubric: Rubric, metric: Metric, checks: Checks, items: Sequence[Item], p_mistake: Sequence[float], cut_short: bool
+    rubric: Rubric, metric: Metric, checks: Checks, items: Sequence[str], p_mistake: Sequence[float], cut_short: bool
 ) -> MetricScore:
+    """`items` are what each check found weakest, verbatim: the sentence, or the claim of it that decided."""
     floor = prompts.check_floor(checks.kind)
     expected = sum(_counted(p, floor) for p in p_mistake)
     points = count_anchors(metric.levels)
@@ -245,7 +282,7 @@ def _scored(
     likely = sorted(
         ((p, item) for p, item in zip(p_mistake, items, strict=True) if p >= LIKELY), key=lambda pair: -pair[0]
     )
-    findings = [Finding(item=item.text, p_mistake=round(p, 4)) for p, item in likely]
+    findings = [Finding(item=item, p_mistake=round(p, 4)) for p, item in likely]
     quoted = "; ".join(f"“{one_line(f.item, QUOTE_CHARS)}” (P {f.p_mistake:.2f})" for f in findings[:3])
     explanation = f"{how}; {_what(checks, rubric)}: {quoted or 'none likely'}"
     if cut_short:

@@ -10,49 +10,39 @@ from pydantic import SecretStr
 
 @dataclass(frozen=True)
 class EngineConfig:
-    backend: str = "auto"
-    judge_model: str | None = None
-    generator_model: str | None = None
-    ollama_host: str = "http://127.0.0.1:11434"
-    model_path: Path | None = None
+    """What the engine is configured with. The server's `Settings` holds the defaults of every field it carries
+    (server/settings.py, `Settings.engine_config`); only the fields no setting reaches have defaults here."""
+
+    backend: str
+    judge_model: str | None
+    generator_model: str | None
+    ollama_host: str
+    model_path: Path | None
     # An OpenAI-compatible server's API root (".../v1"); None: the `openai` backend is not configured.
-    openai_base_url: str | None = None
-    openai_api_key: SecretStr | None = None
-    timeout_s: float = 120.0
-    max_concurrency: int = 2
-    num_ctx: int = 8192
-    temperature: float = 0.0
-    sample_temperature: float = 0.7  # with samples > 1: at 0.0 each seed would give the same greedy reply
-    seed: int = 42
+    openai_base_url: str | None
+    openai_api_key: SecretStr | None
+    timeout_s: float
+    max_concurrency: int
+    num_ctx: int
+    temperature: float
+    sample_temperature: float  # with samples > 1: at 0.0 each seed would give the same greedy reply
+    seed: int
+    default_ollama_model: str
+    # per_metric: one call per metric, shared prefix first (prompt-cache friendly); joint: one call for all.
+    strategy: str
+    # probability: read scores from token probabilities where the backend returns them (else generated);
+    # generated: always parse a written reply (for a model whose probabilities are not to be trusted).
+    readout: str
+    # GAVEL_USE_CALIBRATED_CUT: decide probability readouts at the cut the judge's calibration found best (where
+    # one exists for its key) instead of Gavel's fixed default; the result says which cut decided.
+    use_calibrated_cut: bool
+    # Bound on all the model work of one tool call (a Judge serves one call), queueing for the limiter included.
+    call_deadline_s: float
     top_k: int = 20
     top_p: float = 0.9
     # For generation (refine_until_pass's writer), not for judging: see ChatRequest.repeat_penalty.
     generate_repeat_penalty: float = 1.15
-    default_ollama_model: str = "qwen2.5:7b-instruct"
-    # per_metric: one call per metric, shared prefix first (prompt-cache friendly); joint: one call for all.
-    strategy: str = "per_metric"
-    # probability: read scores from token probabilities where the backend returns them (else generated);
-    # generated: always parse a written reply (the path before log-probabilities).
-    readout: str = "probability"
     # score_candidates' judged criteria, read as Yes/No probabilities where the backend allows: with the rubric's
     # own yes/no questions (idea-quality), the embedded default put bench/ideas.py's concrete ideas over the weak
     # ones in 0.76 of the pairs, against 0.66 generated, in a fraction of the time.
     candidate_readout: str = "probability"
-    # GAVEL_USE_CALIBRATED_CUT: decide probability readouts at the cut the judge's calibration found best (where
-    # one exists for its key) instead of Gavel's fixed default; the result says which cut decided.
-    use_calibrated_cut: bool = False
-    # Bound on all the model work of one tool call (a Judge serves one call), queueing for the limiter included.
-    call_deadline_s: float = 600.0
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Input limits, enforced before any LLM call and stated in tool descriptions."""
-
-    max_text_chars: int = 200_000
-    max_sources: int = 50
-    max_candidates: int = 10_000
-    max_batch: int = 20
-    max_samples: int = 9
-    max_iterations: int = 20
-    call_deadline_s: float = 600.0  # stated in the tool descriptions; the engine enforces EngineConfig's

@@ -1,6 +1,6 @@
 """Judge fitness: how far to trust a verdict, from the judge's own calibration on a labelled set.
 
-A calibration (tools/calibration.py) is keyed by what decides a verdict: the backend, the model and its digest,
+A calibration (tools/calibration/) is keyed by what decides a verdict: the backend, the model and its digest,
 the readout and the prompt template hash. Every judgment's provenance carries its key and the newest calibration
 for it (`judge_fitness`), or null with the flag `judge_uncalibrated`; when the 95% interval of the balanced
 accuracy includes 0.5 (or could not be computed), the flag `judge_near_chance`. A set graded by people (a score
@@ -61,7 +61,7 @@ class DecisionCut(BaseModel):
 
 
 class FitnessSource(Protocol):
-    """Where a judge finds its calibration (the ledger, through tools/calibration_store.py)."""
+    """Where a judge finds its calibration (the ledger, through tools/calibration/records.py)."""
 
     async def fitness_for(self, key: str) -> JudgeFitness | None: ...
 

@@ -28,7 +28,7 @@ from gavel.tools.engine.one_token import Prefix
 from gavel.tools.engine.parse import strip_reasoning
 from gavel.tools.engine.probes import Probes, ProbeTimeout
 from gavel.tools.engine.progress import Progress
-from gavel.tools.engine.reply_schema import joint_model, metric_reply_model, request_schema
+from gavel.tools.engine.reply_schema import request_schema
 from gavel.tools.engine.scores import MetricScore, Provenance, ReadoutKind, Usage
 from gavel.tools.errors import BackendError
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, detect_injection
@@ -278,4 +278,4 @@ class Judge:
         )
 
 
-__all__ = ["Generated", "Judge", "Judgment", "Structured", "Tally", "joint_model", "metric_reply_model"]
+__all__ = ["Generated", "Judge", "Judgment", "Structured", "Tally"]

@@ -87,3 +87,23 @@ def leading_clause(sentence: str) -> str | None:
     if not comma or len(head.split()) < _MIN_CLAUSE_WORDS or len(rest.split()) < 2:
         return None
     return head.strip()
+
+
+# Where one sentence joins two claims of its own: "she sleeps two hours, and she reports no sleep difficulties".
+_JOINT = re.compile(r",\s+(?:and|but|yet|while|whereas|although|though)\s+|;\s+", re.IGNORECASE)
+_MIN_JOINED_WORDS = 3
+
+
+def clauses(sentence: str) -> list[str]:
+    """The claims one sentence joins with ', and', ', but', ';' and the like, each verbatim; the sentence alone
+    when it joins none (a side under three words, as in 'sleep, mood, and appetite', is no claim of its own)."""
+    parts: list[str] = []
+    start = 0
+    for match in _JOINT.finditer(sentence):
+        head, tail = sentence[start : match.start()].strip(), sentence[match.end() :].strip()
+        if len(head.split()) >= _MIN_JOINED_WORDS and len(tail.split()) >= _MIN_JOINED_WORDS:
+            parts.append(head)
+            start = match.end()
+    if not parts:
+        return [sentence]
+    return [*parts, sentence[start:].strip()]

@@ -7,8 +7,8 @@ prompt-injection check. A decision the model did not make is never filled in: it
 reason, unless the verdict provably does not depend on it.
 
 One request, in order: requests (what is accepted) → prepare (checks, shared material) → model_part (the model's
-part: generated via grounding, or per sentence via probability and sentences) → assemble (citations, rules,
-diagnosis, issues) → results and render (what is returned and how it reads). orchestration runs the two tools.
+part: generated via grounding, or per sentence via sentence_support) → assemble (citations, rules, diagnosis,
+issues) → verdicts and render (what is returned and how it reads). orchestration runs the two tools.
 """
 
 from gavel.tools.rag.orchestration import judge_rag_answer, judge_rag_answers
@@ -19,7 +19,7 @@ from gavel.tools.rag.requests import (
     JudgeRagAnswersRequest,
     Passage,
 )
-from gavel.tools.rag.results import RagBatchResult, RagJudgment
+from gavel.tools.rag.verdicts import RagBatchResult, RagJudgment
 
 __all__ = [
     "DEFAULT_RUBRIC",

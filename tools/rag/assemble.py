@@ -17,9 +17,7 @@ from gavel.tools.rag.grounding import Grounding
 from gavel.tools.rag.issues import issues
 from gavel.tools.rag.model_part import JudgedAnswer
 from gavel.tools.rag.prepare import AnswerInput, Prepared
-from gavel.tools.rag.probability import ProbabilityGrounding
 from gavel.tools.rag.reference import ReferenceFigure, unavailable
-from gavel.tools.rag.results import DIMENSIONS, Diagnosis, RagJudgment, Verdict
 from gavel.tools.rag.rules import (
     BACKEND_FAILURES,
     confidence_of,
@@ -28,6 +26,8 @@ from gavel.tools.rag.rules import (
     overall_score,
     weighted_unscored,
 )
+from gavel.tools.rag.sentence_support import ProbabilityGrounding
+from gavel.tools.rag.verdicts import DIMENSIONS, Diagnosis, RagJudgment, Verdict
 
 
 def assemble(

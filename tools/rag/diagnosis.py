@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from gavel.tools.rag.grounding import Grounding
-from gavel.tools.rag.results import Diagnosis, Verdict
+from gavel.tools.rag.verdicts import Diagnosis, Verdict
 from gavel.tools.rubrics import ContextRules
 
 _WORD = re.compile(r"\w{3,}")

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge, Structured
 from gavel.tools.rag.prepare import AnswerInput, Prepared
-from gavel.tools.rag.probability import ProbabilityGrounding
+from gavel.tools.rag.sentence_support import ProbabilityGrounding
 from gavel.tools.rubrics import ContextRules, Rubric
 
 GROUNDING_MAX_TOKENS = 700

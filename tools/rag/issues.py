@@ -11,9 +11,9 @@ from gavel.tools.rag.citations import Citations
 from gavel.tools.rag.diagnosis import passages_address_question
 from gavel.tools.rag.grounding import Grounding
 from gavel.tools.rag.prepare import Prepared
-from gavel.tools.rag.probability import ProbabilityGrounding
 from gavel.tools.rag.render import first_sentence
 from gavel.tools.rag.rules import needs_grounding, weighted_unscored
+from gavel.tools.rag.sentence_support import ProbabilityGrounding
 from gavel.tools.rubrics import Rubric
 
 _MAX_ISSUES_PER_KIND = 5

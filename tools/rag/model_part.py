@@ -2,7 +2,7 @@
 
 - generated: the dimensions and one grounding check (`grounding.py`), concurrently;
 - probability (when there are passages): every dimension but accuracy, and one Yes/No check per sentence of the
-  answer (rag `probability.py`) after one shared prompt prefix; accuracy is the weakest sentence's P(supported).
+  answer (`sentence_support.py`) after one shared prompt prefix; accuracy is the weakest sentence's P(supported).
 
 With a reference answer, the answer's correctness against it (`reference.py`) is checked alongside, either way.
 Either way the result is a `JudgedAnswer` value: what the model said, with the usage and provenance of saying it.
@@ -22,7 +22,7 @@ from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.one_token import document_prefix
 from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.errors import caller_errors
-from gavel.tools.rag import probability, reference
+from gavel.tools.rag import reference, sentence_support
 from gavel.tools.rag.grounding import Grounding, check_grounding
 from gavel.tools.rag.prepare import AnswerInput, Prepared
 
@@ -99,7 +99,7 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
     accuracy = next((m for m in rubric.metrics if m.id == "accuracy" and m.id not in rules.not_applicable), None)
     others = [m for m in rubric.metrics if m.id not in rules.not_applicable and m is not accuracy]
     shared = document_prefix(prepared.passages, data.get("question"))
-    cut = await judge.decision_cut(rubric, probability.SUPPORT_CUT, prepared.model)
+    cut = await judge.decision_cut(rubric, sentence_support.SUPPORT_CUT, prepared.model)
 
     async def dimensions() -> Judgment:
         return await judge.score_metrics(
@@ -108,19 +108,19 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
             texts_checked=True,
         )  # fmt: skip
 
-    async def sentences() -> tuple[list[probability.SentenceSupport], Usage]:
-        return await probability.check_sentences(judge, shared, rubric, item.answer, prepared.model, cut.value)
+    async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage]:
+        return await sentence_support.check_sentences(judge, shared, rubric, item.answer, prepared.model, cut.value)
 
     judgment, (support, support_usage) = await both(dimensions, sentences)
     usage = judgment.usage.add(support_usage)
     contradicts = relevant = None
-    if probability.needs_follow_up(support, judgment.scores, rubric.pass_threshold):
-        contradicts, relevant, used = await probability.follow_up(judge, shared, rubric, prepared.model)
+    if sentence_support.needs_follow_up(support, judgment.scores, rubric.pass_threshold):
+        contradicts, relevant, used = await sentence_support.follow_up(judge, shared, rubric, prepared.model)
         usage = usage.add(used)
-    accuracy_scores = [probability.accuracy_score(accuracy, support, cut.value)] if accuracy is not None else []
+    accuracy_scores = [sentence_support.accuracy_score(accuracy, support, cut.value)] if accuracy is not None else []
     return JudgedAnswer(
         scores=[*judgment.scores, *accuracy_scores],
-        grounding=probability.grounding(support, contradicts, relevant, cut),
+        grounding=sentence_support.grounding(support, contradicts, relevant, cut),
         grounding_error=None,
         flags=judgment.flags,
         usage=usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000}),

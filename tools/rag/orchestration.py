@@ -22,7 +22,7 @@ from gavel.tools.rag.assemble import assemble, failed
 from gavel.tools.rag.model_part import both, concurrent, judge_answer
 from gavel.tools.rag.prepare import AnswerInput, Prepared, prepare_answer, prepare_answers
 from gavel.tools.rag.reference import ReferenceFigure
-from gavel.tools.rag.results import RagBatchResult, RagJudgment
+from gavel.tools.rag.verdicts import RagBatchResult, RagJudgment
 
 T = TypeVar("T")
 

@@ -1,5 +1,5 @@
 """What a reference answer adds to `judge_rag_answer`: answer correctness and context recall, both read sentence by
-sentence from token probabilities, exactly as grounding is (`probability.check_sentences`, the fact checker's
+sentence from token probabilities, exactly as grounding is (`sentence_support.check_sentences`, the fact checker's
 `rag_sentence` question, the checked text shown as the "Document"). Rules, fixed here and documented:
 
 - answer_correctness: each sentence (and leading clause) of the answer checked against the reference answer as
@@ -29,9 +29,9 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.logprobs import ReasonCode
 from gavel.tools.engine.one_token import document_prefix
 from gavel.tools.engine.scores import Usage
-from gavel.tools.rag import probability
+from gavel.tools.rag import sentence_support
 from gavel.tools.rag.prepare import Prepared
-from gavel.tools.rag.probability import CLAIM_CHARS, SentenceSupport
+from gavel.tools.rag.sentence_support import CLAIM_CHARS, SentenceSupport
 
 
 class ReferenceFigure(BaseModel):
@@ -83,10 +83,10 @@ async def _no_probabilities(judge: Judge, prepared: Prepared) -> ReferenceFigure
 
 
 async def _figure(
-    judge: Judge, prepared: Prepared, shared: probability.Prefix, text: str, step: str, *, weakest: bool
+    judge: Judge, prepared: Prepared, shared: sentence_support.Prefix, text: str, step: str, *, weakest: bool
 ) -> tuple[ReferenceFigure, Usage]:
-    cut = await judge.decision_cut(prepared.rubric, probability.SUPPORT_CUT, prepared.model)
-    support, usage = await probability.check_sentences(
+    cut = await judge.decision_cut(prepared.rubric, sentence_support.SUPPORT_CUT, prepared.model)
+    support, usage = await sentence_support.check_sentences(
         judge, shared, prepared.rubric, text, prepared.model, cut.value, step=step
     )
     return _read(support, cut.value, weakest=weakest), usage

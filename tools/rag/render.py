@@ -11,7 +11,7 @@ from gavel.tools.rubrics import Rubric
 
 if TYPE_CHECKING:
     from gavel.tools.rag.reference import ReferenceFigure
-    from gavel.tools.rag.results import Diagnosis, RagBatchResult, RagJudgment, Verdict
+    from gavel.tools.rag.verdicts import Diagnosis, RagBatchResult, RagJudgment, Verdict
 
 _CONFIDENCE_LABELS = {"sample_spread": "sample spread", "probability_margin": "probability margin"}
 

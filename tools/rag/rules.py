@@ -10,9 +10,9 @@ from fractions import Fraction
 
 from gavel.tools.engine.scores import MetricScore
 from gavel.tools.rag.grounding import Grounding
-from gavel.tools.rag.probability import ProbabilityGrounding
 from gavel.tools.rag.render import fmt
-from gavel.tools.rag.results import ConfidenceSource, Verdict
+from gavel.tools.rag.sentence_support import ProbabilityGrounding
+from gavel.tools.rag.verdicts import ConfidenceSource, Verdict
 from gavel.tools.rubrics import ContextRules, Rubric
 
 

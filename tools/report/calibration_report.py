@@ -3,7 +3,7 @@ reliability diagram, the scores by label, and one card per item (its label, the 
 the judgment itself with its unsupported sentences or low metrics highlighted, when the ledger kept it).
 
 The ROC curve and the reliability diagram are drawn from the items the judge scored; an unscored item is a
-wrong prediction in the figures (see tools/calibration.py) and is counted on the page, not placed on a curve.
+wrong prediction in the figures (see tools/calibration/measure.py) and is counted on the page, not placed on a curve.
 """
 
 from __future__ import annotations

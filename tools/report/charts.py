@@ -79,27 +79,35 @@ def metric_boxplot(values: list[dict[str, Any]], title: str = "Scores per metric
     )
 
 
+def _diagonal(
+    x: tuple[str, str], y: tuple[str, str], low: float, high: float, *, fixed: bool = False
+) -> dict[str, Any]:
+    """The dashed y = x line from `low` to `high`, the layer under a chart whose ideal is the diagonal. `x` and
+    `y` are (field, title); `fixed` pins both axes to [low, high]."""
+    scale = {"scale": {"domain": [low, high]}} if fixed else {}
+    return {
+        "data": {"values": [{x[0]: low, y[0]: low}, {x[0]: high, y[0]: high}]},
+        "mark": {"type": "line", "color": "#9e9e9e", "strokeDash": [4, 4]},
+        "encoding": {
+            "x": {"field": x[0], "type": "quantitative", "title": x[1], **scale},
+            "y": {"field": y[0], "type": "quantitative", "title": y[1], **scale},
+        },
+    }
+
+
 def compare_scatter(
     values: list[dict[str, Any]], title: str = "Score: previous run against this one"
 ) -> dict[str, Any]:
     """Each item's score then and now, with the no-change diagonal. `values`: {id, before, after, changed}."""
     scores = [v[k] for v in values for k in ("before", "after")]
     low, high = (min(scores), max(scores)) if scores else (0.0, 1.0)
-    line = [{"before": low, "after": low}, {"before": high, "after": high}]
     return {
         "$schema": SCHEMA,
         "title": title,
         "width": WIDTH,
         "height": WIDTH,
         "layer": [
-            {
-                "data": {"values": line},
-                "mark": {"type": "line", "color": "#9e9e9e", "strokeDash": [4, 4]},
-                "encoding": {
-                    "x": {"field": "before", "type": "quantitative", "title": "previous score"},
-                    "y": {"field": "after", "type": "quantitative", "title": "this run's score"},
-                },
-            },
+            _diagonal(("before", "previous score"), ("after", "this run's score"), low, high),
             {
                 "data": {"values": values},
                 "mark": {"type": "point", "filled": True, "tooltip": True},
@@ -140,14 +148,7 @@ def roc_curve(points: list[dict[str, float]], auroc: float | None) -> dict[str, 
         "width": WIDTH,
         "height": WIDTH,
         "layer": [
-            {
-                "data": {"values": [{"fpr": 0, "tpr": 0}, {"fpr": 1, "tpr": 1}]},
-                "mark": {"type": "line", "color": "#9e9e9e", "strokeDash": [4, 4]},
-                "encoding": {
-                    "x": {"field": "fpr", "type": "quantitative", "title": "false positive rate"},
-                    "y": {"field": "tpr", "type": "quantitative", "title": "true positive rate"},
-                },
-            },
+            _diagonal(("fpr", "false positive rate"), ("tpr", "true positive rate"), 0, 1),
             {
                 "data": {"values": points},
                 # Straight segments: tied scores move both rates at once, a diagonal step.
@@ -186,16 +187,9 @@ def reliability_diagram(values: list[dict[str, Any]]) -> dict[str, Any]:
         "width": WIDTH,
         "height": WIDTH,
         "layer": [
-            {
-                "data": {"values": [{"mean_score": 0, "observed_good": 0}, {"mean_score": 1, "observed_good": 1}]},
-                "mark": {"type": "line", "color": "#9e9e9e", "strokeDash": [4, 4]},
-                "encoding": {
-                    "x": {"field": "mean_score", "type": "quantitative", "title": "mean score in the bin",
-                          "scale": {"domain": [0, 1]}},
-                    "y": {"field": "observed_good", "type": "quantitative", "title": "share labelled good",
-                          "scale": {"domain": [0, 1]}},
-                },
-            },
+            _diagonal(
+                ("mean_score", "mean score in the bin"), ("observed_good", "share labelled good"), 0, 1, fixed=True
+            ),
             {
                 "data": {"values": values},
                 "mark": {"type": "line"},

@@ -3,7 +3,7 @@ of npm packages (`npm pack vega@6.4.0 vega-lite@6.4.3 vega-embed@7.3.0`), each p
 beside them as LICENSE-<package>.
 
 To update: `npm pack` the new versions, copy each `build/*.min.js` and `LICENSE` into vendor/, put the versions
-and the files' sha256 here (a test checks them), and run the browser tests (tests/server/test_cli_eval.py and
+and the files' sha256 here (a test checks them), and run the browser tests (tests/server/cli/test_eval.py and
 tests/server/test_eval_report_tools.py render every chart in headless chromium and fail on any console error).
 """
 

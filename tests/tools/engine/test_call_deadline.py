@@ -10,8 +10,8 @@ import anyio
 
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.engine.judge import Judge
+from tests.support.config import engine_config, input_limits
 from tests.support.deps import REGISTRY
 from tests.support.scripted import ScriptedBackend
 
@@ -23,13 +23,13 @@ async def _to_client(progress: float, total: float | None, message: str | None) 
 
 
 def deps(backend: ScriptedBackend, *, reporting: bool = False, **config: float) -> ToolDeps:
-    engine = EngineConfig(max_concurrency=1, **config)  # type: ignore[arg-type]
+    engine = engine_config(max_concurrency=1, **config)  # type: ignore[arg-type]
     limiter = anyio.CapacityLimiter(1)
 
     async def judge(**wiring: Any) -> Judge:
         return Judge(backend, engine, limiter, **wiring)
 
-    made = ToolDeps(registry=REGISTRY, limits=Limits(), judge_factory=judge)
+    made = ToolDeps(registry=REGISTRY, limits=input_limits(), judge_factory=judge)
     if reporting:  # a client that asked for progress: each model call waits inside a heartbeat task group
         made.progress = _to_client
     return made

@@ -124,3 +124,32 @@ def test_a_check_kind_that_asks_needs_its_question_and_the_others_take_none():
         Checks(kind="supported", question="Is it true?")
     with pytest.raises(ValidationError):
         Checks(kind="whole", question="Is it good")  # not a question
+
+
+JOINED = "For three weeks the patient wakes at 4 a.m. every night, and she reports no sleep difficulties."
+
+
+async def test_a_sentence_joining_two_claims_counts_once_as_wrong_as_its_weakest_claim():
+    backend = by_item({"she reports no sleep difficulties.": 0.1})
+    accuracy = (await evaluate(backend, JOINED, metrics=["accuracy"])).scores[0]
+    assert accuracy.checks == 1
+    assert [f.item for f in accuracy.findings or []] == ["she reports no sleep difficulties."]
+    asked = [judged(r) for r in backend.requests]
+    assert asked == [
+        JOINED,
+        "For three weeks the patient wakes at 4 a.m. every night",
+        "she reports no sleep difficulties.",
+    ]
+
+
+async def test_a_claim_is_checked_for_consistency_against_its_sibling_claim_too():
+    backend = by_item({"she reports no sleep difficulties.": 0.1})
+    coherence = (await evaluate(backend, JOINED, metrics=["coherence"])).scores[0]
+    assert coherence.checks == 1 and [f.item for f in coherence.findings or []] == [
+        "she reports no sleep difficulties."
+    ]
+    documents = [r.messages[-1].content.split("<<<\n", 2)[1].split("\n>>>", 1)[0] for r in backend.requests]
+    assert documents == [
+        "she reports no sleep difficulties.",
+        "For three weeks the patient wakes at 4 a.m. every night",
+    ]

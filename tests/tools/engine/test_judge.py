@@ -7,10 +7,11 @@ import json
 import anyio
 import pytest
 
-from gavel.tools.engine.config import EngineConfig
-from gavel.tools.engine.judge import Judge, joint_model, metric_reply_model
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.reply_schema import joint_model, metric_reply_model
 from gavel.tools.errors import BackendError
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import engine_config
 from tests.support.replies import asked_metric
 from tests.support.scripted import ScriptedBackend
 
@@ -21,7 +22,7 @@ RAG = REGISTRY.get("rag-answer")
 
 def make_judge(*replies: object, **kwargs: object) -> tuple[Judge, ScriptedBackend]:
     backend = ScriptedBackend(list(replies), **kwargs)  # type: ignore[arg-type]
-    return Judge(backend, EngineConfig(max_concurrency=4, timeout_s=5)), backend
+    return Judge(backend, engine_config(max_concurrency=4, timeout_s=5)), backend
 
 
 async def score_one(judge: Judge, rubric=CLINICAL, metric_id: str = "coherence", samples: int = 1):
@@ -118,7 +119,7 @@ async def test_samples_give_the_median_and_the_spread_and_use_distinct_seeds():
     assert score.score == 4
     assert score.spread == 3
     assert len({r.seed for r in backend.requests}) == 3
-    assert all(r.temperature == EngineConfig().sample_temperature for r in backend.requests)
+    assert all(r.temperature == engine_config().sample_temperature for r in backend.requests)
 
 
 async def test_an_unscored_sample_among_several_is_kept_visible_and_not_counted():
@@ -203,7 +204,7 @@ async def test_judged_text_cannot_close_its_delimiter_block():
 
 async def test_the_limiter_bounds_concurrent_calls():
     backend = ScriptedBackend(default={"explanation": "x", "score": 4}, latency_s=0.02)
-    judge = Judge(backend, EngineConfig(), anyio.CapacityLimiter(2))
+    judge = Judge(backend, engine_config(), anyio.CapacityLimiter(2))
     await judge.score_metrics(rubric=CLINICAL, metrics=CLINICAL.metrics, subject="text", samples=3)
     assert backend.max_in_flight == 2
     assert len(backend.requests) == 12
@@ -254,7 +255,7 @@ async def test_a_truncated_reply_is_never_read_by_the_score_line_fallback():
             return ChatReply(text=reply.text, model=reply.model, truncated=True)
 
     backend = Cut(["Explanation: new.\nScore: 1", "Explanation: new.\nScore: 1"])
-    judge = Judge(backend, EngineConfig(timeout_s=5))
+    judge = Judge(backend, engine_config(timeout_s=5))
     score = await score_one(judge)
     assert score.status == "unscored"
     assert "cut off" in (score.reason or "")

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.fitness import JudgeFitness
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.provider import BackendProvider
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import engine_config
 from tests.support.deps import ProgressLog, make_deps
 from tests.support.scripted import ScriptedBackend
 
@@ -30,7 +30,7 @@ class NoCalibration:
 
 @pytest.mark.parametrize("name", ["backend", "generator", "progress", "fitness", "config", "limiter", "calls"])
 def test_a_built_judge_refuses_every_assignment(name: str) -> None:
-    judge = Judge(ScriptedBackend(), EngineConfig())
+    judge = Judge(ScriptedBackend(), engine_config())
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(judge, name, getattr(judge, name))
 
@@ -45,7 +45,7 @@ async def test_the_tool_deps_build_the_judge_with_the_calls_progress_and_fitness
 
 
 async def test_the_providers_judge_is_built_with_its_progress_fitness_and_wrapped_backend() -> None:
-    provider = BackendProvider(EngineConfig(backend="ollama", ollama_host="http://127.0.0.1:9"))
+    provider = BackendProvider(engine_config(backend="ollama", ollama_host="http://127.0.0.1:9"))
     progress, fitness = Progress(), NoCalibration()
     wrapped: list[Any] = []
 
@@ -61,6 +61,6 @@ async def test_the_providers_judge_is_built_with_its_progress_fitness_and_wrappe
 
 async def test_the_judges_fitness_is_asked_for_its_calibration() -> None:
     fitness = NoCalibration()
-    judge = Judge(ScriptedBackend(), EngineConfig(), fitness=fitness)
+    judge = Judge(ScriptedBackend(), engine_config(), fitness=fitness)
     assert await judge.calibration(RUBRIC) is None
     assert len(fitness.keys) == 1

@@ -12,10 +12,10 @@ import pytest
 from pydantic import SecretStr
 
 from gavel.tools.engine.backend import Backend, ChatMessage, ChatRequest, TokenLogprob
-from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.openai_backend import OpenAIBackend
 from gavel.tools.engine.provider import BackendProvider
 from gavel.tools.errors import BackendError
+from tests.support.config import engine_config
 from tests.support.openai_server import OpenAIReply, OpenAITestServer, yes_no_logprobs
 
 MODEL = "judge-model"
@@ -310,8 +310,8 @@ async def test_a_reply_that_is_not_json_is_reported_as_not_an_openai_server(serv
 
 
 async def test_auto_picks_it_only_when_the_base_url_is_set_and_before_ollama(server: OpenAITestServer) -> None:
-    unset = BackendProvider(EngineConfig(ollama_host=closed_port_url().removesuffix("/v1")))
-    set_ = BackendProvider(EngineConfig(openai_base_url=server.url, judge_model=MODEL))
+    unset = BackendProvider(engine_config(ollama_host=closed_port_url().removesuffix("/v1")))
+    set_ = BackendProvider(engine_config(openai_base_url=server.url, judge_model=MODEL))
     try:
         name, why = await unset.choose()
         assert name != "openai" and "openai" not in why
@@ -324,7 +324,7 @@ async def test_auto_picks_it_only_when_the_base_url_is_set_and_before_ollama(ser
 
 
 async def test_auto_passes_over_a_configured_server_that_does_not_answer() -> None:
-    provider = BackendProvider(EngineConfig(openai_base_url=closed_port_url(), judge_model=MODEL))
+    provider = BackendProvider(engine_config(openai_base_url=closed_port_url(), judge_model=MODEL))
     try:
         name, why = await provider.choose()
     finally:

@@ -8,15 +8,15 @@ import time
 import anyio
 
 from gavel.tools.engine.backend import ModelInfo
-from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probes import Probes
 from gavel.tools.engine.provider import BackendProvider
+from tests.support.config import engine_config
 from tests.support.deps import REGISTRY
 from tests.support.ollama_server import OllamaTestServer
 from tests.support.scripted import ScriptedBackend, yes_no
 
-CONFIG = EngineConfig(timeout_s=5, call_deadline_s=0.5)
+CONFIG = engine_config(timeout_s=5, call_deadline_s=0.5)
 
 
 class Probed(ScriptedBackend):
@@ -88,7 +88,7 @@ async def test_a_failed_probe_is_remembered_until_the_backend_answers_again():
 
 async def test_a_setting_that_names_one_backend_is_not_probed_before_a_call() -> None:
     with OllamaTestServer(models=["m:latest"], fault="slow", slow_s=30.0) as silent:
-        provider = BackendProvider(EngineConfig(backend="ollama", ollama_host=silent.url, judge_model="m:latest"))
+        provider = BackendProvider(engine_config(backend="ollama", ollama_host=silent.url, judge_model="m:latest"))
         try:
             started = time.monotonic()
             judge = await provider.judge()
@@ -101,7 +101,7 @@ async def test_a_setting_that_names_one_backend_is_not_probed_before_a_call() ->
 
 async def test_an_asker_waiting_for_another_calls_silent_probe_stops_at_its_own_deadline() -> None:
     backend, probes = Probed(silent=True, probabilities=True), Probes()
-    long_call = Judge(backend, EngineConfig(timeout_s=5, call_deadline_s=30), probes=probes)
+    long_call = Judge(backend, engine_config(timeout_s=5, call_deadline_s=30), probes=probes)
     short_call = Judge(backend, CONFIG, probes=probes)
     started = time.monotonic()
     async with anyio.create_task_group() as tg:

@@ -12,11 +12,11 @@ import pytest
 
 from gavel.tools.engine import embedded
 from gavel.tools.engine.backend import ChatRequest
-from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.progress import Progress
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import engine_config
 from tests.support.deps import ProgressLog, strictly_increasing
 from tests.support.scripted import ScriptedBackend, yes_no
 
@@ -117,7 +117,7 @@ async def test_cancelling_the_work_cancels_the_heartbeat(fast_heartbeat: None) -
 
 
 def judge_over(backend: Any, log: ProgressLog, **config: Any) -> Judge:
-    return Judge(backend, EngineConfig(timeout_s=5, **config), progress=Progress(log))
+    return Judge(backend, engine_config(timeout_s=5, **config), progress=Progress(log))
 
 
 async def test_each_metric_reports_when_the_model_answered_it(every_tick: None) -> None:
@@ -188,7 +188,7 @@ async def test_the_embedded_models_assembly_and_loading_send_heartbeats(
 
 async def test_without_a_client_to_tell_no_heartbeat_runs() -> None:
     backend = ScriptedBackend(default=yes_no(0.9), probabilities=True)
-    judge = Judge(backend, EngineConfig(timeout_s=5))
+    judge = Judge(backend, engine_config(timeout_s=5))
     assert judge.progress.silent
     await judge.score_metrics(rubric=RUBRIC, metrics=RUBRIC.metrics[:1], subject="x")
     assert isinstance(backend.requests[0], ChatRequest)

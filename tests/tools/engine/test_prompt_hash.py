@@ -120,7 +120,7 @@ def test_every_prompt_file_ships_with_the_package() -> None:
 def test_prompt_text_data_lives_under_tools_prompts_only() -> None:
     # A prompt data file elsewhere under tools/ would be read by the judge but left out of the hash. The
     # calibration sets are not prompt text: their items are requests, judged (and keyed) as any caller's.
-    calibration_data = TOOLS_DIR / "calibration_data"
+    calibration_data = TOOLS_DIR / "calibration" / "data"
     elsewhere = [
         p.relative_to(TOOLS_DIR).as_posix()
         for p in TOOLS_DIR.rglob("*")

@@ -12,10 +12,10 @@ import pytest
 
 from gavel.tools.candidates import ScoreCandidatesRequest, score_candidates
 from gavel.tools.deps import ToolDeps
-from gavel.tools.engine.config import EngineConfig, Limits
 from gavel.tools.engine.embedded import EmbeddedBackend, embedded_available
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.config import engine_config, input_limits
 
 pytestmark = [
     pytest.mark.real_model,
@@ -48,7 +48,7 @@ async def judge_one(judge: Judge, metric: str, answer: str) -> float | None:
 
 @pytest.mark.parametrize(("metric", "answer", "good"), CASES)
 async def test_the_embedded_model_scores_clear_cases_on_the_right_side(embedded_backend, metric, answer, good):
-    judge = Judge(embedded_backend, EngineConfig(timeout_s=600, readout="generated"))
+    judge = Judge(embedded_backend, engine_config(timeout_s=600, readout="generated"))
     score = await judge_one(judge, metric, answer)
     assert score is not None
     assert (score >= 0.5) is good, f"{metric}={score} for {answer!r}"
@@ -58,7 +58,7 @@ async def test_the_embedded_model_scores_clear_cases_on_the_right_side(embedded_
 async def test_the_ollama_path_against_the_embedded_model_scores_clear_cases_on_the_right_side(
     embedded_ollama_backend, metric, answer, good
 ):
-    judge = Judge(embedded_ollama_backend, EngineConfig(timeout_s=600, readout="generated"))
+    judge = Judge(embedded_ollama_backend, engine_config(timeout_s=600, readout="generated"))
     score = await judge_one(judge, metric, answer)
     assert score is not None
     assert (score >= 0.5) is good, f"{metric}={score} for {answer!r}"
@@ -67,7 +67,7 @@ async def test_the_ollama_path_against_the_embedded_model_scores_clear_cases_on_
 async def _ranks_the_clear_cases(backend) -> None:
     # Read as P(yes), the 1.5B model's metric checks lean Yes (an off-topic answer gets about 0.6 for relevance),
     # so what they are trusted for is the order; the per-sentence check holds the 0.5 cut as well.
-    judge = Judge(backend, EngineConfig(timeout_s=600))
+    judge = Judge(backend, engine_config(timeout_s=600))
     assert await judge.readout_kind() == "probability"
     scores = {case.id: await judge_one(judge, *case.values[:2]) for case in CASES}
     assert scores["relevant-answer-scores-high"] > scores["irrelevant-answer-scores-low"], scores
@@ -113,9 +113,9 @@ async def embedded_ollama_backend(_embedded_ollama_server):
 
 async def test_the_embedded_model_reads_a_supported_sentence_above_an_unsupported_one(embedded_backend):
     from gavel.tools.engine.one_token import prefix
-    from gavel.tools.rag.probability import check_sentences
+    from gavel.tools.rag.sentence_support import check_sentences
 
-    judge = Judge(embedded_backend, EngineConfig(timeout_s=600))
+    judge = Judge(embedded_backend, engine_config(timeout_s=600))
     assert await judge.readout_kind() == "probability"
     shared = prefix(RAG, PASSAGE, {"question": QUESTION})
     answer = "It was completed in 1889 [1]. It was completed in 1923 as a radio mast."
@@ -133,7 +133,7 @@ async def test_the_embedded_model_reads_a_supported_sentence_above_an_unsupporte
 async def test_score_candidates_ranks_a_concrete_idea_above_a_slogan_from_probabilities(embedded_backend):
     # The demo's two clearest ideas; measured at 0.74 and 0.65 (bench/README.md, the ideas' probability readout).
     async def judge(**wiring: Any) -> Judge:
-        return Judge(embedded_backend, EngineConfig(timeout_s=600), **wiring)
+        return Judge(embedded_backend, engine_config(timeout_s=600), **wiring)
 
     ideas = [
         {"id": "slogan", "text": "Make a dashboard. It would be nice."},
@@ -141,7 +141,7 @@ async def test_score_candidates_ranks_a_concrete_idea_above_a_slogan_from_probab
          "specific part last, then measure the prompt tokens llama.cpp reuses across the metrics of one "
          "evaluation; ship it as the default if wall time drops by 20% on 2 cores."},
     ]  # fmt: skip
-    deps = ToolDeps(registry=RubricRegistry.load(), limits=Limits(), judge_factory=judge)
+    deps = ToolDeps(registry=RubricRegistry.load(), limits=input_limits(), judge_factory=judge)
     result = await score_candidates(ScoreCandidatesRequest(candidates=ideas, rubric="idea-quality", top_k=1), deps)
     assert result.provenance is not None and result.provenance.readout == "probability"
     scores = {entry["id"]: entry["judge_score"] for entry in result.ranking}

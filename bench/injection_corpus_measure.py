@@ -1,0 +1,85 @@
+"""The deterministic injection detector on bench/injection_corpus.jsonl, per category and per part: detection on
+the injected texts, false flags on the clean ones, and the time per text. No model, so every run gives the same
+counts; the times depend on the machine and its load, both stored with the result.
+
+    python -m bench.injection_corpus_measure            # both parts, writes bench/results/injection_corpus.json
+    python -m bench.injection_corpus_measure --split dev  # the part tuned on only, prints the misses, writes nothing
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from bench.machine import describe
+from gavel.tools.guards import detect_injection
+
+CORPUS = Path(__file__).resolve().parent / "injection_corpus.jsonl"
+RESULTS = Path(__file__).resolve().parent / "results" / "injection_corpus.json"
+
+
+def load(path: Path = CORPUS) -> list[dict[str, str]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def measure(rows: list[dict[str, str]]) -> dict[str, Any]:
+    cells: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    seconds: list[float] = []
+    for row in rows:
+        start = time.perf_counter()
+        flagged = bool(detect_injection(row["text"]))
+        seconds.append(time.perf_counter() - start)
+        key = f"{row['kind']}: {row['category']}"
+        cell = cells[row["split"]].setdefault(key, {"texts": 0, "flagged": 0, "wrong": []})
+        cell["texts"] += 1
+        cell["flagged"] += flagged
+        if flagged != (row["kind"] == "injection"):
+            cell["wrong"].append(row["id"])
+    report: dict[str, Any] = {}
+    for split, per in cells.items():
+        totals = {}
+        for kind in ("injection", "clean"):
+            mine = [c for k, c in per.items() if k.startswith(kind + ":")]
+            totals[kind] = {"texts": sum(c["texts"] for c in mine), "flagged": sum(c["flagged"] for c in mine)}
+        report[split] = {"categories": dict(sorted(per.items())), "totals": totals}
+    seconds.sort()
+    report["seconds_per_text"] = {"median": seconds[len(seconds) // 2], "max": seconds[-1],
+                                  "p99": seconds[int(len(seconds) * 0.99)]}  # fmt: skip
+    return report
+
+
+def _rate(cell: dict[str, Any]) -> str:
+    return f"{cell['flagged']}/{cell['texts']} ({cell['flagged'] / cell['texts']:.0%})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", choices=["dev", "held_out"], help="measure one part only (and write nothing)")
+    args = parser.parse_args()
+    rows = [row for row in load() if args.split in (None, row["split"])]
+    report = measure(rows)
+    for split in [s for s in ("dev", "held_out") if s in report]:
+        print(f"== {split}: detected (injected) / flagged (clean)")
+        for key, cell in report[split]["categories"].items():
+            print(f"  {key:65} {_rate(cell):>14}")
+            if args.split:
+                for wrong in cell["wrong"]:
+                    print(f"      missed or false: {wrong}")
+        for kind, cell in report[split]["totals"].items():
+            print(f"  TOTAL {kind:59} {_rate(cell):>14}")
+    print("seconds per text:", {k: round(v, 4) for k, v in report["seconds_per_text"].items()})
+    if args.split is None:
+        report["machine"] = {**describe(), "load_average": os.getloadavg()}
+        RESULTS.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"written to {RESULTS}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""The `gavel` command: `serve` (the MCP server), `rubrics`, `config`, `demo`, and the evaluation ledger's
+readers `history`, `show` and `export`.
+
+Settings are read once, in `main`, from the environment and the flags (flags win); nothing is read at
+import time. Every user error is one line on stderr and exit code 2.
+
+`serve` writes nothing to stdout itself: on stdio that is the protocol channel. The other commands are
+for a person and write their output to stdout.
+
+The subcommands, their arguments and where each handler lives are one table, `gavel.server.cli.commands`;
+a handler's module is imported only when its command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gavel.server.cli.commands import add_commands
+from gavel.server.cli.console import PROG, Handler, Parser, fail, positive_float
+from gavel.server.settings import SettingsError, load_settings
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+BACKENDS = ("auto", "openai", "ollama", "embedded", "sampling")
+
+
+def _settings_parent() -> argparse.ArgumentParser:
+    """Flags every command shares: each overrides the matching GAVEL_* environment variable."""
+    # SUPPRESS: an absent flag sets nothing, so `rubrics --rubrics-dir X show ID` keeps X (a nested
+    # subparser would otherwise overwrite it with its own default).
+    parent = Parser(add_help=False, argument_default=argparse.SUPPRESS)
+    group = parent.add_argument_group("settings (each overrides its environment variable)")
+    group.add_argument("--backend", choices=BACKENDS, help="model backend (GAVEL_BACKEND; default auto)")
+    group.add_argument("--judge-model", metavar="NAME", help="judge model name (GAVEL_JUDGE_MODEL)")
+    group.add_argument(
+        "--model-path", type=Path, metavar="FILE", help="GGUF file for the embedded backend (GAVEL_MODEL_PATH)"
+    )
+    group.add_argument(
+        "--rubrics-dir",
+        type=Path,
+        metavar="DIR",
+        help="extra rubric directory; its rubrics add to and override the built-in ones by id (GAVEL_RUBRICS_DIR)",
+    )
+    group.add_argument(
+        "--log-level", type=str.upper, choices=LOG_LEVELS, help="log level on stderr (GAVEL_LOG_LEVEL; default INFO)"
+    )
+    group.add_argument(
+        "--ledger-path",
+        metavar="FILE",
+        help="the evaluation ledger (SQLite), or 'off' (GAVEL_LEDGER_PATH; default: the user data directory; "
+        "GAVEL_LEDGER_URL=postgresql://... puts it in PostgreSQL instead)",
+    )
+    group.add_argument(
+        "--timeout-s",
+        type=positive_float,
+        metavar="SECONDS",
+        help="per model call timeout (GAVEL_TIMEOUT_S; default 120)",
+    )
+    return parent
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parent = _settings_parent()
+    parser = Parser(
+        prog=PROG,
+        description="Gavel: an MCP server that gives any agent a judge.",
+        epilog="Run 'gavel COMMAND --help' for a command's options.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    add_commands(commands, parent)
+    parser.set_defaults(command_names=tuple(commands.choices))
+    return parser
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    names = (
+        "backend", "judge_model", "model_path", "rubrics_dir", "log_level", "timeout_s", "auth_token", "ledger_path",
+    )  # fmt: skip
+    return {name: getattr(args, name, None) for name in names}
+
+
+def _handler(name: str) -> Handler:
+    """The function a command table row names as "module:function" in gavel.server."""
+    module, function = name.split(":")
+    handler: Handler = getattr(importlib.import_module(f"gavel.server.cli.{module}"), function)
+    return handler
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        *most, last = args.command_names
+        return fail(f"give a command: {', '.join(most)} or {last}")
+    try:
+        settings = load_settings(os.environ, _overrides(args))
+    except SettingsError as exc:
+        return fail(str(exc))
+    if args.command != "serve":
+        from gavel.server.logging import configure_logging
+
+        configure_logging(settings.log_level)
+    return int(_handler(args.handler)(settings, args))

@@ -1,0 +1,185 @@
+"""The calibration sets, the agreement statistics and a calibration run in process (scripted model, real ledger)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from pathlib import Path
+
+import anyio
+import pytest
+
+from gavel.tools.calibration import stats
+from gavel.tools.calibration.measure import CalibrationRun
+from gavel.tools.calibration.records import calibrations_for
+from gavel.tools.calibration.sets import DATA_DIR, load_file, load_set, shipped_sets
+from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.errors import InvalidInput
+from gavel.tools.ledger import Ledger
+from tests.support.deps import REGISTRY, ProgressLog, make_deps
+from tests.support.devset import TUNED_PAIRS, load_pairs
+from tests.support.graded import blind, by_people, dialogue_model
+from tests.support.scripted import ScriptedBackend, yes_no
+
+# -- the sets -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["halueval-qa", "clinical-assessment"])
+def test_every_shipped_set_says_where_it_comes_from_and_how_it_was_labelled(name: str) -> None:
+    meta = tomllib.loads((DATA_DIR / f"{name}.toml").read_text(encoding="utf-8"))
+    assert {"tool", "rubric", "source", "source_commit", "license", "labels"} <= set(meta)
+    cal_set = load_set(name, REGISTRY)
+    assert cal_set.tool == meta["tool"] and cal_set.items
+    pairs = {item.pair for item in cal_set.items}
+    assert all(sum(1 for i in cal_set.items if i.pair == p and i.good) == 1 for p in pairs)  # one good, one bad
+
+
+def test_halueval_keeps_its_attribution_and_puts_the_tuned_pairs_last() -> None:
+    meta = tomllib.loads((DATA_DIR / "halueval-qa.toml").read_text(encoding="utf-8"))
+    assert "CC BY-SA 4.0" in meta["license"] and "HotpotQA" in meta["attribution"]
+    assert "CC BY-SA 4.0" in (DATA_DIR / "halueval-qa.README.md").read_text(encoding="utf-8")
+    items = load_set("halueval-qa", REGISTRY).items
+    assert len(items) == 200 and shipped_sets() == ["clinical-assessment", "halueval-qa", "topicalchat-usr"]
+    pairs = load_pairs()  # the development set the benchmarks read, by question number
+    tuned = {judged["id"] for pair in pairs[:TUNED_PAIRS] for judged in pair}
+    assert {item.id for item in items[-meta["tuned_items"] :]} == tuned
+    labels = {judged["id"]: "bad" if judged["hallucinated"] else "good" for pair in pairs for judged in pair}
+    assert {item.id: "good" if item.good else "bad" for item in items} == labels
+
+
+def test_the_dialogue_set_is_graded_by_people_in_whole_conversations() -> None:
+    meta = tomllib.loads((DATA_DIR / "topicalchat-usr.toml").read_text(encoding="utf-8"))
+    assert {"tool", "rubric", "source", "source_commit", "license", "labels"} <= set(meta)
+    assert "CDLA-Sharing-1.0" in meta["license"] and "MIT" in meta["license"] and "mean of three" in meta["labels"]
+    cal_set = load_set("topicalchat-usr", REGISTRY)
+    assert (cal_set.tool, cal_set.rubric, len(cal_set.items)) == ("evaluate_assessment", "dialogue-response", 60)
+    assert all(item.good is None and item.graded is not None and 1 <= item.graded <= 5 for item in cal_set.items)
+    conversations = [item.pair for item in cal_set.items]
+    assert [conversations[i] for i in range(0, 60, 6)] == list(dict.fromkeys(conversations))  # 10 runs of 6
+    assert len(cal_set.take(40)) == 36  # whole conversations
+
+
+def test_the_dialogue_set_is_the_development_set_as_items() -> None:
+    dev = [json.loads(line) for line in DEV_DIALOGUE.read_text(encoding="utf-8").splitlines()]
+    items = load_set("topicalchat-usr", REGISTRY).items
+    assert len(items) == len(dev) == 60
+    for item, row in zip(items, dev, strict=True):
+        turns = [turn.strip() for turn in row["dialogue_history"].split("\n")]
+        fact = "" if row["knowledge"] == "_nofact" else f"\n\nFact: {row['knowledge'].strip()}"
+        assert item.fields["source"] == "Conversation:\n" + "\n".join(turns) + fact
+        assert item.fields["assessment"] == row["response"].strip() and item.fields["rubric"] == "dialogue-response"
+        assert item.graded == pytest.approx(row["human_scores_mean3"]["overall"], abs=1e-4)
+        assert item.pair == f"conversation-{row['context_id']}"
+
+
+def test_a_limit_takes_whole_pairs() -> None:
+    cal_set = load_set("halueval-qa", REGISTRY)
+    assert len(cal_set.take(41)) == 40 and len(cal_set.take(40)) == 40 and len(cal_set.take(1)) == 0
+
+
+def test_a_users_own_jsonl_is_read_by_its_fields(tmp_path: Path) -> None:
+    path = tmp_path / "mine.jsonl"
+    rows = [
+        {"id": "a", "assessment": "Low mood for three weeks.", "source": "Patient: low mood, three weeks.", "score": 4},
+        {"id": "b", "assessment": "Fine.", "source": "Patient: low mood, three weeks.", "label": "bad"},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    cal_set = load_file(path, REGISTRY)
+    assert (cal_set.name, cal_set.tool, cal_set.rubric) == ("mine", "evaluate_assessment", "clinical-assessment")
+    assert [(i.good, i.graded) for i in cal_set.items] == [(None, 4.0), (False, None)]
+    path.write_text(json.dumps({"id": "x", "assessment": "t", "label": "fine"}) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match="label must be 'good' or 'bad'"):
+        load_file(path, REGISTRY)
+
+
+# -- the statistics -----------------------------------------------------------------------------------------
+
+
+def test_the_statistics_on_hand_made_cases() -> None:
+    assert stats.balanced_accuracy([(True, True), (True, None), (False, False), (False, False)]) == 0.75
+    assert stats.balanced_accuracy([(True, True)]) is None  # one class only
+    assert stats.auroc([0.9, 0.8], [0.1, 0.8]) == pytest.approx(0.875)
+    assert stats.pairwise_accuracy([(0.9, 0.1), (0.5, 0.5), (None, 0.2)]) == 0.5
+    assert stats.spearman([(1, 0.1), (2, 0.2), (3, 0.3), (4, 0.25)]) == pytest.approx(0.8)
+    cut, best = stats.best_cut([(True, 0.3), (True, 0.4), (False, 0.1), (False, 0.2)], 0.5)
+    assert 0.2 < cut <= 0.3 and best == 1.0
+    assert stats.best_cut([(True, 0.9), (False, 0.1)], 0.5) == (0.5, 1.0)  # the default when it is as good
+
+
+# -- a run in process ---------------------------------------------------------------------------------------
+
+# The dialogue development set, beside a checkout (CI) or in /work/shared, as tests/support/devset.py finds its set.
+_SHARED = [Path(__file__).resolve().parents[4] / "shared" / "data", Path("/work/shared/data")]
+DEV_DIALOGUE = next((d / "topicalchat_usr_dev.jsonl" for d in _SHARED if d.is_dir()), _SHARED[0])
+
+CLINICAL = [json.loads(line) for line in (DATA_DIR / "clinical-assessment.jsonl").read_text().splitlines()]
+GOOD_TEXTS = [row["assessment"] for row in CLINICAL if row["label"] == "good"]
+
+
+def checks_by_label(request: ChatRequest) -> object:
+    """The rubric's checks: Yes for a good assessment (its sentences, or with it as the document), No for a bad one,
+    whatever the check."""
+    prompt = "\n".join(m.content for m in request.messages)
+    judged = prompt.rsplit("<<<\n", 1)[1].split("\n>>>", 1)[0]
+    good = any(text in prompt for text in GOOD_TEXTS) or any(judged in text for text in GOOD_TEXTS)
+    return yes_no(0.95 if good else 0.05)
+
+
+async def test_the_clinical_set_is_judged_by_evaluate_assessment(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    deps = dataclasses.replace(make_deps(ScriptedBackend(default=checks_by_label, probabilities=True)), ledger=ledger)
+    report = await CalibrationRun(load_set("clinical-assessment", REGISTRY), deps, ledger, None).execute()
+    ledger.close()
+    assert report.complete and report.n == 16 and report.unscored == 0
+    # A one-sentence bad assessment has nothing to contradict and few sentences to be vague: it can score near
+    # the cut on counts of mistakes, so the pairs, not every item, must come out right.
+    assert report.pairwise_accuracy is not None and report.pairwise_accuracy.value == 1.0
+    assert report.balanced_accuracy.value is not None and report.balanced_accuracy.value >= 0.9
+    assert report.cut.default == 0.75 and report.judge["readout"] == "probability"
+
+
+async def test_a_cancelled_run_keeps_its_items_as_a_partial_calibration(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    progress = ProgressLog()
+    deps = dataclasses.replace(
+        make_deps(ScriptedBackend(default=checks_by_label, probabilities=True), progress=progress), ledger=ledger
+    )
+    run = CalibrationRun(load_set("clinical-assessment", REGISTRY), deps, ledger, None)
+    with anyio.CancelScope() as scope:
+
+        async def stop_after_three(done: float, total: float | None, message: str | None) -> None:
+            await progress(done, total, message)
+            if done == 3:
+                scope.cancel()
+
+        deps.progress = stop_after_three
+        await run.execute()
+    assert run.report is not None and not run.report.complete and run.report.n == 3
+    assert "PARTIAL (interrupted after 3 of 16 items)" in run.report.render_text()
+    (stored,) = calibrations_for(ledger, run.report.fitness_key or "")
+    ledger.close()
+    assert stored["complete"] is False and stored["n"] == 3 and stored["stored"] is True
+
+
+async def test_a_graded_set_reports_spearman_and_says_balanced_accuracy_needs_labels(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    deps = dataclasses.replace(make_deps(dialogue_model(by_people)), ledger=ledger)
+    report = await CalibrationRun(load_set("topicalchat-usr", REGISTRY), deps, ledger, 12).execute()
+    (stored,) = calibrations_for(ledger, report.fitness_key or "")
+    ledger.close()
+    assert report.complete and report.n == 12 and report.unscored == 0 and report.stored
+    assert report.spearman is not None and report.spearman.value == 1.0
+    assert report.balanced_accuracy.value is None and report.auroc.value is None and report.pairwise_accuracy is None
+    assert report.cut.best is None and report.base_rate_good is None
+    assert any("graded labels only" in note for note in report.notes)
+    assert any("not a held-out measure" in note for note in report.notes)
+    assert "| Spearman | 1.00" in report.render_text()
+    assert stored["spearman"]["value"] == 1.0
+
+
+async def test_a_judge_blind_to_the_people_has_a_spearman_interval_around_zero(tmp_path: Path) -> None:
+    deps = make_deps(dialogue_model(blind))
+    report = await CalibrationRun(load_set("topicalchat-usr", REGISTRY), deps, None, None).execute()
+    assert report.spearman is not None and report.spearman.low is not None and report.spearman.high is not None
+    assert report.spearman.low <= 0 <= report.spearman.high

@@ -1,0 +1,350 @@
+"""`gavel calibrate` and the MCP tool `calibrate_judge`: the judge measured on a labelled set, on this machine.
+
+Every item of the set (up to `limit`, whole pairs) is judged by the tool the set belongs to, with the configured
+backend and model, one item after another. Each judgment goes through the evaluation ledger as any tool call
+does: an item judged identically before (same inputs, rubric, prompts, model digest, options) is served from
+it and counted as cached, a new judgment is recorded. The judge is calibrated without its earlier calibration:
+no fitness lookup, no calibrated cut, so a measurement never depends on the one before.
+
+THE DECISION RULE, FIXED BEFORE ANY RUN: an item is predicted good when the tool's score for it (0-1, see
+tools/calibration/sets.py) is at or above Gavel's default cut; an item the judge did not score counts as a
+wrong prediction (and in `unscored`). The cut that maximizes balanced accuracy on the set is reported beside
+it, never used for the figures. Intervals: 95% percentile bootstrap over pairs where the set has them, else
+over items.
+
+An interrupted run (Ctrl-C, an MCP cancel) keeps every item judged so far: its figures are computed on them,
+stored as a partial calibration, and say so.
+"""
+
+from __future__ import annotations
+
+import secrets
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+import anyio
+from pydantic import BaseModel, ConfigDict, Field
+
+from gavel.tools.calibration import stats
+from gavel.tools.calibration.records import store_calibration
+from gavel.tools.calibration.sets import CalibrationSet, Item, load_set
+from gavel.tools.deps import ToolDeps
+from gavel.tools.errors import GavelError
+from gavel.tools.ledger import Ledger, timestamp, utc_now
+
+
+class Figure(BaseModel):
+    value: float | None
+    # The 95% percentile-bootstrap interval.
+    low: float | None = None
+    high: float | None = None
+
+    def cell(self) -> str:
+        if self.value is None:
+            return "n/a"
+        interval = "" if self.low is None or self.high is None else f" [{self.low:.2f}, {self.high:.2f}]"
+        return f"{self.value:.2f}{interval}"
+
+
+# Below this many labelled items a fitted cut mostly fits the sample's noise: reported, with a caveat.
+MIN_ITEMS_FOR_CUT = 50
+
+
+class CutReport(BaseModel):
+    default: float  # Gavel's cut on the score
+    best: float | None  # the cut that maximizes balanced accuracy on this set
+    balanced_accuracy_at_best: float | None
+    differs: bool  # deciding at the best cut would raise balanced accuracy on this set
+    fitted_on: int | None = None  # labelled items the best cut was fitted on (None in records made before it)
+
+    @property
+    def few_items(self) -> bool:
+        return self.best is not None and self.fitted_on is not None and self.fitted_on < MIN_ITEMS_FOR_CUT
+
+
+class ItemRow(BaseModel):
+    id: str
+    label: str | None
+    score: float | None
+    cached: bool
+    seconds: float
+    evaluation_id: str | None = None
+    error: str | None = None
+
+
+class CalibrationReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    calibration_id: str
+    fitness_key: str | None  # read calibration://{fitness_key}
+    set: str
+    tool: str
+    rubric: str
+    judge: dict[str, Any]  # backend, model, model_digest, readout, prompt_template_hash
+    created_at: str
+    complete: bool  # False when interrupted: the figures cover the n items judged
+    n: int  # items judged, cached included
+    requested: int  # items the run was to judge (the limit, whole pairs)
+    set_size: int
+    # Items served from the ledger: judged identically before, no model call now. (Not `cached`: on a tool's
+    # result that field means the whole result was served from the ledger.)
+    from_cache: int
+    unscored: int  # items the judge gave no score for (wrong predictions in the figures)
+    base_rate_good: float | None  # share of the judged items labelled good
+    balanced_accuracy: Figure
+    auroc: Figure
+    pairwise_accuracy: Figure | None = None
+    spearman: Figure | None = None
+    cut: CutReport
+    seconds_per_item: float | None  # mean wall time of the items the model judged now
+    seconds_total: float
+    score: str  # what the score is, and the decision rule
+    stored: bool  # kept in the ledger (false when it is off or failing)
+    notes: list[str] = Field(default_factory=list)
+    items: list[ItemRow] = Field(default_factory=list)
+
+    def render_text(self) -> str:
+        judge = self.judge
+        state = "complete" if self.complete else f"PARTIAL (interrupted after {self.n} of {self.requested} items)"
+        rows = [
+            ("balanced accuracy", self.balanced_accuracy.cell()),
+            ("AUROC", self.auroc.cell()),
+            ("pairwise accuracy", self.pairwise_accuracy.cell() if self.pairwise_accuracy else "n/a (no pairs)"),
+            ("Spearman", self.spearman.cell() if self.spearman else "n/a (no graded labels)"),
+            (
+                "items",
+                f"{self.n} of {self.set_size} ({self.from_cache} from the ledger's cache, {self.unscored} unscored)",
+            ),
+            ("base rate (good)", "n/a" if self.base_rate_good is None else f"{self.base_rate_good:.2f}"),
+            ("time per item", "n/a" if self.seconds_per_item is None else f"{self.seconds_per_item:.1f} s judged now"),
+            ("decision cut", _cut_cell(self.cut)),
+        ]
+        lines = [
+            f"calibration {self.calibration_id} of {self.tool} on {self.set}: {state}",
+            f"judge: {judge.get('backend')} {judge.get('model')} ({judge.get('readout')} readout), "
+            f"key {self.fitness_key}",
+            "",
+            "| figure | value [95% CI] |",
+            "|---|---|",
+            *[f"| {name} | {value} |" for name, value in rows],
+            "",
+            f"rule: {self.score}",
+        ]
+        lines += [f"note: {note}" for note in self.notes]
+        if not self.stored:
+            lines.append("not stored: the ledger is off or unavailable, so judgments carry no fitness from this run")
+        return "\n".join(lines)
+
+
+def _cut_cell(cut: CutReport) -> str:
+    if cut.best is None:
+        return f"default {cut.default:.3g}; no better cut found"
+    change = "differs from the default" if cut.differs else "same result as the default"
+    best = "n/a" if cut.balanced_accuracy_at_best is None else f"{cut.balanced_accuracy_at_best:.2f}"
+    few = f"; fitted on only {cut.fitted_on} items, see the note" if cut.few_items else ""
+    return f"default {cut.default:.3g}; best {cut.best:.3g} (balanced accuracy {best}; {change}{few})"
+
+
+# -- figures ----------------------------------------------------------------------------------------------
+
+
+def _figure(units: Sequence[Any], statistic: Callable[[Sequence[Any]], float | None]) -> Figure:
+    value = statistic(units)
+    low, high = stats.bootstrap_ci(units, statistic) if value is not None else (None, None)
+    return Figure(value=None if value is None else round(value, 4), low=low, high=high)
+
+
+def _units(rows: Sequence[tuple[Item, ItemRow]]) -> list[list[tuple[Item, ItemRow]]]:
+    """Bootstrap units: whole pairs where the set pairs its items, else single items."""
+    groups: dict[str, list[tuple[Item, ItemRow]]] = {}
+    for index, (item, row) in enumerate(rows):
+        groups.setdefault(item.pair or f"#{index}", []).append((item, row))
+    return list(groups.values())
+
+
+def _flat(units: Sequence[Sequence[tuple[Item, ItemRow]]]) -> list[tuple[Item, ItemRow]]:
+    return [pair for unit in units for pair in unit]
+
+
+def figures(rows: Sequence[tuple[Item, ItemRow]], default_cut: float) -> dict[str, Any]:
+    units = _units(rows)
+    labelled = [(item.good, row.score) for item, row in rows if item.good is not None]
+
+    def balanced(sample: Sequence[Any]) -> float | None:
+        items = [(i.good, r.score) for i, r in _flat(sample) if i.good is not None]
+        return stats.balanced_accuracy(stats.outcomes_at(items, default_cut))
+
+    def auroc(sample: Sequence[Any]) -> float | None:
+        flat = _flat(sample)
+        return stats.auroc([r.score for i, r in flat if i.good], [r.score for i, r in flat if i.good is False])
+
+    def pairwise(sample: Sequence[Any]) -> float | None:
+        pairs = []
+        for unit in sample:
+            good = [r.score for i, r in unit if i.good]
+            bad = [r.score for i, r in unit if i.good is False]
+            if len(unit) == 2 and len(good) == 1 and len(bad) == 1:
+                pairs.append((good[0], bad[0]))
+        return stats.pairwise_accuracy(pairs)
+
+    def spearman(sample: Sequence[Any]) -> float | None:
+        return stats.spearman([(i.graded, r.score) for i, r in _flat(sample) if i.graded is not None])
+
+    best, at_best = stats.best_cut(labelled, default_cut)
+    at_default = stats.balanced_accuracy(stats.outcomes_at(labelled, default_cut))
+    has_pairs = any(len(unit) == 2 for unit in units)
+    return {
+        "balanced_accuracy": _figure(units, balanced),
+        "auroc": _figure(units, auroc),
+        "pairwise_accuracy": _figure(units, pairwise) if has_pairs else None,
+        "spearman": _figure(units, spearman) if any(i.graded is not None for i, _ in rows) else None,
+        "cut": CutReport(
+            default=default_cut,
+            best=None if at_best is None else round(best, 4),
+            balanced_accuracy_at_best=None if at_best is None else round(at_best, 4),
+            differs=at_best is not None and at_default is not None and at_best > at_default + 1e-9,
+            fitted_on=sum(1 for _, score in labelled if score is not None),
+        ),
+        "base_rate_good": round(sum(1 for g, _ in labelled if g) / len(labelled), 4) if labelled else None,
+    }
+
+
+# -- the run ----------------------------------------------------------------------------------------------
+
+
+class CalibrationRun:
+    """One calibration. `report` is set when `execute` ends, also when it ends by cancellation (then partial)."""
+
+    def __init__(self, cal_set: CalibrationSet, deps: ToolDeps, ledger: Ledger | None, limit: int | None) -> None:
+        self.set = cal_set
+        self.deps = deps
+        self.ledger = ledger
+        self.items = cal_set.take(limit)
+        self.rows: list[tuple[Item, ItemRow]] = []
+        self.judge_info: dict[str, Any] = {}
+        self.fitness_key: str | None = None
+        self.report: CalibrationReport | None = None
+        self.calibration_id = secrets.token_hex(8)
+        self._started = time.perf_counter()
+
+    async def execute(self) -> CalibrationReport:
+        try:
+            for item in self.items:
+                self.rows.append((item, await self._judge(item)))
+                row = self.rows[-1][1]
+                shown = "unscored" if row.score is None else f"score {row.score:.2f}"
+                cached = ", from the ledger" if row.cached else ""
+                await self.deps.progress(len(self.rows), len(self.items), f"{item.id}: {shown}{cached}")
+        except (anyio.get_cancelled_exc_class(), KeyboardInterrupt):
+            with anyio.CancelScope(shield=True):
+                self.report = await self._finish(complete=False)
+            raise
+        self.report = await self._finish(complete=True)
+        return self.report
+
+    async def _judge(self, item: Item) -> ItemRow:
+        adapter = self.set.adapter
+        started = time.perf_counter()
+        request = adapter.request(item, self.set.rubric)
+        judge = self.deps.judge_through_ledger
+        try:
+            if judge is None:
+                result = await adapter.impl(request, self.deps)
+            else:
+                result = await judge(adapter.tool, request, adapter.result_model, adapter.impl, self.deps)
+        except GavelError as exc:
+            return ItemRow(id=item.id, label=_label(item), score=None, cached=False, error=str(exc),
+                           seconds=round(time.perf_counter() - started, 3))  # fmt: skip
+        cached = bool(result.cached)
+        self._note_judge(result)
+        return ItemRow(
+            id=item.id, label=_label(item), score=adapter.score(result), cached=cached,
+            seconds=round(time.perf_counter() - started, 3), evaluation_id=result.evaluation_id,
+        )  # fmt: skip
+
+    def _note_judge(self, result: Any) -> None:
+        provenance = getattr(result, "provenance", None)
+        if provenance is None or self.fitness_key is not None:
+            return
+        self.fitness_key = provenance.fitness_key
+        self.judge_info = {
+            "backend": provenance.backend, "model": provenance.model, "model_digest": provenance.model_digest,
+            "readout": provenance.readout, "prompt_template_hash": provenance.prompt_template_hash,
+        }  # fmt: skip
+
+    async def _finish(self, *, complete: bool) -> CalibrationReport:
+        rubric = self.deps.registry.get(self.set.rubric)
+        found = figures(self.rows, self.set.adapter.default_cut(rubric))
+        judged_now = [row.seconds for _, row in self.rows if not row.cached]
+        notes = []
+        tuned = int(self.set.meta.get("tuned_items", 0) or 0)
+        if tuned >= len(self.set.items):
+            notes.append("this whole set is development data Gavel's prompts may be chosen on: not a held-out measure")
+        elif tuned and len(self.rows) > len(self.set.items) - tuned:
+            notes.append(f"the last {tuned} items of this set are the ones Gavel's prompts were chosen on")
+        if self.rows and all(item.good is None for item, _ in self.rows):
+            notes.append(
+                "graded labels only: balanced accuracy, AUROC and the cut need good/bad labels; the judge's fitness "
+                "is the Spearman figure"
+            )
+        cut: CutReport = found["cut"]
+        if cut.few_items:
+            notes.append(
+                f"the best cut was fitted on {cut.fitted_on} scored items, fewer than {MIN_ITEMS_FOR_CUT}: on so few "
+                "it mostly fits this sample's noise; do not decide at it (GAVEL_USE_CALIBRATED_CUT) before a run of "
+                f"{MIN_ITEMS_FOR_CUT} items or more (--limit {MIN_ITEMS_FOR_CUT})"
+            )
+        report = CalibrationReport(
+            calibration_id=self.calibration_id,
+            fitness_key=self.fitness_key,
+            set=self.set.name,
+            tool=self.set.tool,
+            rubric=self.set.rubric,
+            judge=self.judge_info,
+            created_at=timestamp(utc_now()),
+            complete=complete,
+            n=len(self.rows),
+            requested=len(self.items),
+            set_size=len(self.set.items),
+            from_cache=sum(1 for _, row in self.rows if row.cached),
+            unscored=sum(1 for _, row in self.rows if row.score is None),
+            seconds_per_item=round(statistics.fmean(judged_now), 2) if judged_now else None,
+            seconds_total=round(time.perf_counter() - self._started, 1),
+            score=self.set.adapter.score_note,
+            stored=False,
+            notes=notes,
+            items=[row for _, row in self.rows],
+            **found,
+        )
+        if self.ledger is not None and self.fitness_key is not None and self.rows:
+            kept = report.model_dump(mode="json") | {"stored": True}
+            report.stored = await anyio.to_thread.run_sync(store_calibration, self.ledger, kept)
+        return report
+
+
+def _label(item: Item) -> str | None:
+    if item.good is not None:
+        return "good" if item.good else "bad"
+    return None if item.graded is None else f"{item.graded:g}"
+
+
+# -- the MCP tool -------------------------------------------------------------------------------------------
+
+DEFAULT_LIMIT = 40
+
+
+class CalibrateJudgeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # Which tool each set calibrates is in the report (and tools/calibration/data/): the listing stays short.
+    set: Annotated[str, Field(max_length=64, description="halueval-qa, clinical-assessment or topicalchat-usr.")]
+    limit: Annotated[int, Field(default=DEFAULT_LIMIT, ge=1, le=1000, description="Items (whole pairs).")] = (
+        DEFAULT_LIMIT
+    )
+
+
+async def calibrate_judge(request: CalibrateJudgeRequest, deps: ToolDeps) -> CalibrationReport:
+    run = CalibrationRun(load_set(request.set, deps.registry), deps, deps.ledger, request.limit)
+    return await run.execute()

@@ -1,0 +1,72 @@
+"""How Gavel treats the characters of untrusted text: `neutralize` for what the model is shown,
+`normalize_for_matching` for what the injection rules read.
+
+Both know the same look-alike brackets and invisible characters: `neutralize` breaks up a run of them that could
+pass for the engine's delimiters, `normalize_for_matching` folds them to ASCII so the rules see a fake one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Characters a reader (human or model) takes for an angle bracket. A run of three of any mix of them
+# could pass for the engine's delimiters, so each side is treated as one class.
+_LEFT_ANGLES = "<＜﹤‹«〈⟨〈《❮❬⟪˂ᐸ≺⧼"
+_RIGHT_ANGLES = ">＞﹥›»〉⟩〉》❯❭⟫˃ᐳ≻⧽"
+# Invisible characters that could be slipped between two brackets so the run no longer looks like one
+# to a naive check but still renders (and tokenizes) as one.
+_INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
+)
+_INV = f"[{_INVISIBLE}]"
+_ANGLE_RUN = re.compile(
+    rf"[{re.escape(_LEFT_ANGLES)}](?:{_INV}*[{re.escape(_LEFT_ANGLES)}]){{2,}}"
+    rf"|[{re.escape(_RIGHT_ANGLES)}](?:{_INV}*[{re.escape(_RIGHT_ANGLES)}]){{2,}}"
+)
+# C0 controls except tab and newline, DEL and the C1 block. Carriage returns become newlines instead
+# (a bare CR can visually overwrite a line in a terminal log; as a newline it stays readable).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Surrogate code points: in a Python str they are always unpaired (a JSON "\ud800" escape, a surrogateescape'd
+# byte). No model backend can encode them (llama.cpp's JSON parser rejects them with a RuntimeError), so each
+# becomes U+FFFD, as a UTF-8 decoder would render it.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _space_out(match: re.Match[str]) -> str:
+    brackets = [ch for ch in match.group(0) if ch not in _INVISIBLE]
+    return " ".join(brackets)
+
+
+def neutralize(text: str) -> str:
+    """`text` with no run of three angle brackets (or look-alikes), no control characters and no lone surrogates.
+
+    A run such as `<<<`, `＜＜＜`, `«‹<` or `<\u200b<<` becomes its brackets separated by spaces
+    (`< < <`), which keeps the text readable and can never read as a delimiter. Applying it twice
+    changes nothing more.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub("", text)
+    text = _SURROGATE.sub("\ufffd", text)
+    return _ANGLE_RUN.sub(_space_out, text)
+
+
+_OTHER_DIGITS = re.compile(r"(?![0-9])\d")
+_ANGLE_FOLD = str.maketrans({**dict.fromkeys(_LEFT_ANGLES, "<"), **dict.fromkeys(_RIGHT_ANGLES, ">")})
+
+
+def normalize_for_matching(text: str) -> str:
+    """NFKC, no invisible/format characters, case-folded, accents removed, brackets folded to ASCII.
+
+    Used only to *match*: the text shown to anyone is never this.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf" and ch not in _INVISIBLE)
+    text = text.translate(_ANGLE_FOLD).casefold()
+    decomposed = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # Digits of every script as ASCII: "۱۰ از ۱۰" is "10 از 10" to the rules.
+    text = _OTHER_DIGITS.sub(lambda m: str(unicodedata.decimal(m.group(0))), text)
+    # Collapse horizontal whitespace so "ignore   previous" and "ignore\tprevious" match alike.
+    return re.sub(r"[^\S\n]+", " ", text)
