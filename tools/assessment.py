@@ -20,7 +20,7 @@ from gavel.tools.common import (
     one_line,
     require_text,
 )
-from gavel.tools.deps import Tool, ToolDeps
+from gavel.tools.deps import FromRequest, Tool, ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
@@ -173,21 +173,13 @@ R = TypeVar("R", bound=RubricChoice)
 
 
 @dataclass(frozen=True)
-class PreparedRubric(Generic[R]):
+class PreparedRubric(FromRequest, Generic[R]):
     """A request that judges against a rubric, checked once: the rubric resolved and its pass threshold."""
 
     request: R
     rubric: Rubric
     threshold: float
     needs_model: bool = True
-
-    @property
-    def rubric_from_registry(self) -> bool:
-        return self.request.custom_rubric is None
-
-    @property
-    def model(self) -> str | None:
-        return self.request.model
 
 
 def prepare(request: R, deps: ToolDeps) -> PreparedRubric[R]:

@@ -109,6 +109,20 @@ class Prepared(Protocol):
         """The request's model override."""
 
 
+class FromRequest:
+    """`Prepared`'s model and rubric origin, read off a request that has `model` and `custom_rubric` fields."""
+
+    request: Any
+
+    @property
+    def rubric_from_registry(self) -> bool:
+        return self.request.custom_rubric is None
+
+    @property
+    def model(self) -> str | None:
+        return self.request.model
+
+
 @dataclass(frozen=True)
 class Unprepared:
     """A request to a tool that has no prepare step: it checks the request as it runs, and may ask for a model."""

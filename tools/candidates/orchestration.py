@@ -30,7 +30,7 @@ from gavel.tools.candidates.notes import Notes, joined
 from gavel.tools.candidates.plan import Plan, Scan, make_plan, scan, weight_notes
 from gavel.tools.candidates.ranking import Ranking, diversity_outcomes, rank, select, selection_notes
 from gavel.tools.candidates.scoring import JudgedCandidates, Scored, judge_phase, unused_threshold
-from gavel.tools.deps import Tool, ToolDeps
+from gavel.tools.deps import FromRequest, Tool, ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.scores import Provenance, Usage
 from gavel.tools.rubrics import Rubric, rubric_identity
@@ -46,7 +46,7 @@ class _Outcome:
 
 
 @dataclass(frozen=True)
-class PreparedCandidates:
+class PreparedCandidates(FromRequest):
     """A score_candidates request, checked once: its plan and every candidate's given values (`Scan`)."""
 
     request: ScoreCandidatesRequest
@@ -61,14 +61,6 @@ class PreparedCandidates:
     @property
     def rubric(self) -> Rubric | None:
         return self.plan.rubric
-
-    @property
-    def rubric_from_registry(self) -> bool:
-        return self.request.custom_rubric is None
-
-    @property
-    def model(self) -> str | None:
-        return self.request.model
 
 
 async def _prepare(request: ScoreCandidatesRequest, deps: ToolDeps) -> PreparedCandidates:
