@@ -20,7 +20,7 @@ from bench.rubric_agreement import CLINICAL
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.one_token import document_prefix
+from gavel.tools.engine.one_token import document_prefix, yes_no
 from gavel.tools.engine.sentences import clauses, split_sentences
 from tests.support.config import engine_config
 
@@ -57,8 +57,8 @@ async def probe(split: str) -> list[dict[str, Any]]:
     records = []
     for row in rows:
         for sentence, claim, rest in claims(row["assessment"]):
-            in_text, _ = await judge.yes_no(document_prefix(rest, None), instruction, extra={"claim": claim})
-            neutral, _ = await judge.yes_no(document_prefix(NEUTRAL, None), instruction, extra={"claim": claim})
+            in_text, _ = await yes_no(judge.calls, document_prefix(rest, None), instruction, extra={"claim": claim})
+            neutral, _ = await yes_no(judge.calls, document_prefix(NEUTRAL, None), instruction, extra={"claim": claim})
             mistake = row["version"] == "coherence" and sentence not in good[row["case"]]
             records.append({"case": row["case"], "version": row["version"], "sentence": sentence, "claim": claim,
                             "p_doc": in_text.value, "p_neutral": neutral.value, "mistake": int(mistake)})  # fmt: skip

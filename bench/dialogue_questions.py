@@ -21,7 +21,7 @@ from gavel.tools.calibration.stats import spearman
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.one_token import Prefix
+from gavel.tools.engine.one_token import Prefix, yes_no
 from tests.support.config import engine_config
 
 QUESTIONS = {
@@ -53,7 +53,7 @@ async def probe() -> list[dict[str, Any]]:
         p_yes = {}
         for key, question in QUESTIONS.items():
             instruction = texts.fill("probability_question", question=question)
-            readout, _ = await judge.yes_no(shared, instruction, extra={"response": row["response"].strip()})
+            readout, _ = await yes_no(judge.calls, shared, instruction, extra={"response": row["response"].strip()})
             p_yes[key] = readout.value
         records.append({"id": row["id"], "context_id": row["context_id"], "human": row["human_scores_mean3"],
                         "words": len(row["response"].split()), "p": p_yes})  # fmt: skip

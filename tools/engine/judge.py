@@ -23,7 +23,6 @@ from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.fitness import DecisionCut, FitnessSource, JudgeFitness, fitness_flags, fitness_key
 from gavel.tools.engine.ladder import Structured
-from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix
 from gavel.tools.engine.parse import strip_reasoning
 from gavel.tools.engine.probes import Probes, ProbeTimeout
@@ -113,18 +112,6 @@ class Judge:
         except ProbeTimeout as exc:
             self.calls.probe_timed_out(exc)
             return ModelInfo(backend=self.backend.name, model=model or getattr(self.backend, "model", None) or "")
-
-    async def yes_no(
-        self,
-        shared: Prefix,
-        instruction: str,
-        *,
-        extra: Mapping[str, str] | None = None,
-        model: str | None = None,
-        step: str = "a yes/no check",
-    ) -> tuple[Readout, Usage]:
-        """One Yes/No check after the judgment's shared prefix, read as P(yes). `step` names it in progress."""
-        return await one_token.yes_no(self.calls, shared, instruction, extra=extra, model=model, step=step)
 
     async def calibration(self, rubric: Rubric | None, model: str | None = None) -> JudgeFitness | None:
         """The judge's newest calibration for `rubric`'s prompts (its readout), or None."""

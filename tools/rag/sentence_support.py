@@ -28,7 +28,7 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.logprobs import Readout
-from gavel.tools.engine.one_token import Prefix, metric_score
+from gavel.tools.engine.one_token import Prefix, metric_score, yes_no
 from gavel.tools.engine.scores import MetricScore, Usage
 from gavel.tools.engine.sentences import leading_clause, split_sentences
 from gavel.tools.rubrics import Metric, Rubric
@@ -104,8 +104,8 @@ async def check_sentences(
 
     async def one(index: int, sentence: str) -> None:
         nonlocal usage
-        readout, used = await judge.yes_no(
-            shared, instruction, extra={SENTENCE_LABEL: sentence}, model=model,
+        readout, used = await yes_no(
+            judge.calls, shared, instruction, extra={SENTENCE_LABEL: sentence}, model=model,
             step=f"{step} {index + 1} of {len(sentences)}",
         )  # fmt: skip
         readouts[index] = readout
@@ -125,7 +125,9 @@ async def follow_up(judge: Judge, shared: Prefix, rubric: Rubric, model: str | N
     results: dict[str, tuple[Readout, Usage]] = {}
 
     async def one(name: str) -> None:
-        results[name] = await judge.yes_no(shared, _instruction(name, rubric), model=model, step=_FOLLOW_UPS[name])
+        results[name] = await yes_no(
+            judge.calls, shared, _instruction(name, rubric), model=model, step=_FOLLOW_UPS[name]
+        )
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(one, "rag_contradicts")
