@@ -30,6 +30,7 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, prefix, yes_no
+from gavel.tools.engine.quantities import unstated
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
 from gavel.tools.engine.sentences import clauses, split_sentences
 from gavel.tools.rubric_checks import Checks
@@ -179,10 +180,17 @@ async def score_checked(
     readouts: list[Readout | None] = [None] * len(items)
     usage = Usage()
     weakest: list[str] = [item.text for item in items]
+    unstated_quantities: list[str] = []
 
     async def one(index: int, item: Item) -> None:
         nonlocal usage
         step = f"{metric.name}: check {index + 1} of {len(items)}"
+        if checks.kind == "supported" and (missing := unstated(item.text, source or "")):
+            # Not the model's answer but a reading of the numbers: the sentence states a quantity the source
+            # never does, so it is unsupported (P(supported) 0), and the explanation says which quantity.
+            readouts[index] = Readout(value=0.0, distribution={"yes": 0.0, "no": 1.0})
+            unstated_quantities.extend(missing)
+            return
         for claim in item.claims:
             readout, used = await _check(calls, rubric, checks, claim, source, context, model, step)
             usage = usage.add(used)
@@ -205,7 +213,12 @@ async def score_checked(
         unscored = Readout.failed(failed.reason_code or "backend_error", reason)
         return metric_score(metric.id, metric.name, unscored, ""), usage
     p_mistake = [_p_mistake(checks, r) for r in done]
-    return _scored(rubric, metric, checks, weakest, p_mistake, cut_short), usage
+    result = _scored(rubric, metric, checks, weakest, p_mistake, cut_short)
+    if unstated_quantities:
+        source_label = rubric.prompt.source_label
+        note = f"; quantities the {source_label} never states: {', '.join(sorted(set(unstated_quantities)))}"
+        result = result.model_copy(update={"explanation": result.explanation + note})
+    return result, usage
 
 
 def _p_mistake(checks: Checks, readout: Readout) -> float:

@@ -25,7 +25,7 @@ SOURCE = (
     "Patient: I have been eating much less."
 )
 GOOD = "For three weeks the patient wakes at 4 a.m. every night. Appetite is reduced."
-WRONG = "For three months the patient wakes at 4 a.m. every night. Appetite is reduced."
+WRONG = "For three weeks the patient hears voices at 4 a.m. every night. Appetite is reduced."
 
 
 def judged(request: ChatRequest) -> str:
@@ -62,21 +62,23 @@ def test_the_sources_statements_leave_out_questions_and_speaker_labels():
 
 
 async def test_each_sentence_is_checked_against_the_source_and_an_unsupported_one_is_quoted():
-    backend = by_item({"three months": 0.1})
+    backend = by_item({"hears voices": 0.1})
     result = await evaluate(backend, WRONG, metrics=["accuracy"])
     accuracy = result.scores[0]
     # P(mistake) 0.9 and 0.05; a check counts only what it carries above the kind's floor.
     floor = check_floor("supported")
     assert accuracy.checks == 2 and accuracy.expected_mistakes == pytest.approx((0.9 - floor) / (1 - floor), abs=1e-4)
-    assert [f.item for f in accuracy.findings or []] == ["For three months the patient wakes at 4 a.m. every night."]
-    assert "three months" in accuracy.explanation
+    assert [f.item for f in accuracy.findings or []] == [
+        "For three weeks the patient hears voices at 4 a.m. every night."
+    ]
+    assert "hears voices" in accuracy.explanation
     prompts = [r.messages[-1].content for r in backend.requests]
     assert all(p.startswith("Document:\n<<<\nInterviewer:") for p in prompts)
     assert all("fact checker" in r.messages[0].content for r in backend.requests)
 
 
 async def test_the_broken_version_scores_below_the_good_one_on_its_metric():
-    backend = by_item({"three months": 0.1})
+    backend = by_item({"hears voices": 0.1})
     good = (await evaluate(backend, GOOD, metrics=["accuracy"])).scores[0].score
     wrong = (await evaluate(backend, WRONG, metrics=["accuracy"])).scores[0].score
     assert good is not None and wrong is not None and wrong < good
@@ -109,10 +111,10 @@ async def test_a_metric_checked_against_the_source_is_unscored_without_one():
 
 
 async def test_refine_feedback_quotes_exactly_the_items_that_cost_the_metric():
-    result = await evaluate(by_item({"three months": 0.02, "Appetite": 0.02}), WRONG, metrics=["accuracy"])
+    result = await evaluate(by_item({"hears voices": 0.02, "Appetite": 0.02}), WRONG, metrics=["accuracy"])
     assert result.low_metrics == ["accuracy"]
     feedback = feedback_for(result, CLINICAL)["accuracy"]
-    assert "“For three months the patient wakes at 4 a.m. every night.”" in feedback
+    assert "“For three weeks the patient hears voices at 4 a.m. every night.”" in feedback
     assert "“Appetite is reduced.”" in feedback
     assert feedback.startswith("Scored ")
 
@@ -153,3 +155,22 @@ async def test_a_claim_is_checked_for_consistency_against_its_sibling_claim_too(
         "she reports no sleep difficulties.",
         "For three weeks the patient wakes at 4 a.m. every night",
     ]
+
+
+async def test_a_sentence_stating_a_quantity_the_source_never_states_is_unsupported_whatever_the_model_says():
+    backend = by_item({})  # the model finds every sentence supported
+    months = "For three months the patient wakes at 4 a.m. every night. Appetite is reduced."
+    accuracy = (await evaluate(backend, months, metrics=["accuracy"])).scores[0]
+    assert [f.item for f in accuracy.findings or []] == ["For three months the patient wakes at 4 a.m. every night."]
+    assert accuracy.findings[0].p_mistake == 1.0 and "never states: 3 month" in accuracy.explanation
+    assert [judged(r) for r in backend.requests] == ["Appetite is reduced."]  # the numbers decided the other
+
+
+def test_quantities_are_read_with_their_units_and_a_number_alone_matches_any_unit():
+    from gavel.tools.engine.quantities import unstated
+
+    source = "I lost three kilos in two weeks and wake at 4 a.m., maybe two or three hours of sleep."
+    assert unstated("About 3 kg lost over two weeks, waking at 4 a.m.", source) == []
+    assert unstated("Sleeps two to three hours.", source) == []
+    assert unstated("Lost 3 kg over two months.", source) == ["2 month"]
+    assert unstated("Sleeps five hours.", source) == ["5 hour"]
