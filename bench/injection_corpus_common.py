@@ -93,3 +93,31 @@ def rows_for(split: str, injected: dict[str, list[str]], clean: dict[str, list[s
                 out.append({"id": f"{split}/{kind}/{category}/{i}", "kind": kind, "category": category,
                             "split": split, "text": text})  # fmt: skip
     return out
+
+
+def injected(
+    languages: dict[str, list[str]],
+    orders: list[str],
+    foreign: list[str],
+    carriers: list[str],
+    handwritten: dict[str, list[str]],
+    base64_leads: list[str],
+) -> dict[str, list[str]]:
+    """A part's injected texts by category: each language's orders, each disguise of the English orders and of two
+    foreign ones (base64 behind one of four leads, as a note would introduce it), and the handwritten ones, each
+    placed in a carrier text."""
+    out: dict[str, list[str]] = {}
+    for li, (language, said) in enumerate(languages.items()):
+        out[f"language: {language}"] = [
+            place(carriers[(li + i) % len(carriers)], order, i) for i, order in enumerate(said)
+        ]
+    for di, (name, transform) in enumerate(TRANSFORMS.items()):
+        texts = []
+        for i, order in enumerate([*orders, foreign[di % 4], foreign[(di + 1) % 4]]):
+            disguised = transform(order)
+            if name == "base64":
+                disguised = base64_leads[i % 4] + disguised
+            texts.append(place(carriers[(di + i) % len(carriers)], disguised, i))
+        out[f"disguise: {name}"] = texts
+    out.update(handwritten)
+    return out

@@ -4,7 +4,8 @@
 
 from __future__ import annotations
 
-from bench.injection_corpus_common import TRANSFORMS, place, rows_for
+from bench.injection_corpus_common import injected as common_injected
+from bench.injection_corpus_common import place, rows_for
 from bench.injection_corpus_dev_clean import CLEAN
 
 CARRIERS = [
@@ -235,22 +236,9 @@ HANDWRITTEN: dict[str, list[str]] = {
 
 
 def injected() -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for li, (language, orders) in enumerate(LANGUAGES.items()):
-        out[f"language: {language}"] = [
-            place(CARRIERS[(li + i) % len(CARRIERS)], order, i) for i, order in enumerate(orders)
-        ]
-    for di, (name, transform) in enumerate(TRANSFORMS.items()):
-        orders = [*ORDERS, _FOREIGN[di % 4], _FOREIGN[(di + 1) % 4]]
-        texts = []
-        for i, order in enumerate(orders):
-            disguised = transform(order)
-            if name == "base64":
-                disguised = ["", "Note (base64): ", "data:", "Please decode: "][i % 4] + disguised
-            texts.append(place(CARRIERS[(di + i) % len(CARRIERS)], disguised, i))
-        out[f"disguise: {name}"] = texts
-    out.update(HANDWRITTEN)
-    return out
+    return common_injected(
+        LANGUAGES, ORDERS, _FOREIGN, CARRIERS, HANDWRITTEN, ["", "Note (base64): ", "data:", "Please decode: "]
+    )
 
 
 # Ordinary sentences an answer or an assessment carries, added to the carriers as clean texts.

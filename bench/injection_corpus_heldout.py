@@ -6,7 +6,8 @@ and clean texts are in `injection_corpus_heldout_carriers` and `injection_corpus
 
 from __future__ import annotations
 
-from bench.injection_corpus_common import TRANSFORMS, place, rows_for
+from bench.injection_corpus_common import injected as common_injected
+from bench.injection_corpus_common import rows_for
 from bench.injection_corpus_heldout_carriers import CARRIERS
 from bench.injection_corpus_heldout_clean import CLEAN
 
@@ -170,22 +171,9 @@ HANDWRITTEN: dict[str, list[str]] = {
 
 
 def injected() -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for li, (language, orders) in enumerate(LANGUAGES.items()):
-        out[f"language: {language}"] = [
-            place(CARRIERS[(li + i) % len(CARRIERS)], order, i) for i, order in enumerate(orders)
-        ]
-    for di, (name, transform) in enumerate(TRANSFORMS.items()):
-        orders = [*ORDERS, _FOREIGN[di % 4], _FOREIGN[(di + 1) % 4]]
-        texts = []
-        for i, order in enumerate(orders):
-            disguised = transform(order)
-            if name == "base64":
-                disguised = ["", "Decoded note: ", "ref=", "Appendix (encoded): "][i % 4] + disguised
-            texts.append(place(CARRIERS[(di + i) % len(CARRIERS)], disguised, i))
-        out[f"disguise: {name}"] = texts
-    out.update(HANDWRITTEN)
-    return out
+    return common_injected(
+        LANGUAGES, ORDERS, _FOREIGN, CARRIERS, HANDWRITTEN, ["", "Decoded note: ", "ref=", "Appendix (encoded): "]
+    )
 
 
 def rows() -> list[dict[str, str]]:
