@@ -30,7 +30,7 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, prefix, yes_no
-from gavel.tools.engine.quantities import unstated
+from gavel.tools.engine.quantities import quantities, unstated
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
 from gavel.tools.engine.sentences import clauses, split_sentences
 from gavel.tools.rubric_checks import Checks
@@ -181,11 +181,12 @@ async def score_checked(
     usage = Usage()
     weakest: list[str] = [item.text for item in items]
     unstated_quantities: list[str] = []
+    stated = quantities(source or "") if checks.kind == "supported" else set()
 
     async def one(index: int, item: Item) -> None:
         nonlocal usage
         step = f"{metric.name}: check {index + 1} of {len(items)}"
-        if checks.kind == "supported" and (missing := unstated(item.text, source or "")):
+        if checks.kind == "supported" and (missing := unstated(item.text, stated)):
             # Not the model's answer but a reading of the numbers: the sentence states a quantity the source
             # never does, so it is unsupported (P(supported) 0), and the explanation says which quantity.
             readouts[index] = Readout(value=0.0, distribution={"yes": 0.0, "no": 1.0})

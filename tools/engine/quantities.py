@@ -39,9 +39,9 @@ def quantities(text: str) -> set[tuple[str, str | None]]:
     return found
 
 
-def unstated(claim: str, source: str) -> list[str]:
-    """The claim's quantities the source does not state, as 'three months' reads ('3 month'); [] when all are."""
-    stated = quantities(source)
+def unstated(claim: str, stated: set[tuple[str, str | None]]) -> list[str]:
+    """The claim's quantities the source does not state (`stated`: the source's `quantities`, read once for all
+    its claims), as 'three months' reads ('3 month'); [] when all are."""
     numbers = {number for number, _ in stated}
     missing = []
     for number, unit in sorted(quantities(claim), key=str):

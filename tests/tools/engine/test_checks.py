@@ -167,9 +167,9 @@ async def test_a_sentence_stating_a_quantity_the_source_never_states_is_unsuppor
 
 
 def test_quantities_are_read_with_their_units_and_a_number_alone_matches_any_unit():
-    from gavel.tools.engine.quantities import unstated
+    from gavel.tools.engine.quantities import quantities, unstated
 
-    source = "I lost three kilos in two weeks and wake at 4 a.m., maybe two or three hours of sleep."
+    source = quantities("I lost three kilos in two weeks and wake at 4 a.m., maybe two or three hours of sleep.")
     assert unstated("About 3 kg lost over two weeks, waking at 4 a.m.", source) == []
     assert unstated("Sleeps two to three hours.", source) == []
     assert unstated("Lost 3 kg over two months.", source) == ["2 month"]
