@@ -18,27 +18,21 @@ from typing import Any
 from bench.common import RESULTS_DIR, Run, say
 from bench.rubric_agreement import CLINICAL
 from gavel.tools.engine import prompts
+from gavel.tools.engine.checks import check_items
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.one_token import document_prefix, yes_no
-from gavel.tools.engine.sentences import clauses, split_sentences
+from gavel.tools.engine.sentences import split_sentences
+from gavel.tools.rubric_checks import Checks
 from tests.support.config import engine_config
 
 NEUTRAL = "The patient attended the interview."
 
 
 def claims(text: str) -> list[tuple[str, str, str]]:
-    """(sentence, claim, the rest of the text) for every claim of the text."""
-    sentences = split_sentences(text)
-    out = []
-    for i, sentence in enumerate(sentences):
-        others = [o for j, o in enumerate(sentences) if j != i]
-        parts = clauses(sentence)
-        for k, part in enumerate(parts):
-            rest = " ".join([*(p for m, p in enumerate(parts) if m != k), *others])
-            if rest:
-                out.append((sentence, part, rest))
-    return out
+    """(sentence, claim, the rest of the text) for every claim of the text, as the `consistent` kind checks them."""
+    items = check_items(Checks(kind="consistent"), text, None)
+    return [(item.text, claim.text, claim.document or "") for item in items for claim in item.claims]
 
 
 def auroc(positive: list[float], negative: list[float]) -> float | None:

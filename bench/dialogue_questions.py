@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.rubric_agreement import DIALOGUE_TUNE_CONVERSATIONS, DIMENSIONS, SHARED
+from bench.rubric_agreement import DIALOGUE_TUNE_CONVERSATIONS, DIMENSIONS, SHARED, dialogue_source
 from gavel.tools.calibration.stats import spearman
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -46,9 +46,7 @@ async def probe() -> list[dict[str, Any]]:
     rows = [json.loads(line) for line in (SHARED / "topicalchat_usr_dev.jsonl").read_text().splitlines() if line]
     records = []
     for row in rows:
-        history = row["dialogue_history"].replace(" \n ", "\n").strip()
-        fact = row["knowledge"].strip()
-        source = f"Conversation:\n{history}" + (f"\n\nFact: {fact}" if fact and fact != "_nofact" else "")
+        source = dialogue_source(row)
         shared = Prefix({LABEL: source}, prompts.fenced(LABEL, source))
         p_yes = {}
         for key, question in QUESTIONS.items():

@@ -172,6 +172,13 @@ def clinical_figures(items: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def dialogue_source(row: dict[str, Any]) -> str:
+    """A Topical-Chat row's conversation, one turn a line, and its fact when it has one: what the judge reads."""
+    history = row["dialogue_history"].replace(" \n ", "\n").strip()
+    fact = row["knowledge"].strip()
+    return f"Conversation:\n{history}" + (f"\n\nFact: {fact}" if fact and fact != "_nofact" else "")
+
+
 # The first six dev conversations choose questions; the last four are held out from that choice.
 DIALOGUE_TUNE_CONVERSATIONS = 6
 
@@ -182,9 +189,7 @@ async def run_dialogue(
     rows = _rows(SHARED / "topicalchat_usr_dev.jsonl")[skip : skip + limit]
     items = []
     for row in rows:
-        history = row["dialogue_history"].replace(" \n ", "\n").strip()
-        fact = row["knowledge"].strip()
-        source = f"Conversation:\n{history}" + (f"\n\nFact: {fact}" if fact and fact != "_nofact" else "")
+        source = dialogue_source(row)
         rubric = DIALOGUE_CHECKS_RUBRIC if checks else DIALOGUE_RUBRIC
         arguments: dict[str, Any] = {"assessment": row["response"].strip(), "source": source}
         arguments |= {"rubric": rubric_id} if rubric_id else {"custom_rubric": rubric}

@@ -76,7 +76,8 @@ def source_statements(source: str) -> list[str]:
     return statements
 
 
-def _items(checks: Checks, text: str, source: str | None) -> list[Item]:
+def check_items(checks: Checks, text: str, source: str | None) -> list[Item]:
+    """What a metric's checks count (sentences, or the source's statements), each with the claims it is checked by."""
     sentences = split_sentences(text) or [text.strip()]
     if checks.kind == "supported":
         return [Item(s, tuple(Claim(c, source) for c in _claims(s))) for s in sentences]
@@ -172,7 +173,7 @@ async def score_checked(
         subject, source_label = rubric.prompt.subject, rubric.prompt.source_label
         reason = f"{metric.name} checks the {subject} against its {source_label}; give source"
         return metric_score(metric.id, metric.name, Readout.failed("source_missing", reason), ""), Usage()
-    items = _items(checks, text, source)
+    items = check_items(checks, text, source)
     cut_short = len(items) > MAX_ITEMS
     items = items[:MAX_ITEMS]
     if not items:
