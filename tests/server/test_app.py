@@ -16,6 +16,7 @@ from gavel.server.app import build_server, load_server_text
 from gavel.server.settings import Settings, load_settings
 from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.server.conftest import RecordingDepsFactory
+from tests.support.rubrics import HOUSE_STYLE
 
 BUILT_IN = ["clinical-assessment", "dialogue-response", "idea-quality", "music-recommendation", "rag-answer"]
 PROMPTS = {
@@ -101,24 +102,6 @@ async def test_rubric_ids_cannot_escape_the_registry(server: MCPServer[Any], uri
         with pytest.raises(MCPError) as caught:
             await client.read_resource(uri)
     assert "root:" not in str(caught.value)
-
-
-HOUSE_STYLE = """
-id = "house-style"
-version = "2.1"
-title = "House style"
-description = "Does the text follow the house style guide?"
-pass_threshold = 3
-
-[scale]
-min = 1
-max = 5
-
-[[metrics]]
-id = "tone"
-name = "Tone"
-description = "Plain, direct, no jargon."
-"""
 
 
 async def test_rubric_from_an_extra_directory_is_listed_and_served(

@@ -13,25 +13,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import TextResourceContents
 
 from tests.conftest import PYTHON
+from tests.support.rubrics import HOUSE_STYLE
 
 pytestmark = pytest.mark.slow
 
-GOOD = """
-id = "house-style"
-version = "1"
-title = "House style"
-description = "Does the text follow the house style guide?"
-pass_threshold = 3
-
-[scale]
-min = 1
-max = 5
-
-[[metrics]]
-id = "tone"
-name = "Tone"
-description = "Plain, direct, no jargon."
-"""
 # No metrics: the file parses as TOML and fails validation.
 BROKEN = (
     'id = "broken"\nversion = "1"\ntitle = "Broken"\ndescription = "x"\npass_threshold = 3\n[scale]\nmin = 1\nmax = 5'
@@ -43,7 +28,7 @@ NOT_TOML = "id = [unclosed\n"
 def params(clean_env: dict[str, str], tmp_path: Path) -> StdioServerParameters:
     rubrics = tmp_path / "rubrics"
     rubrics.mkdir()
-    (rubrics / "house-style.toml").write_text(GOOD, encoding="utf-8")
+    (rubrics / "house-style.toml").write_text(HOUSE_STYLE, encoding="utf-8")
     (rubrics / "broken.toml").write_text(BROKEN, encoding="utf-8")
     # Overrides a built-in: that id is refused rather than judged by the rubric the file was meant to replace.
     (rubrics / "idea-quality.toml").write_text(NOT_TOML, encoding="utf-8")

@@ -16,3 +16,22 @@ def digit_clinical() -> Rubric:
 
 def digit_clinical_json() -> dict[str, Any]:
     return digit_clinical().model_dump(mode="json", exclude_none=True)
+
+
+# A user's own rubric, as a file in GAVEL_RUBRICS_DIR would hold it.
+HOUSE_STYLE = """
+id = "house-style"
+version = "2.1"
+title = "House style"
+description = "Does the text follow the house style guide?"
+pass_threshold = 3
+
+[scale]
+min = 1
+max = 5
+
+[[metrics]]
+id = "tone"
+name = "Tone"
+description = "Plain, direct, no jargon."
+"""

@@ -16,24 +16,9 @@ from gavel.tools.engine.embedded import default_model_path
 from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.conftest import REPO_ROOT
 from tests.support.processes import run_gavel
+from tests.support.rubrics import HOUSE_STYLE
 
 BUILT_IN = ["clinical-assessment", "dialogue-response", "idea-quality", "music-recommendation", "rag-answer"]
-HOUSE_STYLE = """
-id = "house-style"
-version = "2.1"
-title = "House style"
-description = "Does the text follow the house style guide?"
-pass_threshold = 3
-
-[scale]
-min = 1
-max = 5
-
-[[metrics]]
-id = "tone"
-name = "Tone"
-description = "Plain, direct, no jargon."
-"""
 
 
 @pytest.fixture(autouse=True)
