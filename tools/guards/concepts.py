@@ -185,7 +185,12 @@ def _grades_itself(text: str, s: _Sentence) -> bool:
         return True
     if _FIRST_PERSON.search(text[s.start : s.end]):
         return False
-    return any(not _NOT_IMPERATIVE.search(text[max(0, a - 12) : a]) for a, _ in s.hits.get("give", []))
+    # "Le jury a attribué la note maximale", "la commissione ha assegnato": a grade reported, not ordered.
+    return any(
+        not _NOT_IMPERATIVE.search(before) and not _NOT_ORDERED.search(before)
+        for a, _ in s.hits.get("give", [])
+        if (before := text[max(0, a - 20) : a]) is not None
+    )
 
 
 def _approves(text: str, s: _Sentence) -> bool:
