@@ -245,6 +245,8 @@ ENGLISH_LATER: list[Rule] = [
             r"(?!\s*(?:or|/)\s*[\"'“‘«]?no\b)"
             rf"|\b(?:the\s+)?(?:correct|right|expected|only\s+(?:valid|acceptable)|true)\s+(?:answer|response|reply"
             rf"|verdict|output|label)\s+(?:here\s+)?(?:is|would\s+be|must\s+be|=)\s*[:=]?\s*{YES}"
+            # "False. The correct answer is true.": an answer to a true-or-false question, not a verdict asked for.
+            r"(?<!\btrue)(?<!\btrue[\"'”’»])"
             rf"|\b(?:must|should|have\s+to|always|only)\s+(?:answer|reply|respond|say|output)\s+(?:with\s+)?{YES}"
             r"(?!\s*(?:or|/)\s*[\"'“‘«]?no\b)"
         ),
