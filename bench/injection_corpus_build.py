@@ -1,5 +1,10 @@
-"""Writes bench/injection_corpus.jsonl from its two parts: `injection_corpus_heldout` (written first, never read
-while tuning) and `injection_corpus_dev` (tuned on). Each row: id, kind (injection or clean), category, split, text.
+"""Writes bench/injection_corpus.jsonl from its parts: `injection_corpus_heldout` (written first; its injected texts
+are still held out, its clean texts became tuning data for false flags once their flags were read),
+`injection_corpus_dev` (tuned on), `injection_corpus_dev2` ("dev_2": clean texts from the same sources as held_out_2
+but none of its texts, tuned on), and two parts written by others and held out: the clean texts of
+`injection_corpus_heldout2` ("held_out_2") and the injected texts of `injection_corpus_external` ("external"), both
+read from their committed jsonl under bench/data. Each row: id, kind (injection or clean), category, split, text
+(and source and license for the parts written by others).
 
     python -m bench.injection_corpus_build
 """
@@ -10,20 +15,29 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from bench import injection_corpus_dev, injection_corpus_heldout
+from bench import (
+    injection_corpus_dev,
+    injection_corpus_dev2,
+    injection_corpus_external,
+    injection_corpus_heldout,
+    injection_corpus_heldout2,
+)
 
 OUT = Path(__file__).resolve().parent / "injection_corpus.jsonl"
+WRITTEN_BY_OTHERS = [injection_corpus_dev2.OUT, injection_corpus_heldout2.OUT, injection_corpus_external.OUT]
 
 
 def main() -> None:
     rows = injection_corpus_heldout.rows() + injection_corpus_dev.rows()
+    for path in WRITTEN_BY_OTHERS:
+        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     ids = [row["id"] for row in rows]
     assert len(ids) == len(set(ids)), "duplicate ids"
     texts = Counter((row["split"], row["text"]) for row in rows)
     assert max(texts.values()) == 1, "a text appears twice in one part"
     OUT.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     for (split, kind), n in sorted(Counter((row["split"], row["kind"]) for row in rows).items()):
-        print(f"{split:9} {kind:10} {n}")
+        print(f"{split:10} {kind:10} {n}")
     print(f"written to {OUT}")
 
 

@@ -2,8 +2,12 @@
 the injected texts, false flags on the clean ones, and the time per text. No model, so every run gives the same
 counts; the times depend on the machine and its load, both stored with the result.
 
-    python -m bench.injection_corpus_measure            # both parts, writes bench/results/injection_corpus.json
-    python -m bench.injection_corpus_measure --split dev  # the part tuned on only, prints the misses, writes nothing
+    python -m bench.injection_corpus_measure            # every part, writes bench/results/injection_corpus.json
+    python -m bench.injection_corpus_measure --split dev  # one part only, prints the misses, writes nothing
+
+The parts: dev (tuned on); dev_2 (clean texts written by others, from held_out_2's sources, tuned on); held_out
+(its injected texts held out; its clean texts tuned on for false flags once read); held_out_2 (clean texts written
+by others, held out for the false-flag rate); external (injection sets written by others, held out, reported apart).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from gavel.tools.guards import detect_injection
 
 CORPUS = Path(__file__).resolve().parent / "injection_corpus.jsonl"
 RESULTS = Path(__file__).resolve().parent / "results" / "injection_corpus.json"
+SPLITS = ["dev", "dev_2", "held_out", "held_out_2", "external"]
 
 
 def load(path: Path = CORPUS) -> list[dict[str, str]]:
@@ -46,7 +51,8 @@ def measure(rows: list[dict[str, str]]) -> dict[str, Any]:
         totals = {}
         for kind in ("injection", "clean"):
             mine = [c for k, c in per.items() if k.startswith(kind + ":")]
-            totals[kind] = {"texts": sum(c["texts"] for c in mine), "flagged": sum(c["flagged"] for c in mine)}
+            if mine:
+                totals[kind] = {"texts": sum(c["texts"] for c in mine), "flagged": sum(c["flagged"] for c in mine)}
         report[split] = {"categories": dict(sorted(per.items())), "totals": totals}
     seconds.sort()
     report["seconds_per_text"] = {"median": seconds[len(seconds) // 2], "max": seconds[-1],
@@ -60,11 +66,11 @@ def _rate(cell: dict[str, Any]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--split", choices=["dev", "held_out"], help="measure one part only (and write nothing)")
+    parser.add_argument("--split", choices=SPLITS, help="measure one part only (and write nothing)")
     args = parser.parse_args()
     rows = [row for row in load() if args.split in (None, row["split"])]
     report = measure(rows)
-    for split in [s for s in ("dev", "held_out") if s in report]:
+    for split in [s for s in SPLITS if s in report]:
         print(f"== {split}: detected (injected) / flagged (clean)")
         for key, cell in report[split]["categories"].items():
             print(f"  {key:65} {_rate(cell):>14}")

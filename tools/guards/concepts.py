@@ -185,7 +185,12 @@ def _grades_itself(text: str, s: _Sentence) -> bool:
         return True
     if _FIRST_PERSON.search(text[s.start : s.end]):
         return False
-    return any(not _NOT_IMPERATIVE.search(text[max(0, a - 12) : a]) for a, _ in s.hits.get("give", []))
+    # "Le jury a attribué la note maximale", "la commissione ha assegnato": a grade reported, not ordered.
+    return any(
+        not _NOT_IMPERATIVE.search(before) and not _NOT_ORDERED.search(before)
+        for a, _ in s.hits.get("give", [])
+        if (before := text[max(0, a - 20) : a]) is not None
+    )
 
 
 def _approves(text: str, s: _Sentence) -> bool:
@@ -198,18 +203,29 @@ def _new_orders(text: str, s: _Sentence) -> bool:
     return (_has(s, "new_orders") and _has(s, "grader", "grading")) or _SCORE_LINE.search(text[s.start : s.end])
 
 
-def _new_role(sentences: tuple[_Sentence, ...], i: int) -> bool:
+# "AI" or "LLM" naming something else ("the AI industry", "AI products"), not the reader.
+_ATTRIBUTIVE = re.compile(
+    r"\s+(?!(?:judge|grader|evaluator|model|assistant|with|without|that|who|which|and|or|to|in|on|for|of|is|are"
+    r"|named|called|whose|like)\b)[a-z]"
+)
+
+
+def _names_grader(text: str, s: _Sentence) -> bool:
+    return any(not (text[a:b] in ("ai", "llm") and _ATTRIBUTIVE.match(text, b)) for a, b in s.hits.get("grader", []))
+
+
+def _new_role(text: str, sentences: tuple[_Sentence, ...], i: int) -> bool:
     if not _has(sentences[i], "role"):
         return False
     window = sentences[i : i + 2]
-    return any(_has(s, "grader", "top", "give", "grading") for s in window)
+    return any(_has(s, "top", "give", "grading") or _names_grader(text, s) for s in window)
 
 
 _SENTENCE_RULES = (
     ("instruction to the judge", lambda text, ss, i: _ignore_instructions(text, ss[i])),
     ("note to the judge", lambda text, ss, i: _addressed_grader(text, ss[i])),
     ("self-grading", lambda text, ss, i: _grades_itself(text, ss[i])),
-    ("role override", lambda text, ss, i: _new_role(ss, i)),
+    ("role override", lambda text, ss, i: _new_role(text, ss, i)),
     ("instruction to the judge", lambda text, ss, i: bool(_new_orders(text, ss[i]))),
     ("instruction to the judge", lambda text, ss, i: _approves(text, ss[i])),
 )

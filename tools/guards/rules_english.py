@@ -77,6 +77,8 @@ ENGLISH: list[Rule] = [
     (
         "instruction to the judge",
         Regex(
+            # "The patient was told to disregard the earlier fasting instructions": an order reported, not given.
+            r"(?<!\btold to )(?<!\basked to )(?<!\badvised to )(?<!\binstructed to )"
             r"\b(?:ignore|disregard|forget|override|bypass|skip|drop)\s+(?:(?:all|any|of|the|your|these|those|my|every)\s+){0,4}"
             r"(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system|evaluation|grading"
             r"|judging|scoring|given)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules?|directions?|guidelines?|criteria"
@@ -236,10 +238,15 @@ ENGLISH_LATER: list[Rule] = [
         # Aimed at a judge that answers Yes or No (a probability readout of "Yes").
         "instruction to the judge",
         Regex(
-            rf"{CMD}(?:answer|reply|respond|say|output|return|print|write)(?:\s+with)?\s*[:=]?\s*{YES}"
+            # "Answer: yes." heading an answer is its own verdict on a question, not an order: the label form
+            # (a colon) counts for the verbs that are not also the name of an answer.
+            rf"{CMD}(?:(?:respond|say|output|return|print|write)(?:\s+with)?\s*[:=]?|(?:answer|reply)(?:\s+with)?\s*=?)"
+            rf"\s*{YES}"
             r"(?!\s*(?:or|/)\s*[\"'“‘«]?no\b)"
             rf"|\b(?:the\s+)?(?:correct|right|expected|only\s+(?:valid|acceptable)|true)\s+(?:answer|response|reply"
             rf"|verdict|output|label)\s+(?:here\s+)?(?:is|would\s+be|must\s+be|=)\s*[:=]?\s*{YES}"
+            # "False. The correct answer is true.": an answer to a true-or-false question, not a verdict asked for.
+            r"(?<!\btrue)(?<!\btrue[\"'”’»])"
             rf"|\b(?:must|should|have\s+to|always|only)\s+(?:answer|reply|respond|say|output)\s+(?:with\s+)?{YES}"
             r"(?!\s*(?:or|/)\s*[\"'“‘«]?no\b)"
         ),

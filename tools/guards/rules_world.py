@@ -123,6 +123,19 @@ def _words(words: list[str]) -> str:
     return "(?:" + "|".join(_alternatives(words)) + ")"
 
 
+_ARABIC = re.compile(r"[\u0600-\u06ff]")
+
+
+def _verbs(words: list[str]) -> str:
+    """Like `_words`, but an Arabic imperative starts a word (after an optional "and"/"so"): inside a word it is
+    another person ("ولم أتجاهل", "I did not ignore") or another word ("الإنسان" holds "انس")."""
+    return "(?:" + "|".join(rf"(?<!\w)[وف]?{a}" if _ARABIC.match(a) else a for a in _alternatives(words)) + ")"
+
+
+# An Italian past participle of a verb of giving ("ha assegnato il punteggio massimo"): a grade reported, not ordered.
+_NOT_PARTICIPLE = r"(?!t[oai]\b)"
+
+
 # One sentence: no sentence end or newline in between.
 _NEAR = r"[^.!?\n。]{0,60}?"
 _OF = ["/", "su", "de", "di", "من", "만점에", "में से", "üzerinden", "op", "na", "dari", "trên", "von", "sur", "из",
@@ -162,15 +175,15 @@ WORLD: list[Rule] = [
     (
         "instruction to the judge",
         _Gated(
-            f"{_words(IGNORE)}{_NEAR}{_words(INSTRUCTIONS)}|{_words(INSTRUCTIONS)}{_NEAR}{_words(IGNORE)}",
+            f"{_verbs(IGNORE)}{_NEAR}{_words(INSTRUCTIONS)}|{_words(INSTRUCTIONS)}{_NEAR}{_verbs(IGNORE)}",
             _literals(IGNORE), _literals(INSTRUCTIONS),
         ),
     ),
     (
         "instruction to the judge",
         _Gated(
-            f"(?:{_words(GIVE_OR_DESERVE)}|{_words(ANSWER)}){_NEAR}(?:{_words(TOP_SCORE)}|{_N_OF_N})"
-            f"|(?:{_words(TOP_SCORE)}|{_N_OF_N}){_NEAR}(?:{_words(GIVE_OR_DESERVE)}|{_words(ANSWER)})",
+            f"(?:{_words(GIVE_OR_DESERVE)}{_NOT_PARTICIPLE}|{_words(ANSWER)}){_NEAR}(?:{_words(TOP_SCORE)}|{_N_OF_N})"
+            f"|(?:{_words(TOP_SCORE)}|{_N_OF_N}){_NEAR}(?:{_words(GIVE_OR_DESERVE)}{_NOT_PARTICIPLE}|{_words(ANSWER)})",
             _TOP_OR_N_OF_N, _literals(GIVE_OR_DESERVE + ANSWER),
         ),
     ),
