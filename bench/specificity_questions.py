@@ -1,0 +1,105 @@
+"""Which yes/no question tells a vague sentence of a clinical assessment from a precise one: P(yes) of each candidate
+question for every sentence of the good and the specificity-broken versions of the clinical dev cases, read on the
+embedded default as the `sentence` check kind reads it (engine/checks.py: the sentence alone, `probability_question`).
+A sentence is vague when it appears in the specificity version only.
+
+    python -m bench.specificity_questions [tune|heldout]   # writes bench/results/specificity-questions-<split>.json
+
+Reports, per question: AUROC of P(mistake) for vague against precise sentences, and in how many cases the
+specificity version's counted mistakes (the rubric's floor applied, as `_scored` counts them) exceed the good one's.
+A probe of questions, not of the tool: `bench.rubric_agreement clinical` measures the rubric built from the choice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+from bench.common import RESULTS_DIR, Run, say
+from bench.consistency_claims import auroc
+from bench.rubric_agreement import CLINICAL
+from gavel.tools.engine import prompts
+from gavel.tools.engine.embedded import EmbeddedBackend
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.one_token import Prefix, yes_no
+from gavel.tools.engine.sentences import split_sentences
+from tests.support.config import engine_config
+
+# (question, the answer that is the mistake)
+QUESTIONS = {
+    "precise": (
+        "Does this sentence give a precise detail, such as a number, a time, a duration, a frequency, a named "
+        "activity or the patient's own words?",
+        "no",
+    ),
+    "number": ("Does this sentence state a number, a date, or how often or how long something happens?", "no"),
+    "vague": ("Is this sentence vague, so that it could describe almost any patient?", "yes"),
+    "hedged": ("Does this sentence hedge with words like 'some', 'seems', 'appears', 'somewhat' or 'lately'?", "yes"),
+    "specific": ("Is this sentence specific?", "no"),
+    "anyone": ("Could this sentence be said of almost any depressed patient?", "yes"),
+    "concrete": (
+        "Does this sentence name something concrete that happened, such as an activity, an amount, a time or a quote?",
+        "no",
+    ),
+}
+FLOOR = 0.3  # judge.toml check_floor.sentence
+
+
+async def probe(split: str) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in CLINICAL.read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if r["split"] == split and r["version"] in ("good", "specificity")]
+    good = {r["case"]: set(split_sentences(r["assessment"])) for r in rows if r["version"] == "good"}
+    judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
+    texts = prompts.prompt_set()
+    records = []
+    for row in rows:
+        for sentence in split_sentences(row["assessment"]):
+            p_mistake = {}
+            for key, (question, mistake) in QUESTIONS.items():
+                instruction = texts.fill("probability_question", question=question)
+                readout, _ = await yes_no(judge.calls, Prefix({}, ""), instruction, extra={"sentence": sentence})
+                p = readout.value
+                p_mistake[key] = None if p is None else (p if mistake == "yes" else 1 - p)
+            vague = row["version"] == "specificity" and sentence not in good[row["case"]]
+            records.append({"case": row["case"], "version": row["version"], "sentence": sentence,
+                            "vague": int(vague), "p_mistake": p_mistake})  # fmt: skip
+            say(f"  {len(records)} {row['case']} {row['version']} {sentence[:60]}")
+    return records
+
+
+def counted(p: float) -> float:
+    return max(0.0, p - FLOOR) / (1 - FLOOR)
+
+
+def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
+    out = {}
+    cases = sorted({r["case"] for r in records})
+    for key in QUESTIONS:
+        vague = [r["p_mistake"][key] for r in records if r["vague"] and r["p_mistake"][key] is not None]
+        precise = [r["p_mistake"][key] for r in records if not r["vague"] and r["p_mistake"][key] is not None]
+        more = 0
+        for case in cases:
+            total = {
+                v: sum(counted(r["p_mistake"][key] or 0.0) for r in records if r["case"] == case and r["version"] == v)
+                for v in ("good", "specificity")
+            }
+            more += total["specificity"] > total["good"]
+        out[key] = {"auroc": auroc(vague, precise), "broken_more_mistakes": f"{more}/{len(cases)}"}
+    return out
+
+
+def main() -> None:
+    split = sys.argv[1] if len(sys.argv) > 1 else "tune"
+    run = Run(f"specificity-questions-{split}", RESULTS_DIR, smoke=False)
+    records = asyncio.run(probe(split))
+    result = figures(records)
+    for key, value in result.items():
+        say(f"{key:10s} {value}")
+    path = run.write({"split": split, "questions": QUESTIONS, "figures": result, "items": records})
+    say(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
