@@ -14,7 +14,9 @@ a summarizer, a screener or a classifier reach a judge the same way, and do not 
   reading the text has an answer to change.
 
 A request a person writes to an assistant ("Reply only with the code") names no text to output word for word, drops
-nothing and fakes no turn, so these parts keep to what an injection needs.
+nothing and fakes no turn, so the first five keep to what an injection needs. The last one is the exception: a
+person's request can also say "include examples in your answer"; it flagged none of the 1,245 clean texts tuned
+on, but only a few of those address an assistant at all, so it is the rule to suspect first for a false flag.
 """
 
 from __future__ import annotations
