@@ -71,12 +71,49 @@ READER: list[Rule] = [
             r"|\b(?:print|say|output|repeat|respond\s+with|reply\s+with|answer\s+with)\s+(?:only\s+|exactly\s+"
             r"|verbatim\s+|back\s+)?(?:the\s+following|this|these)\s+(?:exact\s+)?(?:text|sentence|words?|phrase"
             r"|string|message|line|answer)\b"
+            # "You must say \"...\"", "your response must be \"...\"", "say \"...\" and nothing else".
+            rf"|\byou\s+(?:must|will|shall|have\s+to|need\s+to)\s+(?:now\s+|only\s+|always\s+)?(?:say|print|output"
+            rf"|respond\s+with|reply\s+with|answer\s+with){_GIVEN}"
+            r"|\byour\s+(?:response|answer|reply|output)\s+(?:must|will|has\s+to|shall)\s+(?:only\s+)?(?:be|start\s+with"
+            rf"|begin\s+with|consist\s+of|read){_GIVEN}"
+            r"|\b(?:say|print|output|respond\s+with|reply\s+with|answer\s+with)\s*:?\s*[\"'“‘«][^\"'”’»\n]{1,80}"
+            r"[\"'”’»]\s*,?\s*(?:and\s+)?(?:nothing\s+else|only|and\s+no\s+other)\b"
         ),
     ),
     ("fake turn with an order", Regex(_TURN + _TURN_ORDER)),
     ("note to an automated reader", Regex(rf"\b(?:note|message|memo|instructions?|attention)\s+(?:to|for)\s+"
                                           rf"(?:the\s+|any\s+|all\s+)?{_READER}\s*[:,\-–—]"
                                           rf"|\bfor\s+(?:the\s+|any\s+|all\s+)?{_READER}\s*:")),
+    (
+        "order to drop what came before",
+        Regex(
+            rf"{CMD}(?:ignore|disregard|forget|discard)\s+(?:(?:all|everything|anything|what(?:ever)?)\s+)"
+            r"(?:(?:of|that|the|you(?:'ve|\s+have|\s+were)?|been|was|were|is|said|written|told|given|stated)\s+){0,4}"
+            r"(?:above|before|previously|prior|earlier|so\s+far|until\s+now|up\s+to\s+(?:now|here|this\s+point))\b"
+            # "Ignore the above, I found the fix": a correction; an order follows an injection's "the above".
+            rf"|{CMD}(?:ignore|disregard|forget)\s+the\s+above\s*(?:,|;|\.|and|then)\s*(?:then\s+|instead\s+|just\s+)?"
+            r"(?:tell|say|print|write|output|answer|respond|reply|translate|repeat|reveal|give|do|return|list|show)\b"
+        ),
+    ),
+    (
+        "fake delimiter",
+        Regex(
+            r"(?m)^[ \t]*[%#=*~<>\[(|-]{2,}[ \t]*(?:begin|end|start|stop)\b[^\n]{0,40}?"
+            r"\b(?:instructions?|prompts?|system|rules|context|user\s+input|directives?)\b[^\n]{0,20}?"
+            r"[%#=*~<>\])|-]{2,}[ \t]*$"
+        ),
+    ),
+    (
+        "order to reveal the reader's instructions",
+        Regex(
+            rf"{CMD}(?:(?:please|now|kindly|just)\s+)?(?:reveal|show|print|repeat|tell\s+me|list|share|output|give\s+me"
+            r"|display|dump|recite|disclose|spell\s+out|what\s+(?:are|were|is))\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?"
+            r"(?:your\s+(?:(?:exact|full|entire|complete|original|initial|first|hidden|secret|system|previous|pre-?)\s*)"
+            r"{1,3}|the\s+(?:(?:exact|full|entire|complete|original|initial|hidden|secret|system|above|pre-?)\s*){0,2}"
+            r"(?:hidden|secret|system|above|pre-?)\s*)(?:prompts?|instructions?|rules|directives?|guidelines"
+            r"|system\s+messages?)\b"
+        ),
+    ),
     (
         "fake turn with an order",
         Regex(r"\[\s*(?:admin(?:istrator)?|system|developer|operator)\s+(?:request|message|note|override|instructions?)"
@@ -105,6 +142,8 @@ READER: list[Rule] = [
             r"|replace|introduce|translate|use|format|write|end|begin|start|prefix|conclude)\b[^.!?\n]{0,80}?"
             r"\b(?:in|to|into|of|within|throughout|with|at\s+the\s+(?:end|start|beginning)\s+of)\s+your\s+"
             r"(?:answer|response|reply|output|summary|translation)s?\b"
+            rf"|{CMD}(?:begin|start|prefix|end|open|preface)\s+(?:each\s+|every\s+)?(?:of\s+)?your\s+(?:answer|response"
+            r"|reply|output)s?\s+with\b"
         ),
     ),
     (
