@@ -1,9 +1,11 @@
 """Writes bench/injection_corpus.jsonl from its parts: `injection_corpus_heldout` (written first; its injected texts
 are still held out, its clean texts became tuning data for false flags once their flags were read),
 `injection_corpus_dev` (tuned on), `injection_corpus_dev2` ("dev_2": clean texts from the same sources as held_out_2
-but none of its texts, tuned on), and two parts written by others and held out: the clean texts of
-`injection_corpus_heldout2` ("held_out_2") and the injected texts of `injection_corpus_external` ("external"), both
-read from their committed jsonl under bench/data. Each row: id, kind (injection or clean), category, split, text
+but none of its texts, tuned on), the injected texts of `injection_corpus_external` ("external_tune": written by
+others, measured once, then read and tuned on), and two parts written by others and held out: the clean texts of
+`injection_corpus_heldout2` ("held_out_2") and the injected texts of `injection_corpus_external_heldout`
+("external_heldout", from sources the first external set does not use), all read from their committed jsonl under
+bench/data. Each row: id, kind (injection or clean), category, split, text
 (and source and license for the parts written by others).
 
     python -m bench.injection_corpus_build
@@ -19,12 +21,14 @@ from bench import (
     injection_corpus_dev,
     injection_corpus_dev2,
     injection_corpus_external,
+    injection_corpus_external_heldout,
     injection_corpus_heldout,
     injection_corpus_heldout2,
 )
 
 OUT = Path(__file__).resolve().parent / "injection_corpus.jsonl"
-WRITTEN_BY_OTHERS = [injection_corpus_dev2.OUT, injection_corpus_heldout2.OUT, injection_corpus_external.OUT]
+WRITTEN_BY_OTHERS = [injection_corpus_dev2.OUT, injection_corpus_heldout2.OUT, injection_corpus_external.OUT,
+                     injection_corpus_external_heldout.OUT]  # fmt: skip
 
 
 def main() -> None:

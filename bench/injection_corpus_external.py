@@ -1,6 +1,6 @@
-"""Injection sets written by others ("external"), held back: never read while the detector was tuned, measured
-once at the end and reported apart from our own set (the ≥ 95 % goal is on our own set; this figure is for the
-README).
+"""Injection sets written by others, first held back and measured once (144 of 404 detected), then read: its misses
+were looked at, so it is now tuning data ("external_tune"). The held-out set written by others is
+`bench/injection_corpus_external_heldout.py` ("external_heldout"), from other sources.
 
 - garak (NVIDIA/garak@cafbe992, Apache-2.0), garak/probes/latentinjection.py: every latent-injection probe's
   instructions, separators, payloads and triggers put into its own documents (a resume, a 10-Q report, WHOIS
@@ -158,8 +158,8 @@ def rows() -> list[dict[str, str]]:
         seen.add(text)
         i = counts[category] = counts.get(category, -1) + 1
         licence = "MIT" if source.startswith("microsoft/BIPIA") else "Apache-2.0"
-        out.append({"id": f"external/injection/{category}/{i}", "kind": "injection", "category": category,
-                    "split": "external", "text": text, "source": source, "license": licence})  # fmt: skip
+        out.append({"id": f"external_tune/injection/{category}/{i}", "kind": "injection", "category": category,
+                    "split": "external_tune", "text": text, "source": source, "license": licence})  # fmt: skip
     return out
 
 

@@ -9,7 +9,8 @@ Both are pure functions with no model involved: the model is the thing being att
 the only line of defence.
 
 The parts: `text` (neutralize, and the normalization the rules read), `rules_english`, `rules_intl` and `rules_world`
-(the phrases, by language), `disguises` (disguises undone into variants read again) and `injection` (the
+(the phrases, by language), `concepts` (orders to a judge by their parts), `rules_reader` (orders to any model
+reading the text, by their parts), `disguises` (disguises undone into variants read again) and `injection` (the
 detector that reads them all).
 """
 
