@@ -28,7 +28,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Annotated, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
 
 import pydantic_core
 import structlog
@@ -43,7 +43,6 @@ from pydantic import BaseModel
 from gavel.server.arguments import CONTEXT_PARAM, raw_arguments, refuse_missing, validate_request, wrapper_parameters
 from gavel.server.client_sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.server.inflight import Gate, admit
-from gavel.server.ledger_calls import new_evaluation_id, through_ledger
 from gavel.server.logging import bind_request_context
 from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_schema_text
 from gavel.server.tasks_extension import task_intent
@@ -53,7 +52,9 @@ from gavel.tools.engine.fitness import fitness_line
 from gavel.tools.engine.progress import no_progress
 from gavel.tools.engine.scores import Provenance
 from gavel.tools.errors import GavelError, caller_errors
-from gavel.tools.ledger import Ledger
+
+if TYPE_CHECKING:
+    from gavel.tools.ledger import Ledger
 
 log = structlog.get_logger("gavel.boundary")
 
@@ -178,6 +179,8 @@ def publish(
         slot_values = {p.name: kwargs.pop(p.name) for p in slot_params}
         # The call's id is the ledger row's id when the call is recorded; the log names it `call_id` and gives the
         # result's evaluation_id only at the end, so a call recorded nowhere never logs an id `gavel show` lacks.
+        from gavel.server.ledger_calls import new_evaluation_id  # the ledger's code loads at a first call, not a start
+
         evaluation_id = new_evaluation_id()
         raw = raw_arguments(ctx, kwargs)
         rubric = raw.get("rubric") if rubric_field and isinstance(raw.get("rubric"), str) else None
@@ -313,6 +316,8 @@ async def _answer(
     prepared = await tool.prepare(request, deps)
     if ledger is None or not issubclass(result_model, ToolResult):
         return await _run(spec, tool, prepared, deps), None
+    from gavel.server.ledger_calls import through_ledger
+
     return await through_ledger(
         ledger, tool=spec.name, prepared=prepared, result_model=result_model, evaluation_id=evaluation_id,
         run=lambda tracked: _run(spec, tool, prepared, tracked), deps=deps, notes=notes,
@@ -326,6 +331,8 @@ def uncalibrated_calls(ledger: Ledger | None) -> JudgeThroughLedger:
     async def judge(tool: str, request: BaseModel, result_model: type[ToolResult], impl: Impl, deps: ToolDeps) -> Any:
         if ledger is None:
             return await impl(request, deps)
+        from gavel.server.ledger_calls import new_evaluation_id, through_ledger
+
         two = steps(impl)
         prepared = await two.prepare(request, deps)
         result, _ = await through_ledger(
