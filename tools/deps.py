@@ -53,7 +53,7 @@ class ToolDeps:
     # The evaluation ledger, for a tool that reads or writes it itself (calibrate_judge); None when it is off.
     # Judging tools never see it: the server records and serves their judgments around them.
     ledger: Ledger | None = None
-    # How such a tool has another tool judge (see `gavel.server.boundary.uncalibrated_calls`); None: run directly.
+    # How such a tool has another tool judge (see `gavel.server.ledger_calls.uncalibrated_calls`); None: run directly.
     judge_through_ledger: JudgeThroughLedger | None = None
     # Where the call's judge finds its calibration (the ledger, set by the server); None: no calibration shapes it.
     fitness: FitnessSource | None = None
