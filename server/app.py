@@ -13,7 +13,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
@@ -29,8 +29,11 @@ from gavel.server.tasks_extension import TasksExtension
 from gavel.tools.common import Limits
 from gavel.tools.distribution import version
 from gavel.tools.errors import UnknownRubric
-from gavel.tools.ledger import RECENT_LIMIT, Ledger
+from gavel.tools.ledger import RECENT_LIMIT
 from gavel.tools.rubrics import RUBRIC_SCHEMA_URI, Rubric, RubricRegistry
+
+if TYPE_CHECKING:
+    from gavel.tools.ledger import Ledger
 
 ToolRegistrar = Callable[[MCPServer[Any], DepsFactory, Limits], None]
 
@@ -331,7 +334,12 @@ def build_server(
         extensions=[TasksExtension(tasks)],
     )
     _add_rubric_resources(server, registry)
-    server.ledger = ledger if ledger is not None else settings.make_ledger()
+    if ledger is not None:
+        server.ledger = ledger
+    elif settings.ledger_url is not None:
+        server.ledger = settings.make_ledger()  # made now, so a missing PostgreSQL driver is said at start
+    else:
+        server.ledger = settings.make_ledger  # made at its first use: a start imports no ledger code
     _add_ledger_resources(server)
     add_calibration_resources(server)
     _add_prompts(server, text.prompts)

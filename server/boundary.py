@@ -28,7 +28,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Annotated, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
 
 import pydantic_core
 import structlog
@@ -43,17 +43,18 @@ from pydantic import BaseModel
 from gavel.server.arguments import CONTEXT_PARAM, raw_arguments, refuse_missing, validate_request, wrapper_parameters
 from gavel.server.client_sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.server.inflight import Gate, admit
-from gavel.server.ledger_calls import new_evaluation_id, through_ledger
 from gavel.server.logging import bind_request_context
 from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_schema_text
 from gavel.server.tasks_extension import task_intent
 from gavel.tools.common import ToolResult
-from gavel.tools.deps import Impl, JudgeThroughLedger, Prepared, ProgressFn, Tool, ToolDeps, steps
+from gavel.tools.deps import Prepared, ProgressFn, Tool, ToolDeps, steps
 from gavel.tools.engine.fitness import fitness_line
 from gavel.tools.engine.progress import no_progress
 from gavel.tools.engine.scores import Provenance
 from gavel.tools.errors import GavelError, caller_errors
-from gavel.tools.ledger import Ledger
+
+if TYPE_CHECKING:
+    from gavel.tools.ledger import Ledger
 
 log = structlog.get_logger("gavel.boundary")
 
@@ -104,22 +105,32 @@ class ToolSpec(Generic[RequestT, ResultT]):
 class BoundaryServer(MCPServer[Any]):
     """An `MCPServer` that holds the boundary's per-server state: its ledger, tool specs and call gate.
 
-    It also reports a missing argument in the boundary's own format. The SDK validates the arguments with
-    its own model before the wrapper runs. `SkipValidation` lets every value through, but a missing
-    required argument is still refused there, in pydantic's raw text naming an internal '<tool>Arguments'
-    model. The request model is checked first instead, so the caller reads 'assessment: is required' like
-    every other argument error.
+    It also reports a missing argument in the boundary's own format. The SDK validates the arguments with its own
+    model before the wrapper runs. `SkipValidation` lets every value through, but a missing required argument is
+    still refused there, in pydantic's raw text naming an internal '<tool>Arguments' model. The request model is
+    checked first instead, so the caller reads 'assessment: is required' like every other argument error.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # Where this server's judging calls are recorded and served from; None: no ledger.
-        self.ledger: Ledger | None = None
+        self._ledger: Ledger | Callable[[], Ledger | None] | None = None
         self.tool_specs: dict[str, ToolSpec[Any, Any]] = {}
         # Its calls in flight, which shutdown and departed clients end (see `gavel.server.inflight`).
         self.gate = Gate()
         # The outputSchema each published tool lists (see `gavel.server.schemas`).
         self.output_outlines: dict[str, dict[str, Any]] = {}
+
+    @property
+    def ledger(self) -> Ledger | None:
+        """Where this server's judging calls are recorded and served from; None: no ledger. Given as a function (the
+        settings' ledger, see `build_server`), it is made at its first use: a start imports no ledger code."""
+        if callable(self._ledger):
+            self._ledger = self._ledger()
+        return self._ledger
+
+    @ledger.setter
+    def ledger(self, ledger: Ledger | Callable[[], Ledger | None] | None) -> None:
+        self._ledger = ledger
 
     async def list_tools(self) -> list[MCPTool]:
         tools = await super().list_tools()
@@ -178,6 +189,8 @@ def publish(
         slot_values = {p.name: kwargs.pop(p.name) for p in slot_params}
         # The call's id is the ledger row's id when the call is recorded; the log names it `call_id` and gives the
         # result's evaluation_id only at the end, so a call recorded nowhere never logs an id `gavel show` lacks.
+        from gavel.server.ledger_calls import new_evaluation_id  # the ledger's code loads at a first call, not a start
+
         evaluation_id = new_evaluation_id()
         raw = raw_arguments(ctx, kwargs)
         rubric = raw.get("rubric") if rubric_field and isinstance(raw.get("rubric"), str) else None
@@ -307,6 +320,9 @@ async def _answer(
     gets what the reader must be told about the ledger (a judgment it could not record)."""
     result_model = spec.result_model
     ledger = server.ledger if isinstance(server, BoundaryServer) else None
+    # The ledger's code loads here, at a first call, not at a start.
+    from gavel.server.ledger_calls import through_ledger, uncalibrated_calls
+
     if spec.keeps_records:
         deps = replace(deps, ledger=ledger, judge_through_ledger=uncalibrated_calls(ledger))
     tool = steps(spec.impl)
@@ -317,24 +333,6 @@ async def _answer(
         ledger, tool=spec.name, prepared=prepared, result_model=result_model, evaluation_id=evaluation_id,
         run=lambda tracked: _run(spec, tool, prepared, tracked), deps=deps, notes=notes,
     )  # fmt: skip
-
-
-def uncalibrated_calls(ledger: Ledger | None) -> JudgeThroughLedger:
-    """How a tool that keeps its own records judges: each judgment a call of its own through `ledger` (served when
-    judged identically before, else recorded), with no calibration shaping the judge; run directly without one."""
-
-    async def judge(tool: str, request: BaseModel, result_model: type[ToolResult], impl: Impl, deps: ToolDeps) -> Any:
-        if ledger is None:
-            return await impl(request, deps)
-        two = steps(impl)
-        prepared = await two.prepare(request, deps)
-        result, _ = await through_ledger(
-            ledger, tool=tool, prepared=prepared, result_model=result_model, evaluation_id=new_evaluation_id(),
-            run=lambda tracked: two.run(prepared, tracked), deps=deps, fitness=False,
-        )  # fmt: skip
-        return result
-
-    return judge
 
 
 async def _run(spec: ToolSpec[Any, Any], tool: Tool[Any, Any, Any], prepared: Prepared, deps: ToolDeps) -> BaseModel:

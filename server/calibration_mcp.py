@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from gavel.server.boundary import BoundaryServer
-from gavel.tools.calibration.records import calibration_index, calibrations_for
-from gavel.tools.ledger import Ledger
+
+if TYPE_CHECKING:
+    from gavel.tools.ledger import Ledger
 
 INDEX_URI = "calibration://index"
 _KEY_RE = re.compile(r"^[0-9a-f]{16}$")
@@ -30,6 +31,8 @@ def _ledger(server: MCPServer[Any]) -> Ledger:
 def add_calibration_resources(server: MCPServer[Any]) -> None:
     import anyio
 
+    # The records (and the ledger under them) load at the first read of these resources, not at a start.
+
     @server.resource(
         INDEX_URI,
         name="calibration-index",
@@ -39,6 +42,8 @@ def add_calibration_resources(server: MCPServer[Any]) -> None:
         mime_type="application/json",
     )
     async def index() -> str:
+        from gavel.tools.calibration.records import calibration_index
+
         entries = await anyio.to_thread.run_sync(calibration_index, _ledger(server))
         return json.dumps({"calibrations": entries}, indent=2)
 
@@ -51,6 +56,8 @@ def add_calibration_resources(server: MCPServer[Any]) -> None:
         mime_type="application/json",
     )
     async def by_key(key: str) -> str:
+        from gavel.tools.calibration.records import calibrations_for
+
         ledger = _ledger(server)
         reports = await anyio.to_thread.run_sync(calibrations_for, ledger, key) if _KEY_RE.match(key) else []
         if not reports:

@@ -34,7 +34,7 @@ from pydantic_core import PydanticSerializationError
 from gavel.server.ledger_key import cache_key
 from gavel.tools.calibration.records import fitness_source
 from gavel.tools.common import ToolResult
-from gavel.tools.deps import Prepared, ToolDeps
+from gavel.tools.deps import Impl, JudgeThroughLedger, Prepared, ToolDeps, steps
 from gavel.tools.engine.fitness import FitnessSource
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.progress import Progress
@@ -337,3 +337,21 @@ async def through_ledger(
             "it has no evaluation_id, so it cannot be read back or served again)"
         )
     return result, structured
+
+
+def uncalibrated_calls(ledger: Ledger | None) -> JudgeThroughLedger:
+    """How a tool that keeps its own records judges: each judgment a call of its own through `ledger` (served when
+    judged identically before, else recorded), with no calibration shaping the judge; run directly without one."""
+
+    async def judge(tool: str, request: BaseModel, result_model: type[ToolResult], impl: Impl, deps: ToolDeps) -> Any:
+        if ledger is None:
+            return await impl(request, deps)
+        two = steps(impl)
+        prepared = await two.prepare(request, deps)
+        result, _ = await through_ledger(
+            ledger, tool=tool, prepared=prepared, result_model=result_model, evaluation_id=new_evaluation_id(),
+            run=lambda tracked: two.run(prepared, tracked), deps=deps, fitness=False,
+        )  # fmt: skip
+        return result
+
+    return judge

@@ -8,15 +8,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from gavel.tools.common import Limits
 from gavel.tools.engine.config import EngineConfig
-from gavel.tools.ledger import Ledger, LedgerStatus
-from gavel.tools.ledger.store import PostgresStore, redact_url
+from gavel.tools.ledger import LedgerStatus
+
+if TYPE_CHECKING:
+    from gavel.tools.ledger import Ledger
 
 BackendName = Literal["auto", "openai", "ollama", "embedded", "sampling"]
 
@@ -118,6 +119,9 @@ class Settings(BaseModel):
         """The evaluation ledger these settings describe (not opened yet); None when it is off."""
         if self.ledger_off():
             return None
+        from gavel.tools.ledger import Ledger
+        from gavel.tools.ledger.store import PostgresStore
+
         if self.ledger_url is not None:
             store = PostgresStore(self.ledger_url.get_secret_value())
             return Ledger(store=store, ttl_s=self.ledger_ttl_s, store_inputs=self.ledger_store_inputs)
@@ -140,6 +144,8 @@ class Settings(BaseModel):
         view = self.model_dump(mode="json")
         view["auth_token"] = "****" if self.auth_token else None
         view["openai_api_key"] = "****" if self.openai_api_key else None
+        from gavel.tools.ledger.store import redact_url
+
         view["ledger_url"] = redact_url(self.ledger_url.get_secret_value()) if self.ledger_url else None
         return view
 
@@ -181,6 +187,8 @@ LEDGER_OFF = "off"
 
 
 def default_ledger_path() -> str:
+    import platformdirs  # here: a start only needs it when it opens the ledger
+
     return str(Path(platformdirs.user_data_dir("gavel")) / "ledger.sqlite3")
 
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import structlog
@@ -31,7 +31,10 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, TextConten
 from gavel.server.inflight import detached
 from gavel.server.tasks_store import LedgerTaskStore, MemoryTaskStore, TaskRow, TaskStore, Unavailable
 from gavel.tools.engine.progress import ProgressFn
-from gavel.tools.ledger import Ledger, timestamp, to_json, utc_now
+from gavel.tools.ledger import timestamp, to_json, utc_now
+
+if TYPE_CHECKING:
+    from gavel.tools.ledger import Ledger
 
 log = structlog.get_logger("gavel.tasks")
 

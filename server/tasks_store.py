@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from gavel.tools.ledger import Ledger
-from gavel.tools.ledger.schema import Conn
+if TYPE_CHECKING:
+    from gavel.tools.ledger import Ledger
+    from gavel.tools.ledger.schema import Conn
 
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
@@ -18,16 +19,18 @@ from gavel.server.boundary import DepsFactory, RequestT, ResultT, ToolSpec, publ
 from gavel.server.client_sampling import client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
 from gavel.tools import assessment, candidates, rag, refine
-from gavel.tools.calibration import measure
+from gavel.tools.calibration import models as calibration
 from gavel.tools.common import Limits
-from gavel.tools.deps import ProgressFn, Tool, ToolDeps
-from gavel.tools.engine.backend import Backend
-from gavel.tools.engine.fitness import FitnessSource
-from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.memo import MemoBackend
-from gavel.tools.engine.progress import Progress
-from gavel.tools.engine.provider import BackendProvider
+from gavel.tools.deps import Later, ProgressFn, Tool, ToolDeps
 from gavel.tools.rubrics import RubricRegistry
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.backend import Backend
+    from gavel.tools.engine.fitness import FitnessSource
+    from gavel.tools.engine.judge import Judge
+    from gavel.tools.engine.memo import MemoBackend
+    from gavel.tools.engine.progress import Progress
+    from gavel.tools.engine.provider import BackendProvider
 
 # How each configured limit is stated to the agent's model, and which tools state which: only those they apply.
 _LIMIT_PHRASES: dict[str, Callable[[Limits], str]] = {
@@ -77,6 +80,11 @@ def _with_rubric(request: candidates.ScoreCandidatesRequest) -> bool:
     return request.rubric is not None or request.custom_rubric is not None
 
 
+# The tools whose code (and the engine under it) is imported at their first call; `gavel eval` runs the same.
+RAG_ANSWER = Later("gavel.tools.rag.orchestration", "judge_rag_answer")
+RAG_ANSWERS = Later("gavel.tools.rag.orchestration", "judge_rag_answers")
+SCORE_CANDIDATES = Later("gavel.tools.candidates.orchestration", "score_candidates")
+
 # The tools, in the order clients list them.
 TOOLS: tuple[ToolSpec[Any, Any], ...] = (
     _judging(
@@ -110,7 +118,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         "what to fix. Text aimed at the judge is flagged.",
         rag.JudgeRagAnswerRequest,
         rag.RagJudgment,
-        rag.judge_rag_answer,
+        RAG_ANSWER,
     ),
     _judging(
         "judge_rag_answers",
@@ -119,7 +127,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         "approved one. Each gets judge_rag_answer's judgment.",
         rag.JudgeRagAnswersRequest,
         rag.RagBatchResult,
-        rag.judge_rag_answers,
+        RAG_ANSWERS,
         task_when=_always,
     ),
     _judging(
@@ -130,7 +138,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         "rubric the judge scores the rest from their text.",
         candidates.ScoreCandidatesRequest,
         candidates.ScoreCandidatesResult,
-        candidates.score_candidates,
+        SCORE_CANDIDATES,
         task_when=_with_rubric,
     ),
     ToolSpec(
@@ -140,9 +148,9 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
             "Measure the judge on a labelled set: balanced accuracy, AUROC (95% CIs). Verdicts then carry it as "
             "judge_fitness. Slow: small limit."
         ),
-        request_model=measure.CalibrateJudgeRequest,
-        result_model=measure.CalibrationReport,
-        impl=measure.calibrate_judge,
+        request_model=calibration.CalibrateJudgeRequest,
+        result_model=calibration.CalibrationReport,
+        impl=Later("gavel.tools.calibration.measure", "calibrate_judge"),
         keeps_records=True,
         task_when=_always,
     ),
@@ -167,11 +175,21 @@ class GavelDeps:
         self.settings = settings
         self.registry = registry
         self.limits = settings.limits()
-        self.provider = BackendProvider(settings.engine_config())
+        # Read now, so a bad engine setting is refused at start; the provider it configures is built at first use.
+        self._engine_config = settings.engine_config()
         self._memo: MemoBackend | None = None
+
+    @cached_property
+    def provider(self) -> BackendProvider:
+        # The engine is imported here, at the first call that needs it: a start and a tools/list never do.
+        from gavel.tools.engine.provider import BackendProvider
+
+        return BackendProvider(self._engine_config)
 
     def _memoized(self, backend: Backend) -> Backend:
         if self._memo is None or self._memo.inner is not backend:
+            from gavel.tools.engine.memo import MemoBackend
+
             self._memo = MemoBackend(backend)
         return self._memo
 
@@ -194,6 +212,8 @@ class GavelDeps:
         if sampling is not None:
 
             async def sampling_judge(*, progress: Progress, fitness: FitnessSource | None) -> Judge:
+                from gavel.tools.engine.judge import Judge
+
                 return Judge(
                     sampling, provider.config, provider.limiter, strategy="joint", progress=progress, fitness=fitness
                 )
@@ -207,7 +227,8 @@ class GavelDeps:
         )
 
     async def aclose(self) -> None:
-        await self.provider.aclose()
+        if "provider" in self.__dict__:  # never built: no call needed a model
+            await self.provider.aclose()
 
 
 def make_deps_factory(settings: Settings, registry: RubricRegistry) -> GavelDeps:

@@ -30,7 +30,6 @@ from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gavel.server.auth import BearerAuthMiddleware, check_bind, is_loopback
-from gavel.server.connections import ConnectionGuard, connection_budget, descriptor_limit, guarded_protocol
 from gavel.server.http_defaults import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -289,6 +288,9 @@ def run_http(server: MCPServer[Any], options: HttpOptions) -> None:
     """Serve over SSE or Streamable HTTP until SIGINT/SIGTERM. Raises `BindRefused` before binding if unsafe."""
     check_bind(options.host, options.auth_token)
     app = build_http_app(server, options)
+    # Here, not at the top: h11 and uvicorn's h11 protocol are for HTTP only, and a stdio start never needs them.
+    from gavel.server.connections import ConnectionGuard, connection_budget, descriptor_limit, guarded_protocol
+
     cap, backlog = connection_budget(descriptor_limit())
     config = uvicorn.Config(
         app,

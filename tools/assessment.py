@@ -5,7 +5,7 @@ to any rubric). The self-refinement loop built on it is `gavel.tools.refine`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -21,12 +21,14 @@ from gavel.tools.common import (
     require_text,
 )
 from gavel.tools.deps import FromRequest, Tool, ToolDeps
-from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.narrative import Explain, narrate
 from gavel.tools.rubrics import CustomRubric, Rubric, rubric_identity
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.judge import Judge
 
 DEFAULT_RUBRIC = "clinical-assessment"
 # The evaluate table's cells: a row stays readable in a chat window.

@@ -8,6 +8,7 @@ request from the flat MCP arguments, builds `ToolDeps` for the call, and transla
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
@@ -52,7 +53,7 @@ class ToolDeps:
     # The evaluation ledger, for a tool that reads or writes it itself (calibrate_judge); None when it is off.
     # Judging tools never see it: the server records and serves their judgments around them.
     ledger: Ledger | None = None
-    # How such a tool has another tool judge (see `gavel.server.boundary.uncalibrated_calls`); None: run directly.
+    # How such a tool has another tool judge (see `gavel.server.ledger_calls.uncalibrated_calls`); None: run directly.
     judge_through_ledger: JudgeThroughLedger | None = None
     # Where the call's judge finds its calibration (the ledger, set by the server); None: no calibration shapes it.
     fitness: FitnessSource | None = None
@@ -146,8 +147,25 @@ class Tool(Generic[RequestT, PreparedT, ResultT]):
         return await self.run(await self.prepare(request, deps), deps)
 
 
+@dataclass(frozen=True)
+class Later:
+    """A tool named by where it lives, imported at its first call. A server lists its tools from their request and
+    result models alone; the code under them (the engine, the guards) was most of what a start imported."""
+
+    module: str
+    name: str
+
+    def load(self) -> Callable[[Any, ToolDeps], Awaitable[Any]]:
+        return cast(Callable[[Any, ToolDeps], Awaitable[Any]], getattr(importlib.import_module(self.module), self.name))
+
+    async def __call__(self, request: Any, deps: ToolDeps) -> Any:
+        return await self.load()(request, deps)
+
+
 def steps(impl: Callable[[Any, ToolDeps], Awaitable[Any]]) -> Tool[Any, Any, Any]:
     """`impl` as its two steps; a plain implementation's prepare step prepares nothing."""
+    if isinstance(impl, Later):
+        impl = impl.load()
     if isinstance(impl, Tool):
         return impl
 

@@ -7,13 +7,13 @@ never change it (nothing reads it back).
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-from gavel.tools.engine import prompts
-from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.scores import Usage
+if TYPE_CHECKING:
+    from gavel.tools.engine.judge import Judge
+    from gavel.tools.engine.scores import Usage
 
 NARRATIVE_MAX_TOKENS = 200
 
@@ -28,6 +28,9 @@ Explain = Annotated[
 
 async def narrate(judge: Judge, card: str, model: str | None) -> tuple[str | None, str | None, Usage]:
     """(narrative, why there is none, usage) for a finished verdict card."""
+    # Here, not at the top: the request models name `Explain`, and a server's start needs no prompt.
+    from gavel.tools.engine import prompts
+
     generated = await judge.generate(
         data={"verdict": card},
         instruction=prompts.prompt_set().fill("narrative", facts="The verdict is in the block above."),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import anyio
 from pydantic import BaseModel, Field
@@ -26,12 +26,14 @@ from gavel.tools.assessment import (
 from gavel.tools.common import ToolResult, flags_line, one_line, require_text
 from gavel.tools.deps import Tool, ToolDeps
 from gavel.tools.engine import prompts
-from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.revision import RevisionProblem, RevisionProblemCode, feedback_for, revision_problems, strip_frame
 from gavel.tools.rubrics import Rubric
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.judge import Judge
 
 # Enough for a one-page assessment; a small local model writing more mostly repeats itself.
 # Room for a revision plus the prompt material small models echo first (stripped afterwards).

@@ -56,7 +56,7 @@ def calibrate(settings: Settings, args: argparse.Namespace) -> int:
 
 async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: Any, limit: int | None) -> Any:
 
-    from gavel.server.boundary import uncalibrated_calls
+    from gavel.server.ledger_calls import uncalibrated_calls
     from gavel.tools.calibration.measure import CalibrationRun
     from gavel.tools.deps import ToolDeps
     from gavel.tools.engine.provider import BackendProvider

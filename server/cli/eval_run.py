@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from gavel.server.ledger_calls import new_evaluation_id, through_ledger
 from gavel.tools import assessment, candidates, rag, refine
 from gavel.tools.common import ToolResult
-from gavel.tools.deps import ToolDeps, steps
+from gavel.tools.deps import Later, ToolDeps, steps
 from gavel.tools.errors import GavelError, caller_errors, leaves
 from gavel.tools.evaluation.dataset import DataItem
 from gavel.tools.evaluation.figures import headline
@@ -51,10 +51,12 @@ EVAL_TOOLS: dict[str, EvalTool] = {
         EvalTool("evaluate_assessment", assessment.EvaluateAssessmentRequest, assessment.EvaluationResult,
                  assessment.evaluate_assessment),
         EvalTool("refine_until_pass", refine.RefineUntilPassRequest, refine.RefinementResult, refine.refine_until_pass),
-        EvalTool("judge_rag_answer", rag.JudgeRagAnswerRequest, rag.RagJudgment, rag.judge_rag_answer),
-        EvalTool("judge_rag_answers", rag.JudgeRagAnswersRequest, rag.RagBatchResult, rag.judge_rag_answers),
+        EvalTool("judge_rag_answer", rag.JudgeRagAnswerRequest, rag.RagJudgment,
+                 Later("gavel.tools.rag.orchestration", "judge_rag_answer")),
+        EvalTool("judge_rag_answers", rag.JudgeRagAnswersRequest, rag.RagBatchResult,
+                 Later("gavel.tools.rag.orchestration", "judge_rag_answers")),
         EvalTool("score_candidates", candidates.ScoreCandidatesRequest, candidates.ScoreCandidatesResult,
-                 candidates.score_candidates),
+                 Later("gavel.tools.candidates.orchestration", "score_candidates")),
     )
 }  # fmt: skip
 

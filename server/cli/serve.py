@@ -34,7 +34,8 @@ def serve(settings: Settings, args: argparse.Namespace) -> int:
     # The factory may own model backends (HTTP clients, a loaded model) to close on the way out.
     on_shutdown = getattr(deps_factory, "aclose", None)
     server = build_server(settings, registry, deps_factory)
-    _warn_missing_driver(server)
+    if settings.ledger_url is not None:  # only a ledger in PostgreSQL needs a driver (and is made at start for it)
+        _warn_missing_driver(server)
     if args.transport == "stdio":
         run_stdio(server, on_shutdown=on_shutdown)
         return EXIT_OK

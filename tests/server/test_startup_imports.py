@@ -14,6 +14,10 @@ import subprocess
 import threading
 from pathlib import Path
 
+import anyio
+import mcp
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
 from tests.conftest import PYTHON, REPO_ROOT
 
 # Model clients and optional extras: imported when a call first needs them, never by a start.
@@ -89,3 +93,31 @@ def test_a_stdio_serve_answers_tools_list_without_the_other_commands_or_a_model_
     imported = json.loads(stderr.decode().rsplit("IMPORTED ", 1)[1])
     assert [m for m in imported if m in NOT_FOR_SERVE or m.split(".")[0] in NOT_FOR_SERVE] == []
     assert not ledger.exists()  # opened at the first judgment, not by a start
+
+
+# What a start and a tools/list never need: each tool's code and the engine under it, the judge, the backend
+# provider, the injection detector's rules, the ledger (its calls, its SQLite code, the user directory it lives in),
+# and the HTTP connection guard (h11). Each loads at the first call (or HTTP serve) that uses it.
+LOADED_AT_FIRST_CALL = (
+    "gavel.tools.rag.orchestration", "gavel.tools.candidates.orchestration", "gavel.tools.calibration.measure",
+    "gavel.tools.engine.judge", "gavel.tools.engine.provider", "gavel.tools.guards.injection",
+    "gavel.server.ledger_calls", "gavel.tools.ledger.ledger", "sqlite3", "platformdirs",
+    "gavel.server.connections", "h11",
+)  # fmt: skip
+
+
+async def test_an_mcp_client_lists_the_tools_of_a_stdio_serve_that_loaded_no_tool_code(
+    clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    params = StdioServerParameters(
+        command=PYTHON, args=["-c", SERVE], cwd=str(REPO_ROOT),
+        env={**clean_env, "GAVEL_LEDGER_PATH": str(tmp_path / "ledger.sqlite3")},
+    )  # fmt: skip
+    stderr = tmp_path / "stderr.log"
+    with stderr.open("w") as errlog, anyio.fail_after(120):
+        async with mcp.Client(stdio_client(params, errlog=errlog)) as client:
+            listed = await client.list_tools()
+    assert len(listed.tools) == 6
+    # The client's exit closes stdin and waits for the server, which writes what it imported on the way out.
+    imported = json.loads(stderr.read_text().rsplit("IMPORTED ", 1)[1].splitlines()[0])
+    assert [m for m in imported if m in LOADED_AT_FIRST_CALL] == []

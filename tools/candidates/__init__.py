@@ -14,6 +14,8 @@ missing), `ranking` (rank, pick; `search` when the two passes miss a diversity t
 was picked); `orchestration` runs them and assembles the result described in `models`.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from gavel.tools.candidates.models import (
     Contribution,
     DiversityOutcome,
@@ -26,9 +28,25 @@ from gavel.tools.candidates.models import (
     SelectedCandidate,
     UnscoredCandidate,
 )
-from gavel.tools.candidates.orchestration import score_candidates
-from gavel.tools.candidates.ranking import select_diverse
 from gavel.tools.candidates.values import canonical_key
+
+if TYPE_CHECKING:
+    from gavel.tools.candidates.orchestration import score_candidates
+    from gavel.tools.candidates.ranking import select_diverse
+
+
+def __getattr__(name: str) -> Any:
+    # The tool's code is imported at first use: a server lists its tools from the request and result models alone.
+    if name == "score_candidates":
+        from gavel.tools.candidates.orchestration import score_candidates
+
+        return score_candidates
+    if name == "select_diverse":
+        from gavel.tools.candidates.ranking import select_diverse
+
+        return select_diverse
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Contribution",

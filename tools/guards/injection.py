@@ -16,8 +16,6 @@ from gavel.tools.guards.rules_reader import READER
 from gavel.tools.guards.rules_world import WORLD
 from gavel.tools.guards.text import normalize_for_matching
 
-PROMPT_INJECTION_FLAG = "prompt_injection_suspected"
-
 # The order matters: a finding from a hidden comment names the first rule that matched it.
 RULES: list[Rule] = [*ENGLISH, *EUROPEAN, *ENGLISH_LATER, *OTHER_SCRIPTS, *WORLD, *READER]
 

@@ -5,9 +5,10 @@ wrappers), `store` (SQLite or PostgreSQL connections), `reads` (history, show, e
 what to write, what to serve, the memory in front).
 """
 
-from gavel.tools.ledger.ledger import Ledger
-from gavel.tools.ledger.reads import RECENT_LIMIT
+from typing import TYPE_CHECKING, Any
+
 from gavel.tools.ledger.rows import (
+    RECENT_LIMIT,
     Entry,
     LedgerStatus,
     canonical_hash,
@@ -17,6 +18,19 @@ from gavel.tools.ledger.rows import (
     to_json,
     utc_now,
 )
+
+if TYPE_CHECKING:
+    from gavel.tools.ledger.ledger import Ledger
+
+
+def __getattr__(name: str) -> Any:
+    # `Ledger` (and SQLite under it) is imported at its first use: a server's start only names the ledger's file.
+    if name == "Ledger":
+        from gavel.tools.ledger.ledger import Ledger
+
+        return Ledger
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "RECENT_LIMIT",

@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from gavel.tools.ledger.rows import COLUMNS, record_of
+from gavel.tools.ledger.rows import COLUMNS, RECENT_LIMIT, record_of
 from gavel.tools.ledger.schema import Conn
 
 T = TypeVar("T")
 
-RECENT_LIMIT = 50
 # How many rows `export` fetches per round trip: bounded memory on a large ledger.
 EXPORT_BATCH = 500
 

@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 HEADLINE_MAX_CHARS = 300
+# How many rows a listing of the latest evaluations shows (`gavel history`, evaluation://recent).
+RECENT_LIMIT = 50
 
 # The evaluations table's columns, in the order `Entry.row` gives them and `record_of` reads them.
 COLUMNS = (

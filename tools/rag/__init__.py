@@ -11,7 +11,8 @@ part: generated via grounding, or per sentence via sentence_support) → assembl
 issues) → verdicts and render (what is returned and how it reads). orchestration runs the two tools.
 """
 
-from gavel.tools.rag.orchestration import judge_rag_answer, judge_rag_answers
+from typing import TYPE_CHECKING, Any
+
 from gavel.tools.rag.requests import (
     DEFAULT_RUBRIC,
     AgentAnswer,
@@ -20,6 +21,22 @@ from gavel.tools.rag.requests import (
     Passage,
 )
 from gavel.tools.rag.verdicts import RagBatchResult, RagJudgment
+
+if TYPE_CHECKING:
+    from gavel.tools.rag.orchestration import judge_rag_answer, judge_rag_answers
+
+_TOOLS = ("judge_rag_answer", "judge_rag_answers")
+
+
+def __getattr__(name: str) -> Any:
+    # The tools' code (and the engine under it) is imported at first use: a server lists its tools from the request
+    # and result models alone.
+    if name in _TOOLS:
+        from gavel.tools.rag import orchestration
+
+        return getattr(orchestration, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_RUBRIC",

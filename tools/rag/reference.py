@@ -20,18 +20,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from statistics import fmean
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from gavel.tools.common import one_line
-from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.logprobs import ReasonCode
 from gavel.tools.engine.one_token import document_prefix
 from gavel.tools.engine.scores import Usage
 from gavel.tools.rag import sentence_support
-from gavel.tools.rag.prepare import Prepared
 from gavel.tools.rag.sentence_support import CLAIM_CHARS, SentenceSupport
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.judge import Judge
+    from gavel.tools.rag.prepare import Prepared
 
 
 class ReferenceFigure(BaseModel):

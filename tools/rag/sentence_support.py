@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,12 +27,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
 from gavel.tools.engine.fitness import DecisionCut
-from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, metric_score, yes_no
 from gavel.tools.engine.scores import MetricScore, Usage
 from gavel.tools.engine.sentences import leading_clause, split_sentences
 from gavel.tools.rubrics import Metric, Rubric
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.judge import Judge
 
 SUPPORT_CUT = 0.45
 SENTENCE_LABEL = "claim"
