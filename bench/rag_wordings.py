@@ -1,0 +1,96 @@
+"""Would a second wording of the grounding question, averaged with the first, rank right HaluEval answers above
+hallucinated ones better? Every claim `judge_rag_answer` checks (a sentence and its leading clause) is read with
+each candidate wording after the same prefix (the fact checker's system text, the passage, the question); an
+answer's score is its weakest claim's P(yes), as the accuracy dimension reads it.
+
+    python -m bench.rag_wordings [--skip 0] [--pairs 50]   # writes bench/results/rag-wordings.json
+
+A probe of wordings, not of the tool: `bench.agreement` measures the tool through `gavel serve`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+from typing import Any
+
+from bench.common import RESULTS_DIR, Run, say
+from bench.consistency_claims import auroc
+from bench.rubric_agreement import SHARED
+from gavel.tools.engine import prompts
+from gavel.tools.engine.embedded import EmbeddedBackend
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.one_token import document_prefix, yes_no
+from gavel.tools.engine.sentences import leading_clause, split_sentences
+from tests.support.config import engine_config
+
+DATA = SHARED / "halueval_qa_dev.jsonl"
+WORDINGS = {
+    "current": prompts.prompt_set().fill("rag_sentence", subject="answer", sentence_label="claim"),
+    "states": "Does the document state everything the claim says? Answer Yes or No.",
+    "answer": "Based only on the document, is the claim a correct answer to the question? Answer Yes or No.",
+    "true": "According to the document, is the claim true? Answer Yes or No.",
+}
+
+
+def claims(answer: str) -> list[str]:
+    out = []
+    for sentence in split_sentences(answer) or [answer.strip()]:
+        out.append(sentence)
+        if (clause := leading_clause(sentence)) is not None:
+            out.append(clause)
+    return out
+
+
+async def probe(skip: int, pairs: int) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+    numbers = sorted({int(r["id"].split("-")[2]) for r in rows})[skip : skip + pairs]
+    rows = [r for r in rows if int(r["id"].split("-")[2]) in numbers]
+    judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
+    records = []
+    for row in rows:
+        shared = document_prefix(row["context"], row["question"])
+        weakest: dict[str, float | None] = {}
+        for key, instruction in WORDINGS.items():
+            values = []
+            for claim in claims(row["answer"]):
+                readout, _ = await yes_no(judge.calls, shared, instruction, extra={"claim": claim})
+                values.append(readout.value)
+            weakest[key] = None if None in values else min(v for v in values if v is not None)
+        records.append({"id": row["id"], "hallucinated": row["hallucinated"], "p": weakest})
+        say(f"  {len(records)}/{len(rows)} {row['id']} {weakest}")
+    return records
+
+
+def figures(records: list[dict[str, Any]]) -> dict[str, float | None]:
+    def score(record: dict[str, Any], keys: tuple[str, ...]) -> float | None:
+        values = [record["p"][k] for k in keys]
+        return None if None in values else sum(values) / len(values)
+
+    out = {}
+    for size in (1, 2):
+        for keys in itertools.combinations(WORDINGS, size):
+            right = [s for r in records if not r["hallucinated"] and (s := score(r, keys)) is not None]
+            wrong = [s for r in records if r["hallucinated"] and (s := score(r, keys)) is not None]
+            out["+".join(keys)] = auroc(right, wrong)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip", type=int, default=0)
+    parser.add_argument("--pairs", type=int, default=50)
+    args = parser.parse_args()
+    run = Run("rag-wordings", RESULTS_DIR, smoke=False)
+    records = asyncio.run(probe(args.skip, args.pairs))
+    result = figures(records)
+    for key, value in result.items():
+        say(f"{key:24s} {value}")
+    path = run.write({"args": vars(args), "wordings": WORDINGS, "auroc": result, "items": records})
+    say(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
