@@ -10,6 +10,7 @@ import pytest
 
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.rag import JudgeRagAnswerRequest, Passage, judge_rag_answer
+from gavel.tools.rag.sentence_support import SUPPORT_CUT
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, token_reply, yes_no
 
@@ -154,7 +155,13 @@ async def test_the_verdict_follows_the_checks_at_the_cut_not_the_weighted_overal
     assert "all 1 claim(s) are supported" in result.verdict_reason
 
 
-async def test_a_claim_between_the_old_and_the_measured_cut_counts_as_supported():
-    result = await judge(model({"1889": 0.47}, default=0.9), FAITHFUL)
+async def test_a_claim_just_above_the_cut_counts_as_supported():
+    result = await judge(model({"1889": SUPPORT_CUT + 0.02}, default=0.9), FAITHFUL)
     assert result.is_grounded is True
     assert result.verdict == "approved"
+
+
+async def test_a_claim_just_below_the_cut_is_unsupported():
+    result = await judge(model({"1889": SUPPORT_CUT - 0.02}, default=0.9), FAITHFUL)
+    assert result.is_grounded is False
+    assert result.verdict != "approved"

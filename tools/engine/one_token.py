@@ -55,11 +55,17 @@ def document_prefix(document: str | None, question: str | None) -> Prefix:
     return Prefix(blocks, "\n\n".join(parts), system="document_system")
 
 
-def user_prompt(shared: Prefix, instruction: str, extra: Mapping[str, str] | None = None) -> str:
+def user_prompt(
+    shared: Prefix, instruction: str, extra: Mapping[str, str] | None = None, *, question_first: bool = False
+) -> str:
+    """The shared prefix, then the judged text (`extra`) and the question. With `question_first` the question
+    comes before the judged text and a short reminder of the answer's form after it: for checks that ask one
+    question of many claims, so the question joins the cached prefix and each check evaluates its claim alone."""
     parts = [shared.section] if shared.section else []
-    parts += [prompts.fenced(label, text) for label, text in (extra or {}).items()]
-    parts.append(instruction)
-    return "\n\n".join(parts)
+    fenced = [prompts.fenced(label, text) for label, text in (extra or {}).items()]
+    if question_first:
+        return "\n\n".join([*parts, instruction, *fenced, prompts.prompt_set().text["answer_yes_no"]])
+    return "\n\n".join([*parts, *fenced, instruction])
 
 
 async def ask(
@@ -116,9 +122,11 @@ async def yes_no(
     extra: Mapping[str, str] | None = None,
     model: str | None = None,
     step: str = "a yes/no check",
+    question_first: bool = False,
 ) -> tuple[Readout, Usage]:
-    """One Yes/No check after the judgment's shared prefix, read as P(yes). `step` names it in progress."""
+    """One Yes/No check after the judgment's shared prefix, read as P(yes). `step` names it in progress;
+    `question_first` as in `user_prompt`."""
     tally = Tally()
-    readout = await ask(calls, user_prompt(shared, instruction, extra), tally, model=model, system=shared.system,
-                        step=step)  # fmt: skip
+    user = user_prompt(shared, instruction, extra, question_first=question_first)
+    readout = await ask(calls, user, tally, model=model, system=shared.system, step=step)
     return readout, tally.usage

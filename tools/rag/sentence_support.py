@@ -36,6 +36,8 @@ from gavel.tools.rubrics import Metric, Rubric
 if TYPE_CHECKING:
     from gavel.tools.engine.judge import Judge
 
+# Chosen on HaluEval dev pairs 1-50. With the question before the claim their best cut is 0.54 (balanced accuracy
+# 0.86) against 0.85 at 0.45, a difference of one answer in a hundred, so the cut stays where it was measured first.
 SUPPORT_CUT = 0.45
 SENTENCE_LABEL = "claim"
 CLAIM_CHARS = 160  # a sentence quoted in an explanation
@@ -109,7 +111,7 @@ async def check_sentences(
         nonlocal usage
         readout, used = await yes_no(
             judge.calls, shared, instruction, extra={SENTENCE_LABEL: sentence}, model=model,
-            step=f"{step} {index + 1} of {len(sentences)}",
+            step=f"{step} {index + 1} of {len(sentences)}", question_first=True,
         )  # fmt: skip
         readouts[index] = readout
         usage = usage.add(used)
