@@ -2,7 +2,8 @@
 
 The answer is split into sentences deterministically (`sentences.split_sentences`); each is asked "is every
 part of this sentence supported by the passages?" after the judgment's shared prompt prefix (passages,
-question, answer), so the prompt cache evaluates the passages once. Rules, fixed here and documented:
+question) and with the question before the sentence, so the prompt cache evaluates the passages and the question
+once and each check its sentence alone. Rules, fixed here and documented:
 
 - a sentence is supported when P(yes) >= SUPPORT_CUT (or, with GAVEL_USE_CALIBRATED_CUT=true, the cut the judge's
   calibration found best: the result's decision_cut says which);
