@@ -231,7 +231,7 @@ def _p_mistake(checks: Checks, readout: Readout) -> float:
     return p_yes if checks.mistake == "yes" else 1 - p_yes
 
 
-def _counted(p_mistake: float, floor: float) -> float:
+def counted(p_mistake: float, floor: float) -> float:
     """How much of a mistake a check counts for: nothing up to its kind's floor, all of it at certainty."""
     return max(0.0, p_mistake - floor) / (1 - floor)
 
@@ -285,7 +285,7 @@ def _scored(
 ) -> MetricScore:
     """`items` are what each check found weakest, verbatim: the sentence, or the claim of it that decided."""
     floor = prompts.check_floor(checks.kind)
-    expected = sum(_counted(p, floor) for p in p_mistake)
+    expected = sum(counted(p, floor) for p in p_mistake)
     points = count_anchors(metric.levels)
     if points is not None:
         score = score_from_mistakes(expected, points)

@@ -87,6 +87,17 @@ def _instruction(name: str, rubric: Rubric) -> str:
     return prompts.prompt_set().fill(name, subject=rubric.prompt.subject, sentence_label=SENTENCE_LABEL)
 
 
+def claims(answer: str) -> list[str]:
+    """What `check_sentences` checks: each sentence of the answer and, where it has one, its leading clause on its
+    own."""
+    out = []
+    for sentence in split_sentences(answer) or [answer.strip()]:
+        out.append(sentence)
+        if (clause := leading_clause(sentence)) is not None:
+            out.append(clause)
+    return out
+
+
 async def check_sentences(
     judge: Judge,
     shared: Prefix,
@@ -98,12 +109,7 @@ async def check_sentences(
 ) -> tuple[list[SentenceSupport], Usage]:
     """Every sentence of `answer` (and its leading clause) checked against the shared prefix's document.
     `step` names the checks in progress ("sentence 2 of 5")."""
-    sentences = []
-    for sentence in split_sentences(answer) or [answer.strip()]:
-        # Claim by claim: a sentence and, where it has one, its leading clause on its own.
-        sentences.append(sentence)
-        if (clause := leading_clause(sentence)) is not None:
-            sentences.append(clause)
+    sentences = claims(answer)
     readouts: list[Readout | None] = [None] * len(sentences)
     usage = Usage()
     instruction = _instruction("rag_sentence", rubric)
