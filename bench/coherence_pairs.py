@@ -21,6 +21,7 @@ from typing import Any
 from bench.common import RESULTS_DIR, Run, say
 from bench.consistency_claims import auroc
 from bench.rubric_agreement import CLINICAL
+from gavel.tools.engine.checks import counted
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.one_token import document_prefix, yes_no
@@ -83,11 +84,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
             for case in cases:
                 chosen = [r for r in records if r["case"] == case]
                 total = {
-                    v: sum(
-                        max(0.0, (r["p_mistake"][key] or 0.0) - floor) / (1 - floor)
-                        for r in chosen
-                        if r["version"] == v
-                    )
+                    v: sum(counted(r["p_mistake"][key] or 0.0, floor) for r in chosen if r["version"] == v)
                     for v in ("good", "coherence")
                 }
                 more += total["coherence"] > total["good"]

@@ -13,26 +13,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import time
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
 from bench.consistency_claims import auroc
-from bench.rag_wordings import DATA, claims
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.one_token import document_prefix, yes_no
+from gavel.tools.rag.sentence_support import claims
 from tests.support.config import engine_config
+from tests.support.devset import load_pairs
 
 LAYOUTS = ("question_last", "question_first")
 
 
 async def probe(skip: int, pairs: int) -> tuple[list[dict[str, Any]], dict[str, dict[str, float]]]:
-    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
-    numbers = sorted({int(r["id"].split("-")[2]) for r in rows})[skip : skip + pairs]
-    rows = [r for r in rows if int(r["id"].split("-")[2]) in numbers]
+    rows = [item for pair in load_pairs()[skip : skip + pairs] for item in pair]
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
     question = prompts.prompt_set().fill("rag_sentence", subject="answer", sentence_label="claim")
     cost = {layout: {"seconds": 0.0, "prompt_tokens": 0} for layout in LAYOUTS}

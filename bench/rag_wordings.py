@@ -13,20 +13,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import json
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
 from bench.consistency_claims import auroc
-from bench.rubric_agreement import SHARED
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.one_token import document_prefix, yes_no
-from gavel.tools.engine.sentences import leading_clause, split_sentences
+from gavel.tools.rag.sentence_support import claims
 from tests.support.config import engine_config
+from tests.support.devset import load_pairs
 
-DATA = SHARED / "halueval_qa_dev.jsonl"
 WORDINGS = {
     "current": prompts.prompt_set().fill("rag_sentence", subject="answer", sentence_label="claim"),
     "states": "Does the document state everything the claim says? Answer Yes or No.",
@@ -35,19 +33,8 @@ WORDINGS = {
 }
 
 
-def claims(answer: str) -> list[str]:
-    out = []
-    for sentence in split_sentences(answer) or [answer.strip()]:
-        out.append(sentence)
-        if (clause := leading_clause(sentence)) is not None:
-            out.append(clause)
-    return out
-
-
 async def probe(skip: int, pairs: int) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
-    numbers = sorted({int(r["id"].split("-")[2]) for r in rows})[skip : skip + pairs]
-    rows = [r for r in rows if int(r["id"].split("-")[2]) in numbers]
+    rows = [item for pair in load_pairs()[skip : skip + pairs] for item in pair]
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
     records = []
     for row in rows:

@@ -6,7 +6,7 @@ A sentence is vague when it appears in the specificity version only.
     python -m bench.specificity_questions [tune|heldout]   # writes bench/results/specificity-questions-<split>.json
 
 Reports, per question: AUROC of P(mistake) for vague against precise sentences, and in how many cases the
-specificity version's counted mistakes (the rubric's floor applied, as `_scored` counts them) exceed the good one's.
+specificity version's counted mistakes (the rubric's floor applied, by `checks.counted`) exceed the good one's.
 A probe of questions, not of the tool: `bench.rubric_agreement clinical` measures the rubric built from the choice.
 """
 
@@ -21,6 +21,7 @@ from bench.common import RESULTS_DIR, Run, say
 from bench.consistency_claims import auroc
 from bench.rubric_agreement import CLINICAL
 from gavel.tools.engine import prompts
+from gavel.tools.engine.checks import counted
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.one_token import Prefix, yes_no
@@ -69,10 +70,6 @@ async def probe(split: str) -> list[dict[str, Any]]:
     return records
 
 
-def counted(p: float) -> float:
-    return max(0.0, p - FLOOR) / (1 - FLOOR)
-
-
 def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     out = {}
     cases = sorted({r["case"] for r in records})
@@ -81,8 +78,9 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
         precise = [r["p_mistake"][key] for r in records if not r["vague"] and r["p_mistake"][key] is not None]
         more = 0
         for case in cases:
+            chosen = [r for r in records if r["case"] == case]
             total = {
-                v: sum(counted(r["p_mistake"][key] or 0.0) for r in records if r["case"] == case and r["version"] == v)
+                v: sum(counted(r["p_mistake"][key] or 0.0, FLOOR) for r in chosen if r["version"] == v)
                 for v in ("good", "specificity")
             }
             more += total["specificity"] > total["good"]
