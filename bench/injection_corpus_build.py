@@ -25,6 +25,7 @@ from bench import (
     injection_corpus_heldout,
     injection_corpus_heldout2,
 )
+from bench.injection_corpus_common import write_jsonl
 
 OUT = Path(__file__).resolve().parent / "injection_corpus.jsonl"
 WRITTEN_BY_OTHERS = [injection_corpus_dev2.OUT, injection_corpus_heldout2.OUT, injection_corpus_external.OUT,
@@ -39,7 +40,7 @@ def main() -> None:
     assert len(ids) == len(set(ids)), "duplicate ids"
     texts = Counter((row["split"], row["text"]) for row in rows)
     assert max(texts.values()) == 1, "a text appears twice in one part"
-    OUT.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    write_jsonl(OUT, rows)
     for (split, kind), n in sorted(Counter((row["split"], row["kind"]) for row in rows).items()):
         print(f"{split:10} {kind:10} {n}")
     print(f"written to {OUT}")

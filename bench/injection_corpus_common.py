@@ -8,8 +8,10 @@ of its wording is shared with the other part.
 from __future__ import annotations
 
 import base64
+import json
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 # Cyrillic and Greek look-alikes for Latin letters, as an attacker would pick them.
 _HOMOGLYPHS = str.maketrans({"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "i": "і", "x": "х", "y": "у"})
@@ -121,3 +123,8 @@ def injected(
         out[f"disguise: {name}"] = texts
     out.update(handwritten)
     return out
+
+
+def write_jsonl(path: Path, rows: Sequence[dict[str, str]]) -> None:
+    """The corpus files' one format: a JSON object per line, text kept as written (not ASCII-escaped)."""
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")

@@ -9,10 +9,10 @@ these false flags; held_out_2 stays unread until the final measurement.
 
 from __future__ import annotations
 
-import json
 import random
 
 from bench import injection_corpus_heldout2 as h2
+from bench.injection_corpus_common import write_jsonl
 
 SEED = 2026
 OUT = h2.OUT.parent / "injection_corpus_dev2.jsonl"
@@ -56,7 +56,7 @@ def rows() -> list[dict[str, str]]:
 
 def main() -> None:
     built = rows()
-    OUT.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in built), encoding="utf-8")
+    write_jsonl(OUT, built)
     print(f"{len(built)} clean texts written to {OUT}")
 
 

@@ -28,6 +28,8 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+from bench.injection_corpus_common import write_jsonl
+
 SEED = 26
 PER_PROBE = 30
 OUT = Path(__file__).resolve().parent / "data" / "injection_corpus_external.jsonl"
@@ -165,7 +167,7 @@ def rows() -> list[dict[str, str]]:
 
 def main() -> None:
     built = rows()
-    OUT.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in built), encoding="utf-8")
+    write_jsonl(OUT, built)
     print(f"{len(built)} injected texts written to {OUT}")
 
 

@@ -39,6 +39,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from bench.injection_corpus_common import write_jsonl
 from bench.injection_corpus_heldout_carriers import CARRIERS
 
 SEED = 2602
@@ -169,7 +170,7 @@ def rows() -> list[dict[str, str]]:
 
 def main() -> None:
     built = rows()
-    OUT.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in built), encoding="utf-8")
+    write_jsonl(OUT, built)
     counts: dict[str, int] = {}
     for row in built:
         counts[row["category"]] = counts.get(row["category"], 0) + 1

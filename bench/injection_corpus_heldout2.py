@@ -36,6 +36,8 @@ import random
 import subprocess
 from pathlib import Path
 
+from bench.injection_corpus_common import write_jsonl
+
 SEED = 26
 OUT = Path(__file__).resolve().parent / "data" / "injection_corpus_heldout2.jsonl"
 SHARED = Path("/work/shared/data")
@@ -120,7 +122,7 @@ def rows() -> list[dict[str, str]]:
 
 def main() -> None:
     built = rows()
-    OUT.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in built), encoding="utf-8")
+    write_jsonl(OUT, built)
     print(f"{len(built)} clean texts written to {OUT}")
 
 
