@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 from pathlib import Path
 
 import anyio
@@ -19,6 +18,7 @@ import mcp
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.conftest import PYTHON, REPO_ROOT
+from tests.support.processes import tools_list_over_stdio
 
 # Model clients and optional extras: imported when a call first needs them, never by a start.
 NOT_AT_START = ("openai", "ollama", "xllamacpp", "psycopg", "psycopg_pool")
@@ -59,37 +59,17 @@ from gavel.server.cli.main import main
 atexit.register(lambda: sys.stderr.write("IMPORTED " + json.dumps(sorted(sys.modules)) + "\\n"))
 raise SystemExit(main(["serve"]))
 """
-INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "imports", "version": "0"}}
 
 
 def test_a_stdio_serve_answers_tools_list_without_the_other_commands_or_a_model_client(
     clean_env: dict[str, str], tmp_path: Path
 ) -> None:
     ledger = tmp_path / "ledger.sqlite3"
-    process = subprocess.Popen(
-        [PYTHON, "-c", SERVE], cwd=REPO_ROOT, env={**clean_env, "GAVEL_LEDGER_PATH": str(ledger)},
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    watchdog = threading.Timer(120, process.kill)  # a start that never answers fails instead of hanging
-    watchdog.start()
-    try:
-        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
-        frames = [
-            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT},
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        ]
-        process.stdin.write(b"".join(json.dumps(frame).encode() + b"\n" for frame in frames))
-        process.stdin.flush()
-        replies = (json.loads(line) for line in iter(process.stdout.readline, b""))
-        listed = next((reply for reply in replies if reply.get("id") == 2), None)
-        process.stdin.close()  # EOF: the server stops
-        stderr = process.stderr.read()
-        process.wait()
-    finally:
-        watchdog.cancel()
+    env = {**clean_env, "GAVEL_LEDGER_PATH": str(ledger)}
+    line, stderr, returncode = tools_list_over_stdio([PYTHON, "-c", SERVE], env)
+    listed = None if line is None else json.loads(line)
     assert listed is not None and len(listed["result"]["tools"]) == 6, stderr[-2000:]
-    assert process.returncode == 0, stderr[-2000:]
+    assert returncode == 0, stderr[-2000:]
     imported = json.loads(stderr.decode().rsplit("IMPORTED ", 1)[1])
     assert [m for m in imported if m in NOT_FOR_SERVE or m.split(".")[0] in NOT_FOR_SERVE] == []
     assert not ledger.exists()  # opened at the first judgment, not by a start

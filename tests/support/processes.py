@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import resource
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import PYTHON
+from tests.conftest import PYTHON, REPO_ROOT
 
 GAVEL = [PYTHON, "-m", "gavel.server"]
 START_TIMEOUT_S = 20.0
@@ -98,3 +100,34 @@ def http_server(
         if process.poll() is None:
             process.kill()
             process.wait(timeout=STOP_TIMEOUT_S)
+
+
+_LIST_INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tests", "version": "0"}}
+_LIST_FRAMES = (
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _LIST_INIT},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+)
+
+
+def tools_list_over_stdio(argv: Sequence[str], env: dict[str, str]) -> tuple[bytes | None, bytes, int]:
+    """Start a stdio server (`argv`), initialize it and list its tools with raw frames, then close stdin (EOF stops
+    it): (the raw tools/list reply line or None, everything on stderr, the exit code). A start that never answers
+    is killed after 120 s instead of hanging the test."""
+    process = subprocess.Popen(
+        list(argv), cwd=REPO_ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    watchdog = threading.Timer(120, process.kill)
+    watchdog.start()
+    try:
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        process.stdin.write(b"".join(json.dumps(frame).encode() + b"\n" for frame in _LIST_FRAMES))
+        process.stdin.flush()
+        lines = iter(process.stdout.readline, b"")
+        line = next((line for line in lines if json.loads(line).get("id") == 2), None)
+        process.stdin.close()
+        stderr = process.stderr.read()
+        process.wait()
+    finally:
+        watchdog.cancel()
+    return (None if line is None else line.rstrip(b"\n")), stderr, process.returncode
