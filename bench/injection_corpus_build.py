@@ -6,8 +6,8 @@ others, measured once, then read and tuned on), and two parts written by others 
 `injection_corpus_heldout2` ("held_out_2") and the injected texts of `injection_corpus_external_heldout`
 ("external_heldout", from sources the first external set does not use; read once, now tuned on), and a third set
 from `injection_corpus_external_heldout2` ("external_heldout_2" injected, "held_out_3" clean, from sources neither
-earlier set uses, held out), all read from their committed jsonl under bench/data. Each row: id, kind (injection or clean), category, split, text
-(and source and license for the parts written by others).
+earlier set uses, held out), all read from their committed jsonl under bench/data. Each row: id, kind (injection or
+clean), category, split, text (and source and license for the parts written by others).
 
     python -m bench.injection_corpus_build
 """
