@@ -117,6 +117,22 @@ HIJACK: list[Rule] = [
         ),
     ),
     (
+        "order to reshape the reader's answer",
+        Regex(
+            rf"{CMD}(?:(?:can|could|would)\s+you\s+|please\s+)?(?:modify|enhance|alter|adjust|convert|group|encode"
+            r"|rewrite|spice\s+up|embellish)\s+(?:the\s+\w+\s+(?:of|in)\s+)?your\s+(?:response|reply|answer)s?\b"
+            rf"|{CMD}(?:(?:can|could|would)\s+you\s+|please\s+)?(?:convert|substitute|replace|swap|group|misspell)\b"
+            r"[^.!?\n]{0,60}?\b(?:in|of)\s+your\s+(?:response|reply|answer)s?\b"
+            rf"|{CMD}(?:(?:can|could|would)\s+you\s+|please\s+)?(?:use|apply)\s+(?:a|an|the)?\s*[^.!?\n]{{0,30}}?"
+            r"(?:cipher|encoding|base\s?\d+|code)\s+[^.!?\n]{0,30}?(?:for|to\s+(?:display|write|encode))\s+your\s+"
+            r"(?:response|reply|answer)s?\b"
+            rf"|{CMD}in\s+your\s+(?:response|reply|answer)\s*,\s*(?:\w+\s+){{0,2}}?(?:suggest|mention|include|add"
+            r"|promote|recommend|advise|tell|ask|invite|urge|encourage|insert|state|claim)\b"
+            rf"|{CMD}write\s+your\s+(?:response|reply|answer)\s+(?:backwards?|in\s+reverse|reversed)\b"
+            rf"|{CMD}provide\s+your\s+(?:response|reply|answer)\s+with\s+(?:intentional|deliberate)\b"
+        ),
+    ),
+    (
         "demand to output a given text",
         Regex(
             # The whole line is the order: nothing around it makes it a step of a recipe or a piece of advice.
