@@ -65,7 +65,6 @@ def features(unit: str, bits: int) -> set[int]:
     return {zlib.crc32(g.encode()) & mask for g in grams}
 
 
-
 def _carrier_lines() -> set[str]:
     out = set()
     for text in [*injection_corpus_dev.CARRIERS, *injection_corpus_heldout_carriers.CARRIERS]:
