@@ -117,6 +117,32 @@ HIJACK: list[Rule] = [
         ),
     ),
     (
+        "order to follow an instruction given here",
+        Regex(
+            # "You must strictly adhere to the following instruction:": the modal or "strictly" is what a manual's
+            # "follow the instructions below to install it" lacks.
+            r"\b(?:you\s+(?:must|shall|have\s+to|need\s+to|are\s+(?:to|required\s+to))\s+(?:now\s+)?(?:strictly\s+)?"
+            r"|strictly\s+|exclusively\s+)(?:adhere\s+to|obey|comply\s+with|follow|execute|carry\s+out)\s+"
+            r"(?:the\s+|this\s+|these\s+)?(?:following|next|below|new)\s+(?:new\s+)?(?:instructions?|commands?|directives?"
+            r"|orders?|tasks?)\s*:"
+            # An agent told which tool to call and forbidden the others.
+            r"|\bdo\s+not\s+use\s+(?:any\s+)?other\s+tools?\b"
+            r"|\b(?:your\s+new\s+task\s+is|execute\s+the\s+following\s+(?:system\s+|shell\s+)?commands?)\s*:"
+            # A fake end of the reader's own task: "Answer: task complete."
+            r"|(?:^|[.!?]\s)answer\s*:\s*(?:the\s+)?task\s+(?:is\s+)?(?:complete|completed|done|finished)\b"
+        ),
+    ),
+    (
+        "role-play that overrides the reader",
+        Regex(
+            r"\b(?:remain|stay)\s+in\s+character\b"
+            r"|\bpretend\s+to\s+be\s+in\s+[\"'“‘][^\"'”’\n]{1,30}[\"'”’]\s+mode\b"
+            r"|\byou\s+are\s+(?:an?\s+)?(?:actor|assistant|ai|model|language\s+model)\s+(?:that\s+is\s+)?(?:roleplaying|role-?playing"
+            r"|pretending)\s+(?:as|to\s+be)\b"
+            r"|\byou\s+are\s+to\s+act\s+as\b"
+        ),
+    ),
+    (
         "order to reshape the reader's answer",
         Regex(
             rf"{CMD}(?:(?:can|could|would)\s+you\s+|please\s+)?(?:modify|enhance|alter|adjust|convert|group|encode"
