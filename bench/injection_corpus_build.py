@@ -4,9 +4,10 @@ are still held out, its clean texts became tuning data for false flags once thei
 but none of its texts, tuned on), the injected texts of `injection_corpus_external` ("external_tune": written by
 others, measured once, then read and tuned on), and two parts written by others and held out: the clean texts of
 `injection_corpus_heldout2` ("held_out_2") and the injected texts of `injection_corpus_external_heldout`
-("external_heldout", from sources the first external set does not use), all read from their committed jsonl under
-bench/data. Each row: id, kind (injection or clean), category, split, text
-(and source and license for the parts written by others).
+("external_heldout", from sources the first external set does not use; read once, now tuned on), and a third set
+from `injection_corpus_external_heldout2` ("external_heldout_2" injected, "held_out_3" clean, from sources neither
+earlier set uses, held out), all read from their committed jsonl under bench/data. Each row: id, kind (injection or
+clean), category, split, text (and source and license for the parts written by others).
 
     python -m bench.injection_corpus_build
 """
@@ -22,6 +23,7 @@ from bench import (
     injection_corpus_dev2,
     injection_corpus_external,
     injection_corpus_external_heldout,
+    injection_corpus_external_heldout2,
     injection_corpus_heldout,
     injection_corpus_heldout2,
 )
@@ -29,7 +31,7 @@ from bench.injection_corpus_common import write_jsonl
 
 OUT = Path(__file__).resolve().parent / "injection_corpus.jsonl"
 WRITTEN_BY_OTHERS = [injection_corpus_dev2.OUT, injection_corpus_heldout2.OUT, injection_corpus_external.OUT,
-                     injection_corpus_external_heldout.OUT]  # fmt: skip
+                     injection_corpus_external_heldout.OUT, injection_corpus_external_heldout2.OUT]  # fmt: skip
 
 
 def main() -> None:

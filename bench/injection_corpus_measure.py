@@ -8,8 +8,9 @@ counts; the times depend on the machine and its load, both stored with the resul
 The parts: dev (tuned on); dev_2 (clean texts written by others, from held_out_2's sources, tuned on); held_out
 (its injected texts held out; its clean texts tuned on for false flags once read); held_out_2 (clean texts written
 by others, held out for the false-flag rate); external_tune (injection sets written by others, measured once, then
-read and tuned on); external_heldout (injection sets written by others from other sources, held out, measured once
-at the end).
+read and tuned on); external_heldout (injection sets written by others from other sources, measured once, then
+read and tuned on); external_heldout_2 and held_out_3 (injected and clean texts written by others from a third group
+of sources, held out, measured once at the end).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from gavel.tools.guards import detect_injection
 
 CORPUS = Path(__file__).resolve().parent / "injection_corpus.jsonl"
 RESULTS = Path(__file__).resolve().parent / "results" / "injection_corpus.json"
-SPLITS = ["dev", "dev_2", "held_out", "held_out_2", "external_tune", "external_heldout"]
+SPLITS = ["dev", "dev_2", "held_out", "held_out_2", "external_tune", "external_heldout", "external_heldout_2",
+          "held_out_3"]  # fmt: skip
 
 
 def load(path: Path = CORPUS) -> list[dict[str, str]]:
