@@ -27,7 +27,7 @@ def serve(settings: Settings, args: argparse.Namespace) -> int:
         return fail(str(exc))
 
     from gavel.server.app import build_server
-    from gavel.server.tool_registry import make_deps_factory
+    from gavel.server.call_deps import make_deps_factory
     from gavel.server.transports import HttpOptions, run_http, run_stdio
 
     deps_factory = make_deps_factory(settings, registry)
