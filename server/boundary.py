@@ -30,7 +30,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
 
 import pydantic_core
-import structlog
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
@@ -42,20 +41,20 @@ from gavel.server.arguments import CONTEXT_PARAM, raw_arguments, refuse_missing,
 from gavel.server.client_sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.server.deferred_tools import DeferredToolsServer
 from gavel.server.inflight import Gate, admit
-from gavel.server.logging import bind_request_context
+from gavel.server.logging import bind_request_context, get_logger
 from gavel.server.schemas import add_result_schema, compact, outline
 from gavel.server.tasks_extension import task_intent
 from gavel.tools.common import ToolResult
-from gavel.tools.deps import Prepared, ProgressFn, Tool, ToolDeps, steps
+from gavel.tools.deps import Prepared, Tool, ToolDeps, steps
 from gavel.tools.engine.fitness import fitness_line
-from gavel.tools.engine.progress import no_progress
 from gavel.tools.engine.scores import Provenance
 from gavel.tools.errors import GavelError, caller_errors
 
 if TYPE_CHECKING:
+    from gavel.tools.engine.progress import ProgressFn
     from gavel.tools.ledger import Ledger
 
-log = structlog.get_logger("gavel.boundary")
+log = get_logger("gavel.boundary")
 
 RequestT = TypeVar("RequestT", bound=BaseModel)
 ResultT = TypeVar("ResultT", bound=BaseModel)
@@ -288,6 +287,8 @@ async def _started_as_task(
         if uses_sampling is not None and await uses_sampling(ctx, request):
             return False
         # Made now, while the request is there to make them from; the task's progress replaces the client's.
+        from gavel.tools.engine.progress import no_progress
+
         deps = deps_factory(ctx, no_progress)
     except Exception:  # answered directly, where the same failure is reported as for any call
         log.warning("not run as a task", exc_info=True)
@@ -356,6 +357,8 @@ def _progress_for(ctx: Context[Any, Any]) -> ProgressFn:
     try:
         ctx.request_context  # noqa: B018 - raises outside a request
     except ValueError:
+        from gavel.tools.engine.progress import no_progress
+
         return no_progress
 
     async def progress(value: float, total: float | None, message: str | None) -> None:

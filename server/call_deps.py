@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from gavel.server.client_sampling import client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
-from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.deps import ToolDeps
 from gavel.tools.rubrics import RubricRegistry
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from gavel.tools.engine.fitness import FitnessSource
     from gavel.tools.engine.judge import Judge
     from gavel.tools.engine.memo import MemoBackend
-    from gavel.tools.engine.progress import Progress
+    from gavel.tools.engine.progress import Progress, ProgressFn
     from gavel.tools.engine.provider import BackendProvider
 
 
@@ -40,7 +40,10 @@ class GavelDeps:
     @cached_property
     def provider(self) -> BackendProvider:
         # The engine is imported here, at the first call that needs it: a start and a tools/list never do.
+        from gavel.server.logging import structlog_ready
         from gavel.tools.engine.provider import BackendProvider
+
+        structlog_ready()  # the engine logs through structlog
 
         return BackendProvider(self._engine_config)
 

@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import Context, Resolve, Sample
@@ -35,11 +35,13 @@ from mcp_types import (
 from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, ValidationError
 
-from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.backend import ChatRequest
-from gavel.tools.engine.progress import no_progress
 from gavel.tools.engine.sampling_backend import SampledText, SamplingBackend
 from gavel.tools.errors import BackendError, GavelError, leaves
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.progress import ProgressFn
 
 # Sampling calls one tool call may make on the 2026-07-28 protocol: one input-required round each.
 MAX_SAMPLING_ROUNDS = 16
@@ -211,6 +213,8 @@ def sampling_slots(
             return None
         with replaying(ctx, answers) as state:
             try:
+                from gavel.tools.engine.progress import no_progress
+
                 await impl(request, deps_factory(ctx, no_progress))
             except NeedSample:
                 pass
