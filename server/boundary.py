@@ -46,8 +46,6 @@ from gavel.server.schemas import add_result_schema, compact, outline
 from gavel.server.tasks_extension import task_intent
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Prepared, Tool, ToolDeps, steps
-from gavel.tools.engine.fitness import fitness_line
-from gavel.tools.engine.scores import Provenance
 from gavel.tools.errors import GavelError, caller_errors
 
 if TYPE_CHECKING:
@@ -374,6 +372,10 @@ def _render_text(result: BaseModel, text_renderer: Callable[[Any], str] | None) 
         text = str(render())
     else:
         text = pydantic_core.to_json(result.model_dump(mode="json"), indent=2).decode()
+    # The engine's modules load at a first call, not at a start.
+    from gavel.tools.engine.fitness import fitness_line
+    from gavel.tools.engine.scores import Provenance
+
     provenance = getattr(result, "provenance", None)
     if isinstance(provenance, Provenance):  # how far to trust this verdict, in one line
         text += "\n" + fitness_line(provenance.judge_fitness, provenance.fitness_key)
