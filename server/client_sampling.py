@@ -148,7 +148,7 @@ def sampling_backend_for(ctx: Context[Any, Any], timeout_s: float) -> SamplingBa
 
 # -- the 2026-07-28 protocol: Resolve(Sample) slots and replay --------------------------------------------
 
-UsesSampling = Callable[[Context[Any, Any], BaseModel], Awaitable[bool]]
+UsesSampling = Callable[["Context[Any, Any]", BaseModel], Awaitable[bool]]
 
 
 def _sampled(value: object) -> SampledText:
