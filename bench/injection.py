@@ -29,9 +29,9 @@ import mcp
 
 from bench.machine import describe
 from gavel.server.app import build_server
+from gavel.server.call_deps import make_deps_factory
 from gavel.server.logging import configure_logging
 from gavel.server.settings import load_settings
-from gavel.server.tool_registry import make_deps_factory
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.injection_cases import CASES, InjectionCase, arguments

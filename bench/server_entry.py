@@ -10,7 +10,7 @@ real tools, so "tool ÷ echo" is what a real tool costs over the SDK's own round
 from __future__ import annotations
 
 import argparse
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -21,11 +21,14 @@ from gavel.server.boundary import DepsFactory, judging_annotations
 from gavel.server.settings import Settings, load_settings
 from gavel.server.tool_registry import register_all_tools
 from gavel.tools.common import Limits
-from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.publish import register_tool
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.progress import ProgressFn
 
 ECHO_TOOL = "echo"
 

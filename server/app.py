@@ -1,5 +1,5 @@
-"""Build the MCP server: rubrics as resources, one prompt per tool, the tools (registered by
-`tool_registry`), and the evaluation ledger with its resources. Nothing here runs at import time;
+"""Build the MCP server: rubrics as resources, one prompt per tool, the tools (listed by `tool_listing`,
+registered by `tool_registry`), and the evaluation ledger with its resources. Nothing here runs at import time;
 `build_server` is called once the settings are read.
 """
 
@@ -307,17 +307,17 @@ def build_server(
 ) -> BoundaryServer:
     """The Gavel MCP server, with resources, prompts and tools registered; not yet running.
 
-    `register_tools` defaults to `gavel.server.tool_registry.register_all_tools` (tests pass their own).
+    `register_tools` defaults to `gavel.server.tool_listing.register_later`: Gavel's tools, listed from the stored
+    listing and registered at their first use (tests pass their own).
     `ledger` defaults to the one the settings describe (GAVEL_LEDGER_PATH; none when 'off'); it is opened
     at the first judgment, so building a server never touches the file.
     `lifespan` runs around each MCP session's server loop (once per process on stdio and streamable HTTP,
     once per connection on SSE), so process-wide clean-up belongs in the transports' `on_shutdown` instead.
     """
     if register_tools is None:
-        # Imported here: the tool modules load the engine, which `gavel rubrics --help` does not need.
-        from gavel.server.tool_registry import register_all_tools
+        from gavel.server.tool_listing import register_later
 
-        register_tools = register_all_tools
+        register_tools = register_later
     from gavel.server.calibration_mcp import add_calibration_resources
 
     text = load_server_text()

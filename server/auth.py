@@ -10,11 +10,12 @@ import hmac
 import ipaddress
 import json
 
-import structlog
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-log = structlog.get_logger("gavel.auth")
+from gavel.server.logging import get_logger
+
+log = get_logger("gavel.auth")
 
 _LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 

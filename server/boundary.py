@@ -27,14 +27,11 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
 
 import pydantic_core
-import structlog
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.resources import FunctionResource
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
@@ -42,21 +39,20 @@ from pydantic import BaseModel
 
 from gavel.server.arguments import CONTEXT_PARAM, raw_arguments, refuse_missing, validate_request, wrapper_parameters
 from gavel.server.client_sampling import UsesSampling, replay_for_call, sampling_slots
+from gavel.server.deferred_tools import DeferredToolsServer
 from gavel.server.inflight import Gate, admit
-from gavel.server.logging import bind_request_context
-from gavel.server.schemas import RESULT_SCHEMA_URI, compact, outline, result_schema_text
+from gavel.server.logging import bind_request_context, get_logger
+from gavel.server.schemas import add_result_schema, compact, outline
 from gavel.server.tasks_extension import task_intent
 from gavel.tools.common import ToolResult
-from gavel.tools.deps import Prepared, ProgressFn, Tool, ToolDeps, steps
-from gavel.tools.engine.fitness import fitness_line
-from gavel.tools.engine.progress import no_progress
-from gavel.tools.engine.scores import Provenance
+from gavel.tools.deps import Prepared, Tool, ToolDeps, steps
 from gavel.tools.errors import GavelError, caller_errors
 
 if TYPE_CHECKING:
+    from gavel.tools.engine.progress import ProgressFn
     from gavel.tools.ledger import Ledger
 
-log = structlog.get_logger("gavel.boundary")
+log = get_logger("gavel.boundary")
 
 RequestT = TypeVar("RequestT", bound=BaseModel)
 ResultT = TypeVar("ResultT", bound=BaseModel)
@@ -102,8 +98,9 @@ class ToolSpec(Generic[RequestT, ResultT]):
     task_when: Callable[[RequestT], bool] | None = None
 
 
-class BoundaryServer(MCPServer[Any]):
-    """An `MCPServer` that holds the boundary's per-server state: its ledger, tool specs and call gate.
+class BoundaryServer(DeferredToolsServer):
+    """An `MCPServer` that holds the boundary's per-server state: its ledger, tool specs and call gate. Its tools may
+    register at their first use (`DeferredToolsServer`).
 
     It also reports a missing argument in the boundary's own format. The SDK validates the arguments with its own
     model before the wrapper runs. `SkipValidation` lets every value through, but a missing required argument is
@@ -119,6 +116,8 @@ class BoundaryServer(MCPServer[Any]):
         self.gate = Gate()
         # The outputSchema each published tool lists (see `gavel.server.schemas`).
         self.output_outlines: dict[str, dict[str, Any]] = {}
+        # The tools whose schema://result/<tool> resource is added.
+        self.result_schemas: set[str] = set()
 
     @property
     def ledger(self) -> Ledger | None:
@@ -132,8 +131,8 @@ class BoundaryServer(MCPServer[Any]):
     def ledger(self, ledger: Ledger | Callable[[], Ledger | None] | None) -> None:
         self._ledger = ledger
 
-    async def list_tools(self) -> list[MCPTool]:
-        tools = await super().list_tools()
+    async def live_tools(self) -> list[MCPTool]:
+        tools = await super().live_tools()
         return [
             tool.model_copy(
                 update={"input_schema": compact(tool.input_schema), "output_schema": self.output_outlines[tool.name]}
@@ -146,10 +145,13 @@ class BoundaryServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        self.tools_now()
         spec = self.tool_specs.get(name)
         if spec is not None:
             refuse_missing(spec.request_model, arguments)
-        return await super().call_tool(name, arguments, context)
+        # Straight to the SDK: the tools are registered, and a call's way to its tool stays in this file
+        # (`DeferredToolsServer.call_tool` would only register them again; see bench/call_path.py).
+        return await MCPServer.call_tool(self, name, arguments, context)
 
 
 def publish(
@@ -215,18 +217,8 @@ def publish(
     }
     if lists_own_schema:
         server.tool_specs[spec.name] = spec
-        uri = RESULT_SCHEMA_URI.format(tool=spec.name)
         server.output_outlines[spec.name] = outline(spec.result_model)
-        server.add_resource(
-            FunctionResource(
-                uri=uri,
-                name=f"{spec.name}-result-schema",
-                title=f"{spec.title}: result schema",
-                description=f"The full JSON schema of {spec.name}'s structured result, with every field's description.",
-                mime_type="application/schema+json",
-                fn=partial(result_schema_text, spec.result_model),
-            )
-        )
+        add_result_schema(server, spec.name, spec.title)
     server.add_tool(
         call,
         name=spec.name,
@@ -295,6 +287,8 @@ async def _started_as_task(
         if uses_sampling is not None and await uses_sampling(ctx, request):
             return False
         # Made now, while the request is there to make them from; the task's progress replaces the client's.
+        from gavel.tools.engine.progress import no_progress
+
         deps = deps_factory(ctx, no_progress)
     except Exception:  # answered directly, where the same failure is reported as for any call
         log.warning("not run as a task", exc_info=True)
@@ -363,6 +357,8 @@ def _progress_for(ctx: Context[Any, Any]) -> ProgressFn:
     try:
         ctx.request_context  # noqa: B018 - raises outside a request
     except ValueError:
+        from gavel.tools.engine.progress import no_progress
+
         return no_progress
 
     async def progress(value: float, total: float | None, message: str | None) -> None:
@@ -378,6 +374,10 @@ def _render_text(result: BaseModel, text_renderer: Callable[[Any], str] | None) 
         text = str(render())
     else:
         text = pydantic_core.to_json(result.model_dump(mode="json"), indent=2).decode()
+    # The engine's modules load at a first call, not at a start.
+    from gavel.tools.engine.fitness import fitness_line
+    from gavel.tools.engine.scores import Provenance
+
     provenance = getattr(result, "provenance", None)
     if isinstance(provenance, Provenance):  # how far to trust this verdict, in one line
         text += "\n" + fitness_line(provenance.judge_fitness, provenance.fitness_key)

@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import Context, Resolve, Sample
@@ -35,11 +35,14 @@ from mcp_types import (
 from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, ValidationError
 
-from gavel.tools.deps import ProgressFn, ToolDeps
-from gavel.tools.engine.backend import ChatRequest
-from gavel.tools.engine.progress import no_progress
-from gavel.tools.engine.sampling_backend import SampledText, SamplingBackend
+from gavel.tools.deps import ToolDeps
 from gavel.tools.errors import BackendError, GavelError, leaves
+
+# The engine's sampling backend is imported where a call first uses it: a start needs none of the engine.
+if TYPE_CHECKING:
+    from gavel.tools.engine.backend import ChatRequest
+    from gavel.tools.engine.progress import ProgressFn
+    from gavel.tools.engine.sampling_backend import SampledText, SamplingBackend
 
 # Sampling calls one tool call may make on the 2026-07-28 protocol: one input-required round each.
 MAX_SAMPLING_ROUNDS = 16
@@ -69,6 +72,8 @@ class _Replay:
     def __init__(self, answers: list[SampledText], client_name: str) -> None:
         self.answers = answers
         self.position = 0
+        from gavel.tools.engine.sampling_backend import SamplingBackend
+
         self.pending: ChatRequest | None = None
         self.backend = SamplingBackend(self._sample, client_name=client_name)
 
@@ -97,6 +102,8 @@ def sampling_backend_for(ctx: Context[Any, Any], timeout_s: float) -> SamplingBa
     if not mid_call_requests_possible(ctx):
         replay = _replay.get()
         return replay.backend if replay is not None else None
+    from gavel.tools.engine.sampling_backend import SampledText, SamplingBackend
+
     client_info = getattr(ctx.session, "client_params", None)
     client_name = getattr(getattr(client_info, "client_info", None), "name", None) or "client"
 
@@ -141,10 +148,12 @@ def sampling_backend_for(ctx: Context[Any, Any], timeout_s: float) -> SamplingBa
 
 # -- the 2026-07-28 protocol: Resolve(Sample) slots and replay --------------------------------------------
 
-UsesSampling = Callable[[Context[Any, Any], BaseModel], Awaitable[bool]]
+UsesSampling = Callable[["Context[Any, Any]", BaseModel], Awaitable[bool]]
 
 
 def _sampled(value: object) -> SampledText:
+    from gavel.tools.engine.sampling_backend import SampledText
+
     if isinstance(value, CreateMessageResult):
         text = value.content.text if isinstance(value.content, TextContent) else ""
         return SampledText(text=text, model=value.model, truncated=value.stop_reason == "maxTokens")
@@ -211,6 +220,8 @@ def sampling_slots(
             return None
         with replaying(ctx, answers) as state:
             try:
+                from gavel.tools.engine.progress import no_progress
+
                 await impl(request, deps_factory(ctx, no_progress))
             except NeedSample:
                 pass

@@ -23,7 +23,6 @@ from collections import Counter
 from typing import Any
 
 import h11
-import structlog
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from gavel.server.http_defaults import (
@@ -35,8 +34,9 @@ from gavel.server.http_defaults import (
     MAX_DESCRIPTORS,
     REPORT_INTERVAL_S,
 )
+from gavel.server.logging import get_logger
 
-log = structlog.get_logger("gavel.transport")
+log = get_logger("gavel.transport")
 
 _REFUSAL = b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 

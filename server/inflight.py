@@ -18,11 +18,12 @@ from contextlib import contextmanager
 from typing import Any
 
 import anyio
-import structlog
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-log = structlog.get_logger("gavel.inflight")
+from gavel.server.logging import get_logger
+
+log = get_logger("gavel.inflight")
 
 SHUTTING_DOWN = "the server is shutting down; this call was not completed, call it again once the server is back"
 CLIENT_GONE = "the client disconnected before the result could be delivered"

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import structlog
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from gavel.server.ledger_key import cache_key
+from gavel.server.logging import get_logger
 from gavel.tools.calibration.records import fitness_source
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Impl, JudgeThroughLedger, Prepared, ToolDeps, steps
@@ -40,7 +40,7 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.progress import Progress
 from gavel.tools.ledger import Entry, Ledger, canonical_hash, headline_of, timestamp, to_json, utc_now
 
-log = structlog.get_logger("gavel.ledger")
+log = get_logger("gavel.ledger")
 
 # Field of a request that asks to bypass the cache; never part of the cache key.
 NO_CACHE_FIELD = "no_cache"

@@ -7,6 +7,10 @@ terminal, where a person is reading it.
 
 Request context (tool, rubric, call_id) is bound with contextvars so every line logged during a tool call,
 including the SDK's own, carries it; the line that ends a call gives its evaluation_id, as the result does.
+
+`gavel serve` on stdio configures structlog only when it is first needed (`structlog_ready`: a first call, or the
+ledger's first use); until then its lines, the same lines, are rendered by `gavel.server.log_render`. The server's
+modules log through `get_logger`, which writes either way.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ import sys
 import time
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import structlog
-from structlog.typing import EventDict, Processor, WrappedLogger
+from gavel.server.log_render import GAVEL_EVENT, JsonLines, gavel_event
+
+if TYPE_CHECKING:
+    from structlog.typing import EventDict, Processor, WrappedLogger
 
 # Libraries that are chatty at INFO about things a Gavel operator does not need (every HTTP request to
 # Ollama, every connection).
@@ -99,22 +105,37 @@ def _drop_color_message(logger: WrappedLogger, method: str, event_dict: EventDic
     return event_dict
 
 
-def configure_logging(level: str, *, stream: TextIO | None = None, secrets: Sequence[str] = ()) -> None:
+# The arguments of a `configure_logging(..., defer_structlog=True)` whose structlog is not configured yet.
+_deferred: tuple[str, TextIO | None, tuple[str, ...]] | None = None
+
+
+def configure_logging(
+    level: str, *, stream: TextIO | None = None, secrets: Sequence[str] = (), defer_structlog: bool = False
+) -> None:
     """Send structlog and stdlib logging to stderr at `level` ("DEBUG", "INFO", "WARNING", "ERROR").
 
     `stream` defaults to the current `sys.stderr`; `secrets` are masked wherever they appear in a value.
-    Safe to call more than once (the last call wins).
+    Safe to call more than once (the last call wins). `defer_structlog`: configure structlog at `structlog_ready`,
+    writing the same JSON lines without it until then (a terminal, which gets readable lines, is configured now).
     """
+    global _deferred
     out = stream if stream is not None else sys.stderr
     numeric = logging.getLevelName(level.upper())
     if not isinstance(numeric, int):
         raise ValueError(f"unknown log level {level!r}; use DEBUG, INFO, WARNING or ERROR")
 
     interactive = bool(getattr(out, "isatty", lambda: False)())
+    redact = _Redactor(secrets)
+    if defer_structlog and not interactive:
+        _deferred = (level, stream, tuple(secrets))
+        _install(out, JsonLines(lambda line: redact(None, "", line)), numeric)
+        return
+    _deferred = None
+    import structlog
+
     renderer: Processor = (
         structlog.dev.ConsoleRenderer(colors=interactive) if interactive else structlog.processors.JSONRenderer()
     )
-    redact = _Redactor(secrets)
     shared: list[Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.stdlib.add_log_level,
@@ -146,6 +167,18 @@ def configure_logging(level: str, *, stream: TextIO | None = None, secrets: Sequ
             renderer,
         ],
     )
+    _install(out, formatter, numeric)
+
+
+def structlog_ready() -> None:
+    """Configure structlog now if `configure_logging` deferred it; call before code that logs through structlog
+    (the engine's, the ledger's) first runs. Cheap once done, and a no-op when nothing was deferred."""
+    if _deferred is not None:
+        level, stream, secrets = _deferred
+        configure_logging(level, stream=stream, secrets=secrets)
+
+
+def _install(out: TextIO, formatter: logging.Formatter, numeric: int) -> None:
     handler = logging.StreamHandler(out)
     handler.setFormatter(formatter)
     handler.addFilter(_RepeatLimiter())
@@ -173,6 +206,9 @@ def bind_request_context(**values: Any) -> Iterator[None]:
     None values are skipped so a line never claims `rubric=None` for a request that named no rubric. On
     exit the context is restored exactly, including keys added inside the block with `bind_more`.
     """
+    structlog_ready()
+    import structlog
+
     saved = structlog.contextvars.get_contextvars()
     structlog.contextvars.bind_contextvars(**{key: value for key, value in values.items() if value is not None})
     try:
@@ -184,8 +220,47 @@ def bind_request_context(**values: Any) -> Iterator[None]:
 
 def bind_more(**values: Any) -> None:
     """Add keys to the current request context (e.g. the evaluation_id once a tool has made one)."""
+    import structlog
+
     structlog.contextvars.bind_contextvars(**{k: v for k, v in values.items() if v is not None})
 
 
 def current_context() -> MutableMapping[str, Any]:
+    import structlog
+
     return structlog.contextvars.get_contextvars()
+
+
+class Logger:
+    """A server module's logger: `log.info("event", key=value)`, as structlog's, through structlog once it is
+    configured and rendered by `gavel.server.log_render` before (a deferred start)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._structlog: Any = None
+
+    def info(self, event: str, **values: Any) -> None:
+        self._log("info", logging.INFO, event, values)
+
+    def warning(self, event: str, **values: Any) -> None:
+        self._log("warning", logging.WARNING, event, values)
+
+    def exception(self, event: str, **values: Any) -> None:
+        values.setdefault("exc_info", True)
+        self._log("exception", logging.ERROR, event, values)
+
+    def _log(self, method: str, level: int, event: str, values: dict[str, Any]) -> None:
+        if _deferred is None:
+            if self._structlog is None:
+                import structlog
+
+                self._structlog = structlog.get_logger(self.name)
+            getattr(self._structlog, method)(event, **values)
+            return
+        logger = logging.getLogger(self.name)
+        if logger.isEnabledFor(level):
+            logger.log(level, gavel_event(self.name, method, event, values), extra={GAVEL_EVENT: True})
+
+
+def get_logger(name: str) -> Logger:
+    return Logger(name)

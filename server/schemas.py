@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+import anyio
+from mcp.server.mcpserver.resources import FunctionResource
 from pydantic import BaseModel, TypeAdapter
 
 from gavel.tools.common import ToolResult
+
+if TYPE_CHECKING:
+    from gavel.server.boundary import BoundaryServer
 
 RESULT_SCHEMA_URI = "schema://result/{tool}"
 
@@ -32,6 +37,28 @@ def result_schema_text(result_model: type[BaseModel]) -> str:
     """The schema://result/<tool> resource's text, made at its first read: a start only lists the tools, and the
     full schema of every result model took a quarter of the time to the first tools/list."""
     return schema_text(result_schema(result_model))
+
+
+def add_result_schema(server: BoundaryServer, tool: str, title: str) -> None:
+    """The resource schema://result/<tool>: the full JSON schema of the tool's structured result, made when read."""
+    if tool in server.result_schemas:
+        return
+    server.result_schemas.add(tool)
+
+    async def text() -> str:
+        server.tools_now()
+        return await anyio.to_thread.run_sync(result_schema_text, server.tool_specs[tool].result_model)
+
+    server.add_resource(
+        FunctionResource(
+            uri=RESULT_SCHEMA_URI.format(tool=tool),
+            name=f"{tool}-result-schema",
+            title=f"{title}: result schema",
+            description=f"The full JSON schema of {tool}'s structured result, with every field's description.",
+            mime_type="application/schema+json",
+            fn=text,
+        )
+    )
 
 
 def _types(node: dict[str, Any], defs: dict[str, Any]) -> list[str]:

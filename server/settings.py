@@ -119,8 +119,11 @@ class Settings(BaseModel):
         """The evaluation ledger these settings describe (not opened yet); None when it is off."""
         if self.ledger_off():
             return None
+        from gavel.server.logging import structlog_ready
         from gavel.tools.ledger import Ledger
         from gavel.tools.ledger.store import PostgresStore
+
+        structlog_ready()  # the ledger's code logs through structlog
 
         if self.ledger_url is not None:
             store = PostgresStore(self.ledger_url.get_secret_value())

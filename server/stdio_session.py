@@ -28,15 +28,15 @@ from types import TracebackType
 from typing import Any, Self
 
 import anyio
-import structlog
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp_types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
+from gavel.server.logging import get_logger
 from gavel.server.wire import Unreadable, diagnose, frame_of, off_loop, printable, stray_id
 
-log = structlog.get_logger("gavel.wire")
+log = get_logger("gavel.wire")
 
 # Requests of one session held at once (being handled, or answered and waiting for stdout). Far above what a
 # client pipelines in practice (the model runs GAVEL_MAX_CONCURRENCY calls at once and queues the rest).

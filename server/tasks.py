@@ -22,21 +22,21 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import anyio
-import structlog
 from anyio.abc import TaskGroup
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, TextContent
 
 from gavel.server.inflight import detached
+from gavel.server.logging import get_logger
 from gavel.server.tasks_store import LedgerTaskStore, MemoryTaskStore, TaskRow, TaskStore, Unavailable
-from gavel.tools.engine.progress import ProgressFn
 from gavel.tools.ledger import timestamp, to_json, utc_now
 
 if TYPE_CHECKING:
+    from gavel.tools.engine.progress import ProgressFn
     from gavel.tools.ledger import Ledger
 
-log = structlog.get_logger("gavel.tasks")
+log = get_logger("gavel.tasks")
 
 # How long a task is kept for `tasks/get` after it was created.
 TTL_MS = 24 * 3600 * 1000
@@ -57,7 +57,7 @@ STOPPED = "the server stopped before this task finished; call the tool again"
 
 # What runs as the task: given the task's progress, the call's result; raises ToolError (a tool error result,
 # completed) or MCPError (the task failed), like a tool call.
-Work = Callable[[ProgressFn], Awaitable[CallToolResult]]
+Work = Callable[["ProgressFn"], Awaitable[CallToolResult]]
 # How a task ended: (status, status message, result JSON, error JSON).
 Outcome = tuple[str, str, str | None, str | None]
 

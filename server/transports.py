@@ -23,7 +23,6 @@ from types import FrameType
 from typing import Any, Literal
 
 import anyio
-import structlog
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
@@ -39,10 +38,11 @@ from gavel.server.http_defaults import (
     SHUTDOWN_TIMEOUT_S,
 )
 from gavel.server.inflight import close_gate, lifeline
+from gavel.server.logging import get_logger
 from gavel.server.stdio_session import run_stdio_answering
 from gavel.server.wire import AnswerUnreadableHttp
 
-log = structlog.get_logger("gavel.transport")
+log = get_logger("gavel.transport")
 
 STREAMABLE_HTTP_PATH = "/mcp"
 SSE_PATH = "/sse"

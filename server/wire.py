@@ -20,7 +20,6 @@ from typing import Any, TypeVar
 
 import anyio
 import pydantic_core
-import structlog
 from mcp_types import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -35,8 +34,9 @@ from pydantic import ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gavel.server.frame_scan import MAX_DEPTH, FrameScan
+from gavel.server.logging import get_logger
 
-log = structlog.get_logger("gavel.wire")
+log = get_logger("gavel.wire")
 
 T = TypeVar("T", bound=Sized)
 R = TypeVar("R")

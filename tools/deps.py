@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 from gavel.tools.common import Limits
-from gavel.tools.engine.fitness import FitnessSource
-from gavel.tools.engine.progress import Progress, ProgressFn, no_progress
 from gavel.tools.rubrics import Rubric, RubricRegistry
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from gavel.tools.common import ToolResult
+    from gavel.tools.engine.fitness import FitnessSource
     from gavel.tools.engine.judge import Judge
+    from gavel.tools.engine.progress import Progress, ProgressFn
     from gavel.tools.ledger import Ledger
 
 
@@ -39,6 +39,14 @@ Impl = Callable[[Any, "ToolDeps"], Awaitable[Any]]
 JudgeThroughLedger = Callable[[str, "BaseModel", "type[ToolResult]", Impl, "ToolDeps"], Awaitable[Any]]
 
 
+def _no_progress() -> ProgressFn:
+    # The engine's progress (and its logging) is imported when a call's deps are made, not when a server imports this
+    # module at start.
+    from gavel.tools.engine.progress import no_progress
+
+    return no_progress
+
+
 @dataclass
 class ToolDeps:
     registry: RubricRegistry
@@ -46,7 +54,7 @@ class ToolDeps:
     # The judge is resolved lazily: the deterministic path of score_candidates must work with no model.
     judge_factory: JudgeFactory
     # The call's progress: a plain callback from the server, kept as a `Progress` (see __setattr__).
-    progress: ProgressFn = no_progress
+    progress: ProgressFn = field(default_factory=_no_progress)
     # Who rewrites in refine_until_pass when generator="sampling": the client's model. None when the
     # client cannot sample.
     sampling_judge_factory: JudgeFactory | None = None
@@ -61,14 +69,17 @@ class ToolDeps:
     def __setattr__(self, name: str, value: Any) -> None:
         # Every report of the call goes through one Progress, so the tool's steps and the engine's ticks form one
         # increasing sequence; a copy (dataclasses.replace) shares it.
-        if name == "progress" and not isinstance(value, Progress):
-            value = Progress(value)
+        if name == "progress":
+            from gavel.tools.engine.progress import Progress
+
+            if not isinstance(value, Progress):
+                value = Progress(value)
         super().__setattr__(name, value)
 
     async def judge(self) -> Judge:
         """The call's judge, reporting its progress to the client. Resolving it may take a while (probing the
         backends, the ledger's lookup): a heartbeat goes out meanwhile."""
-        progress = cast(Progress, self.progress)
+        progress = cast("Progress", self.progress)
         return await progress.waiting(
             lambda: self.judge_factory(progress=progress, fitness=self.fitness), lambda: "preparing the judge"
         )
@@ -78,7 +89,7 @@ class ToolDeps:
         `sampling_judge_factory` is set."""
         if self.sampling_judge_factory is None:
             raise RuntimeError("sampling_judge() called for a client that cannot be sampled")
-        return await self.sampling_judge_factory(progress=cast(Progress, self.progress), fitness=None)
+        return await self.sampling_judge_factory(progress=cast("Progress", self.progress), fitness=None)
 
 
 RequestT = TypeVar("RequestT")

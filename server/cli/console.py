@@ -42,9 +42,9 @@ def load_registry(settings: Settings, *, skip_broken: bool = False) -> RubricReg
     """The rubrics; with `skip_broken` (the server), a file that does not load is logged and left out."""
     registry = RubricRegistry.load([settings.rubrics_dir] if settings.rubrics_dir else None, skip_broken=skip_broken)
     if registry.broken or registry.missing_dirs:
-        import structlog
+        from gavel.server.logging import get_logger
 
-        log = structlog.get_logger("gavel.rubrics")
+        log = get_logger("gavel.rubrics")
         for rubric_id, error in registry.broken.items():
             log.warning("rubric file skipped: it does not load; its id is refused", rubric=rubric_id, error=str(error))
         for error in registry.missing_dirs:

@@ -16,10 +16,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-import structlog
 from pydantic import BaseModel, ValidationError
 
 from gavel.server.ledger_calls import new_evaluation_id, through_ledger
+from gavel.server.logging import get_logger
 from gavel.tools import assessment, candidates, rag, refine
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Later, ToolDeps, steps
@@ -28,7 +28,7 @@ from gavel.tools.evaluation.dataset import DataItem
 from gavel.tools.evaluation.figures import headline
 from gavel.tools.ledger import Ledger
 
-log = structlog.get_logger("gavel.eval")
+log = get_logger("gavel.eval")
 
 OnRow = Callable[[dict[str, Any]], Awaitable[None]]
 

@@ -68,7 +68,7 @@ def known_tools(settings: Settings) -> list[str]:
     import anyio
 
     from gavel.server.app import build_server
-    from gavel.server.tool_registry import make_deps_factory
+    from gavel.server.call_deps import make_deps_factory
 
     registry = load_registry(settings)
     server = build_server(settings, registry, make_deps_factory(settings, registry), ledger=None)

@@ -14,7 +14,8 @@ def serve(settings: Settings, args: argparse.Namespace) -> int:
     from gavel.server.logging import configure_logging
 
     token = settings.auth_token.get_secret_value() if settings.auth_token else None
-    configure_logging(settings.log_level, secrets=[token] if token else ())
+    # On stdio structlog is configured at its first use (a start writes one line, rendered without it).
+    configure_logging(settings.log_level, secrets=[token] if token else (), defer_structlog=args.transport == "stdio")
     if args.stateless and args.transport != "streamable-http":
         return fail("--stateless applies to --transport streamable-http only")
     # Checked before the SDK and the engine are even imported: a refused start is immediate.
@@ -27,7 +28,7 @@ def serve(settings: Settings, args: argparse.Namespace) -> int:
         return fail(str(exc))
 
     from gavel.server.app import build_server
-    from gavel.server.tool_registry import make_deps_factory
+    from gavel.server.call_deps import make_deps_factory
     from gavel.server.transports import HttpOptions, run_http, run_stdio
 
     deps_factory = make_deps_factory(settings, registry)
@@ -60,9 +61,9 @@ def _warn_missing_driver(server: object) -> None:
     (and in every judging call's reply)."""
     missing = getattr(getattr(getattr(server, "ledger", None), "store", None), "missing_driver", None)
     if missing is not None:
-        import structlog
+        from gavel.server.logging import get_logger
 
-        structlog.get_logger("gavel.ledger").warning("the evaluation ledger is unavailable", error=missing)
+        get_logger("gavel.ledger").warning("the evaluation ledger is unavailable", error=missing)
 
 
 def demo(settings: Settings, args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import jsonschema
@@ -25,13 +25,16 @@ from mcp_types import CallToolResult, TextContent, Tool
 
 from gavel.server.app import build_server
 from gavel.server.settings import Settings, load_settings
-from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.config import engine_config
 from tests.support.replies import schema_reply
 from tests.support.scripted import ScriptedBackend
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.progress import ProgressFn
 
 # `GAVEL_FULL_RELIABILITY=1 pytest tests/reliability` runs every suite at full size.
 FULL = os.environ.get("GAVEL_FULL_RELIABILITY", "") not in ("", "0")

@@ -5,23 +5,27 @@ from __future__ import annotations
 import io
 import logging
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import structlog
 from mcp.server.mcpserver import Context, MCPServer
 
+from gavel.server import logging as gavel_logging
 from gavel.server.app import build_server
 from gavel.server.boundary import DepsFactory, judging_annotations
 from gavel.server.logging import configure_logging
 from gavel.server.settings import Settings, load_settings
 from gavel.tools.common import Limits
-from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.deps import ToolDeps
 from gavel.tools.rubrics import RubricRegistry
 from tests.server import echo_tool
 from tests.support.deps import make_deps
 from tests.support.publish import register_tool
 from tests.support.scripted import ScriptedBackend
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.progress import ProgressFn
 
 
 @pytest.fixture(scope="session")
@@ -49,6 +53,7 @@ def restore_logging() -> Iterator[None]:
         root.setLevel(saved_level)
         structlog.reset_defaults()
         structlog.contextvars.clear_contextvars()
+        gavel_logging._deferred = None  # a deferring configuration is undone with the rest
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ for subprocesses); everything from the MCP client to the SQLite file is real.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.mcpserver import Context
@@ -17,13 +17,16 @@ from gavel.server.app import build_server
 from gavel.server.boundary import BoundaryServer
 from gavel.server.settings import load_settings
 from gavel.tools.common import Limits
-from gavel.tools.deps import ProgressFn, ToolDeps
+from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.replies import reply_for_schema
 from tests.support.scripted import ScriptedBackend
+
+if TYPE_CHECKING:
+    from gavel.tools.engine.progress import ProgressFn
 
 REGISTRY = RubricRegistry.load()
 REVISED_TEXT = "A revised assessment: low mood for three weeks, early waking, lost interest in choir."

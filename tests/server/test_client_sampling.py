@@ -14,8 +14,8 @@ import pytest
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
 from gavel.server.app import build_server
+from gavel.server.call_deps import make_deps_factory
 from gavel.server.settings import load_settings
-from gavel.server.tool_registry import make_deps_factory
 from gavel.tools.rubrics import RubricRegistry
 
 REGISTRY = RubricRegistry.load()

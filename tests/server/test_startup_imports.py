@@ -28,7 +28,7 @@ import json, sys
 import gavel.server.cli.main  # the command and every subcommand it registers
 from gavel.server.settings import load_settings
 from gavel.server.app import build_server
-from gavel.server.tool_registry import make_deps_factory
+from gavel.server.call_deps import make_deps_factory
 from gavel.tools.rubrics import RubricRegistry
 import gavel.server.transports
 
@@ -75,14 +75,18 @@ def test_a_stdio_serve_answers_tools_list_without_the_other_commands_or_a_model_
     assert not ledger.exists()  # opened at the first judgment, not by a start
 
 
-# What a start and a tools/list never need: each tool's code and the engine under it, the judge, the backend
-# provider, the injection detector's rules, the ledger (its calls, its SQLite code, the user directory it lives in),
-# and the HTTP connection guard (h11). Each loads at the first call (or HTTP serve) that uses it.
+# What a start and a tools/list never need: the tools' table and their request and result models (tools/list is
+# the stored listing), each tool's code and the engine under it, the judge, the backend provider, the injection
+# detector's rules, the ledger (its calls, its SQLite code, the user directory it lives in), the HTTP connection
+# guard (h11), and structlog (a start's lines are written without it). Each loads at the first call (or HTTP serve)
+# that uses it.
 LOADED_AT_FIRST_CALL = (
-    "gavel.tools.rag.orchestration", "gavel.tools.candidates.orchestration", "gavel.tools.calibration.measure",
+    "gavel.server.tool_registry", "gavel.tools.assessment", "gavel.tools.refine", "gavel.tools.rag",
+    "gavel.tools.candidates", "gavel.tools.calibration.models", "gavel.tools.rag.orchestration",
+    "gavel.tools.candidates.orchestration", "gavel.tools.calibration.measure",
     "gavel.tools.engine.judge", "gavel.tools.engine.provider", "gavel.tools.guards.injection",
     "gavel.server.ledger_calls", "gavel.tools.ledger.ledger", "sqlite3", "platformdirs",
-    "gavel.server.connections", "h11",
+    "gavel.server.connections", "h11", "structlog", "gavel.tools.engine.progress", "gavel.tools.engine.scores",
 )  # fmt: skip
 
 

@@ -1,7 +1,8 @@
 """tools/list, byte for byte, as `gavel serve` answers it over stdio: what agents read must not drift by accident.
 
-Start-up work (lazy imports, cheaper registration) must leave the listing alone; a deliberate change to a tool's
-name, description or schema updates the snapshot: `python -m tests.server.test_tools_list_snapshot`.
+Start-up work (lazy imports, cheaper registration) must leave the listing alone. A start answers from the stored
+listing (server/tools_list.json), so a deliberate change to a tool's name, description or schema regenerates that
+first (`python -m gavel.server.tool_listing`), then this snapshot: `python -m tests.server.test_tools_list_snapshot`.
 """
 
 from __future__ import annotations
