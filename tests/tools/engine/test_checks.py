@@ -174,3 +174,26 @@ def test_quantities_are_read_with_their_units_and_a_number_alone_matches_any_uni
     assert unstated("Sleeps two to three hours.", source) == []
     assert unstated("Lost 3 kg over two months.", source) == ["2 month"]
     assert unstated("Sleeps five hours.", source) == ["5 hour"]
+
+
+def _before_the_claim(request: ChatRequest) -> str:
+    return request.messages[-1].content.rsplit("<<<\n", 1)[0]
+
+
+@pytest.mark.parametrize("metric", ["accuracy", "specificity"])
+async def test_checks_sharing_a_document_ask_the_question_before_each_claim_so_the_prompts_share_it(metric):
+    backend = by_item({})
+    await evaluate(backend, GOOD, metrics=[metric])
+    shared = {_before_the_claim(r) for r in backend.requests}
+    assert len(backend.requests) == 2 and len(shared) == 1
+    assert "?" in shared.pop().rsplit("\n\n", 2)[-2]  # the question is the last thing before the claim's block
+    assert all(r.messages[-1].content.endswith(">>>\n\nAnswer Yes or No.") for r in backend.requests)
+
+
+@pytest.mark.parametrize(
+    ("metric", "question"), [("coherence", "Can the claim"), ("completeness", "Does the document state")]
+)
+async def test_coverage_and_consistency_checks_ask_their_question_after_the_claim(metric, question):
+    backend = by_item({})
+    await evaluate(backend, GOOD, metrics=[metric])
+    assert backend.requests and all(question in r.messages[-1].content.rsplit(">>>", 1)[1] for r in backend.requests)
