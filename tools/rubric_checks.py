@@ -24,8 +24,8 @@ class Checks(BaseModel):
         description=(
             "'supported': each sentence of the text is checked against the source (a mistake: not supported). "
             "'covered': each statement of the source (after a 'Speaker:' label; questions left out) is checked "
-            "against the text (a mistake: missing from it). 'consistent': each sentence against the rest of "
-            "the text (a mistake: the rest contradicts it). 'sentence': each sentence of the text is asked "
+            "against the text (a mistake: missing from it). 'consistent': each claim against what the text "
+            "says before it (a mistake: they cannot both be true). 'sentence': each sentence of the text is asked "
             "`question` on its own. 'whole': the text is asked `question`, after the source and the context."
         )
     )

@@ -97,17 +97,17 @@ def _claims(sentence: str) -> list[str]:
 
 
 def _consistent(sentences: Sequence[str], index: int) -> Item | None:
-    """Each claim of one sentence against everything else the text says, its sibling claims included; None
-    when there is nothing else (a one-claim, one-sentence text)."""
-    sentence = sentences[index]
-    others = [o for j, o in enumerate(sentences) if j != index]
-    parts = clauses(sentence)
+    """Each claim of one sentence against everything the text says before it, its earlier sibling claims
+    included; None when nothing comes before (the text's first claim). A contradiction between two claims is
+    found at the later one. Each check's document is the previous check's document and claim, so the prompt
+    cache evaluates each claim about twice instead of the whole rest of the text once per claim."""
+    before = list(sentences[:index])
     claims = []
-    for k, part in enumerate(parts):
-        rest = " ".join([*(p for m, p in enumerate(parts) if m != k), *others])
-        if rest:
-            claims.append(Claim(part, rest))
-    return Item(sentence, tuple(claims)) if claims else None
+    for part in clauses(sentences[index]):
+        if before:
+            claims.append(Claim(part, " ".join(before)))
+        before.append(part)
+    return Item(sentences[index], tuple(claims)) if claims else None
 
 
 _DOCUMENT_ORDER = {"supported": 0, "covered": 1, "consistent": 2, "sentence": 3, "whole": 4}
@@ -151,7 +151,7 @@ def _what(checks: Checks, rubric: Rubric) -> str:
     return {
         "supported": f"sentences of the {subject} not supported by the {source}",
         "covered": f"statements of the {source} missing from the {subject}",
-        "consistent": f"sentences the rest of the {subject} contradicts",
+        "consistent": f"sentences that contradict what the {subject} says before them",
         "sentence": f"sentences of the {subject} answered '{checks.mistake}' to: {checks.question}",
         "whole": f"'{checks.mistake}' to: {checks.question}",
     }[checks.kind]
@@ -241,8 +241,8 @@ def question_first(kind: str) -> bool:
     check of the metric shares and each check evaluates its claim alone (a quarter fewer prompt tokens for a clinical
     assessment). `supported` and `sentence` do. `covered` does not: asked first, the question separated a
     transcript statement missing from the assessment from a stated one by half as much on the tuning cases
-    (bench/README.md). `consistent` checks each claim against a different rest of the text, so there is no prefix
-    to grow, and `whole` asks one question of the whole text."""
+    (bench/README.md). `consistent` checks grow their document claim by claim, so the question is new to every
+    check wherever it stands, and `whole` asks one question of the whole text."""
     return kind in ("supported", "sentence")
 
 

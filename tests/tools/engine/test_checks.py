@@ -144,17 +144,20 @@ async def test_a_sentence_joining_two_claims_counts_once_as_wrong_as_its_weakest
     ]
 
 
-async def test_a_claim_is_checked_for_consistency_against_its_sibling_claim_too():
+async def test_a_claim_is_checked_for_consistency_against_what_comes_before_it_its_sibling_claim_too():
     backend = by_item({"she reports no sleep difficulties.": 0.1})
-    coherence = (await evaluate(backend, JOINED, metrics=["coherence"])).scores[0]
-    assert coherence.checks == 1 and [f.item for f in coherence.findings or []] == [
+    coherence = (await evaluate(backend, JOINED + " Appetite is reduced.", metrics=["coherence"])).scores[0]
+    assert coherence.checks == 2 and [f.item for f in coherence.findings or []] == [
         "she reports no sleep difficulties."
     ]
     documents = [r.messages[-1].content.split("<<<\n", 2)[1].split("\n>>>", 1)[0] for r in backend.requests]
-    assert documents == [
-        "she reports no sleep difficulties.",
-        "For three weeks the patient wakes at 4 a.m. every night",
-    ]
+    assert documents == ["For three weeks the patient wakes at 4 a.m. every night", JOINED]
+
+
+async def test_the_first_claim_of_a_text_has_nothing_before_it_to_contradict():
+    backend = by_item({})
+    coherence = (await evaluate(backend, "Appetite is reduced.", metrics=["coherence"])).scores[0]
+    assert backend.requests == [] and coherence.score == 5.0 and "nothing to check" in (coherence.explanation or "")
 
 
 async def test_a_sentence_stating_a_quantity_the_source_never_states_is_unsupported_whatever_the_model_says():
