@@ -40,7 +40,7 @@ import subprocess
 from pathlib import Path
 
 from bench.injection_corpus_common import write_jsonl
-from bench.injection_corpus_heldout_carriers import CARRIERS
+from bench.injection_corpus_heldout_carriers import carry
 
 SEED = 2602
 TENSOR_TRUST_KEEP = 150
@@ -131,15 +131,6 @@ def llm_guard(avoid: set[tuple[str, ...]]) -> list[str]:
     return out
 
 
-def _carry(rng: random.Random, attack: str) -> str:
-    carrier = rng.choice(CARRIERS)
-    sentences = re.split(r"(?<=\.) ", carrier)
-    if len(sentences) > 1 and rng.random() < 0.5:
-        cut = rng.randint(1, len(sentences) - 1)
-        return " ".join(sentences[:cut]) + "\n" + attack + "\n" + " ".join(sentences[cut:])
-    return carrier + "\n" + attack
-
-
 def rows() -> list[dict[str, str]]:
     rng = random.Random(SEED)
     tune = [json.loads(line)["text"] for line in TUNE.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -163,7 +154,7 @@ def rows() -> list[dict[str, str]]:
         seen.add(attack)
         i = counts[category] = counts.get(category, -1) + 1
         out.append({"id": f"external_heldout/injection/{category}/{i}", "kind": "injection", "category": category,
-                    "split": "external_heldout", "text": _carry(rng, attack), "source": source,
+                    "split": "external_heldout", "text": carry(rng, attack), "source": source,
                     "license": licence})  # fmt: skip
     return out
 

@@ -44,7 +44,7 @@ import subprocess
 from pathlib import Path
 
 from bench.injection_corpus_common import write_jsonl
-from bench.injection_corpus_heldout_carriers import CARRIERS
+from bench.injection_corpus_heldout_carriers import carry
 
 SEED = 2611
 ASB_KEEP = 150
@@ -113,15 +113,6 @@ def langkit_jailbreaks() -> list[str]:
     return [t.strip() for t in json.loads(_show(LANGKIT, "langkit/themes.json"))["jailbreak"]]
 
 
-def _carry(rng: random.Random, attack: str) -> str:
-    carrier = rng.choice(CARRIERS)
-    sentences = re.split(r"(?<=\.) ", carrier)
-    if len(sentences) > 1 and rng.random() < 0.5:
-        cut = rng.randint(1, len(sentences) - 1)
-        return " ".join(sentences[:cut]) + "\n" + attack + "\n" + " ".join(sentences[cut:])
-    return carrier + "\n" + attack
-
-
 def injected(rng: random.Random) -> list[dict[str, str]]:
     avoid: set[tuple[str, ...]] = set()
     for path in READ_BEFORE:
@@ -145,7 +136,7 @@ def injected(rng: random.Random) -> list[dict[str, str]]:
             avoid |= mine
         i = counts[category] = counts.get(category, -1) + 1
         out.append({"id": f"external_heldout_2/injection/{category}/{i}", "kind": "injection", "category": category,
-                    "split": "external_heldout_2", "text": _carry(rng, attack), "source": source,
+                    "split": "external_heldout_2", "text": carry(rng, attack), "source": source,
                     "license": licence})  # fmt: skip
     return out
 
