@@ -7,6 +7,7 @@ machine (2 cores) is shared and a loaded machine inflates every timing.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -108,3 +109,11 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def halueval_window(description: str) -> argparse.Namespace:
+    """The HaluEval dev pairs a probe reads: `--pairs` of them after the first `--skip`."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--skip", type=int, default=0)
+    parser.add_argument("--pairs", type=int, default=50)
+    return parser.parse_args()

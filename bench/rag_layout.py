@@ -11,12 +11,11 @@ Both layouts are read for one answer before the next, so each pays for its passa
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import time
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, say
+from bench.common import RESULTS_DIR, Run, halueval_window, say
 from bench.consistency_claims import auroc
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -74,10 +73,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip", type=int, default=0)
-    parser.add_argument("--pairs", type=int, default=50)
-    args = parser.parse_args()
+    args = halueval_window(__doc__.splitlines()[0])
     run = Run(f"rag-layout-{args.skip}", RESULTS_DIR, smoke=False)
     records, cost = asyncio.run(probe(args.skip, args.pairs))
     result = figures(records)

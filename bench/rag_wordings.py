@@ -10,12 +10,11 @@ A probe of wordings, not of the tool: `bench.agreement` measures the tool throug
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import itertools
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, say
+from bench.common import RESULTS_DIR, Run, halueval_window, say
 from bench.consistency_claims import auroc
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -66,10 +65,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, float | None]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip", type=int, default=0)
-    parser.add_argument("--pairs", type=int, default=50)
-    args = parser.parse_args()
+    args = halueval_window(__doc__.splitlines()[0])
     run = Run("rag-wordings", RESULTS_DIR, smoke=False)
     records = asyncio.run(probe(args.skip, args.pairs))
     result = figures(records)

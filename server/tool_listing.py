@@ -14,6 +14,7 @@ read (see `BoundaryServer.defer_tools`), after which tools/list is the live list
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,7 @@ def render(listing: list[dict[str, Any]]) -> str:
 
 def main() -> None:
     LISTING_FILE.write_text(render(live_listing()), encoding="utf-8")
-    print(f"wrote {LISTING_FILE}")
+    sys.stderr.write(f"wrote {LISTING_FILE}\n")
 
 
 if __name__ == "__main__":
