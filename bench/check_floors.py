@@ -21,11 +21,18 @@ from typing import Any
 from bench.common import RESULTS_DIR, Run, say
 from bench.rubric_agreement import CLINICAL, METRICS
 from gavel.tools.engine import prompts
-from gavel.tools.engine.checks import check_claim, check_items, count_anchors, counted, score_from_mistakes
+from gavel.tools.engine.checks import (
+    check_claim,
+    check_items,
+    count_anchors,
+    counted,
+    p_mistake,
+    score_from_mistakes,
+)
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.quantities import quantities, unstated
-from gavel.tools.rubrics import builtin_rubric_dir, load_rubric_file
+from gavel.tools.rubrics import RubricRegistry
 from tests.support.config import engine_config
 
 GRID = [round(0.05 * i, 2) for i in range(19)]  # 0.0 .. 0.9
@@ -33,7 +40,7 @@ COARSE = [round(0.1 * i, 1) for i in range(3, 10)]  # 0.3 .. 0.9, for the consis
 
 
 def _rubric() -> Any:
-    return load_rubric_file(builtin_rubric_dir() / "clinical-assessment.toml")
+    return RubricRegistry.load().get("clinical-assessment")
 
 
 async def probe(split: str, threads: int | None) -> list[dict[str, Any]]:
@@ -58,17 +65,12 @@ async def probe(split: str, threads: int | None) -> list[dict[str, Any]]:
                 for claim in item.claims:
                     readout, _ = await check_claim(judge.calls, rubric, checks, claim, source, {}, None, "probe")
                     assert readout.value is not None, readout.reason
-                    p_yes = readout.value
-                    worst = max(worst, 1 - p_yes if checks.kind != "sentence" else _sentence_mistake(checks, p_yes))
+                    worst = max(worst, p_mistake(checks, readout))
                 p_items.append(round(worst, 4))
             per_metric[metric.id] = p_items
         records.append({"case": row["case"], "version": row["version"], "p_mistake": per_metric})
         say(f"  {row['case']:20s} {row['version']:12s} " + " ".join(f"{k[:4]} {len(v)}" for k, v in per_metric.items()))
     return records
-
-
-def _sentence_mistake(checks: Any, p_yes: float) -> float:
-    return p_yes if checks.mistake == "yes" else 1 - p_yes
 
 
 def scores(record: dict[str, Any], floors: dict[str, float], kinds: dict[str, str], points: Any) -> dict[str, float]:

@@ -214,8 +214,8 @@ async def score_checked(
         reason = f"check {at} of {len(items)} was not answered: {failed.reason}"
         unscored = Readout.failed(failed.reason_code or "backend_error", reason)
         return metric_score(metric.id, metric.name, unscored, ""), usage
-    p_mistake = [_p_mistake(checks, r) for r in done]
-    result = _scored(rubric, metric, checks, weakest, p_mistake, cut_short)
+    p_mistakes = [p_mistake(checks, r) for r in done]
+    result = _scored(rubric, metric, checks, weakest, p_mistakes, cut_short)
     if unstated_quantities:
         source_label = rubric.prompt.source_label
         note = f"; quantities the {source_label} never states: {', '.join(sorted(set(unstated_quantities)))}"
@@ -223,7 +223,8 @@ async def score_checked(
     return result, usage
 
 
-def _p_mistake(checks: Checks, readout: Readout) -> float:
+def p_mistake(checks: Checks, readout: Readout) -> float:
+    """A check's answered P(yes) as the P(mistake) its kind counts."""
     assert readout.value is not None
     p_yes = readout.value
     if checks.kind in ("supported", "covered", "consistent"):
@@ -238,11 +239,11 @@ def counted(p_mistake: float, floor: float) -> float:
 
 def question_first(kind: str) -> bool:
     """Whether a kind's checks ask their question before the claim, so the question joins the prompt prefix every
-    check of the metric shares and each check evaluates its claim alone (a quarter fewer prompt tokens for a clinical
-    assessment). `supported` and `sentence` do. `covered` does not: asked first, the question separated a
-    transcript statement missing from the assessment from a stated one by half as much on the tuning cases
-    (bench/README.md). `consistent` checks grow their document claim by claim, so the question is new to every
-    check wherever it stands, and `whole` asks one question of the whole text."""
+    check of the metric shares and each check evaluates its claim alone. `supported` and `sentence` do. `covered`
+    does not: asked first, the question separated a transcript statement missing from the assessment from a
+    stated one by half as much on the tuning cases (bench/README.md). `consistent` checks grow their document
+    claim by claim, so the question is new to every check wherever it stands, and `whole` asks one question of
+    the whole text."""
     return kind in ("supported", "sentence")
 
 
