@@ -111,9 +111,12 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
-def halueval_window(description: str) -> argparse.Namespace:
-    """The HaluEval dev pairs a probe reads: `--pairs` of them after the first `--skip`."""
+def halueval_window(description: str, flags: tuple[str, ...] = ()) -> argparse.Namespace:
+    """The HaluEval dev pairs a probe reads: `--pairs` of them after the first `--skip`; `flags` are the probe's
+    own on/off switches."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--skip", type=int, default=0)
     parser.add_argument("--pairs", type=int, default=50)
+    for flag in flags:
+        parser.add_argument(flag, action="store_true")
     return parser.parse_args()

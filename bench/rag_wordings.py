@@ -3,7 +3,12 @@ hallucinated ones better? Every claim `judge_rag_answer` checks (a sentence and 
 each candidate wording after the same prefix (the fact checker's system text, the passage, the question); an
 answer's score is its weakest claim's P(yes), as the accuracy dimension reads it.
 
-    python -m bench.rag_wordings [--skip 0] [--pairs 50]   # writes bench/results/rag-wordings.json
+    python -m bench.rag_wordings [--skip 0] [--pairs 50] [--first]
+
+writes bench/results/rag-wordings.json, or rag-wordings-first-<skip>.json with `--first`.
+
+`--first` asks each wording before the claim (the layout `judge_rag_answer` uses, `question_first`), with
+judge.toml's `answer_yes_no` reminder after the claim.
 
 A probe of wordings, not of the tool: `bench.agreement` measures the tool through `gavel serve`.
 """
@@ -32,7 +37,7 @@ WORDINGS = {
 }
 
 
-async def probe(skip: int, pairs: int) -> list[dict[str, Any]]:
+async def probe(skip: int, pairs: int, first: bool) -> list[dict[str, Any]]:
     rows = [item for pair in load_pairs()[skip : skip + pairs] for item in pair]
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
     records = []
@@ -42,7 +47,9 @@ async def probe(skip: int, pairs: int) -> list[dict[str, Any]]:
         for key, instruction in WORDINGS.items():
             values = []
             for claim in claims(row["answer"]):
-                readout, _ = await yes_no(judge.calls, shared, instruction, extra={"claim": claim})
+                readout, _ = await yes_no(
+                    judge.calls, shared, instruction, extra={"claim": claim}, question_first=first
+                )
                 values.append(readout.value)
             weakest[key] = None if None in values else min(v for v in values if v is not None)
         records.append({"id": row["id"], "hallucinated": row["hallucinated"], "p": weakest})
@@ -65,9 +72,9 @@ def figures(records: list[dict[str, Any]]) -> dict[str, float | None]:
 
 
 def main() -> None:
-    args = halueval_window(__doc__.splitlines()[0])
-    run = Run("rag-wordings", RESULTS_DIR, smoke=False)
-    records = asyncio.run(probe(args.skip, args.pairs))
+    args = halueval_window(__doc__.splitlines()[0], flags=("--first",))
+    run = Run(f"rag-wordings-first-{args.skip}" if args.first else "rag-wordings", RESULTS_DIR, smoke=False)
+    records = asyncio.run(probe(args.skip, args.pairs, args.first))
     result = figures(records)
     for key, value in result.items():
         say(f"{key:24s} {value}")
