@@ -3,7 +3,12 @@ question for every sentence of the good and the specificity-broken versions of t
 embedded default as the `sentence` check kind reads it (engine/checks.py: the sentence alone, `probability_question`).
 A sentence is vague when it appears in the specificity version only.
 
-    python -m bench.specificity_questions [tune|heldout]   # writes bench/results/specificity-questions-<split>.json
+    python -m bench.specificity_questions [tune|heldout] [--source]
+
+writes bench/results/specificity-questions-<split>.json. `--source` asks SOURCE_QUESTIONS instead: each sentence as
+the claim against the transcript as the document, as the `supported` kind asks (the fact checker's system text,
+the question before the claim), since the rubric calls a statement vague "where the transcript allows something
+precise"; it writes specificity-questions-source-<split>.json.
 
 Reports, per question: AUROC of P(mistake) for vague against precise sentences, and in how many cases the
 specificity version's counted mistakes (the rubric's floor applied, by `checks.counted`) exceed the good one's.
@@ -24,7 +29,7 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.checks import counted
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.one_token import Prefix, yes_no
+from gavel.tools.engine.one_token import Prefix, document_prefix, yes_no
 from gavel.tools.engine.sentences import split_sentences
 from tests.support.config import engine_config
 
@@ -45,10 +50,28 @@ QUESTIONS = {
         "no",
     ),
 }
-FLOOR = 0.3  # judge.toml check_floor.sentence
+# Asked of each sentence against the transcript (`--source`).
+SOURCE_QUESTIONS = {
+    "more_precise": (
+        "Does the document say something more precise about the claim's topic than the claim does, such as a "
+        "number, a time, a frequency or the patient's own words that the claim leaves out?",
+        "yes",
+    ),
+    "as_precise": (
+        "Is the claim as precise as the document: does it keep the document's numbers, times, frequencies and own "
+        "words about its topic?",
+        "no",
+    ),
+    "detail_from": (
+        "Does the claim give a precise detail from the document, such as a number, a time, a duration, a "
+        "frequency, a named activity or the patient's own words?",
+        "no",
+    ),
+}
+FLOOR = 0.2  # judge.toml check_floor.sentence
 
 
-async def probe(split: str) -> list[dict[str, Any]]:
+async def probe(split: str, questions: dict[str, tuple[str, str]], against_source: bool) -> list[dict[str, Any]]:
     rows = [json.loads(line) for line in CLINICAL.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r["split"] == split and r["version"] in ("good", "specificity")]
     good = {r["case"]: set(split_sentences(r["assessment"])) for r in rows if r["version"] == "good"}
@@ -58,9 +81,14 @@ async def probe(split: str) -> list[dict[str, Any]]:
     for row in rows:
         for sentence in split_sentences(row["assessment"]):
             p_mistake = {}
-            for key, (question, mistake) in QUESTIONS.items():
-                instruction = texts.fill("probability_question", question=question)
-                readout, _ = await yes_no(judge.calls, Prefix({}, ""), instruction, extra={"sentence": sentence})
+            for key, (question, mistake) in questions.items():
+                if against_source:
+                    readout, _ = await yes_no(judge.calls, document_prefix(row["source"], None),
+                                              f"{question} Answer Yes or No.", extra={"claim": sentence},
+                                              question_first=True)  # fmt: skip
+                else:
+                    instruction = texts.fill("probability_question", question=question)
+                    readout, _ = await yes_no(judge.calls, Prefix({}, ""), instruction, extra={"sentence": sentence})
                 p = readout.value
                 p_mistake[key] = None if p is None else (p if mistake == "yes" else 1 - p)
             vague = row["version"] == "specificity" and sentence not in good[row["case"]]
@@ -70,10 +98,10 @@ async def probe(split: str) -> list[dict[str, Any]]:
     return records
 
 
-def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
+def figures(records: list[dict[str, Any]], questions: dict[str, tuple[str, str]]) -> dict[str, Any]:
     out = {}
     cases = sorted({r["case"] for r in records})
-    for key in QUESTIONS:
+    for key in questions:
         vague = [r["p_mistake"][key] for r in records if r["vague"] and r["p_mistake"][key] is not None]
         precise = [r["p_mistake"][key] for r in records if not r["vague"] and r["p_mistake"][key] is not None]
         more = 0
@@ -89,13 +117,17 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    split = sys.argv[1] if len(sys.argv) > 1 else "tune"
-    run = Run(f"specificity-questions-{split}", RESULTS_DIR, smoke=False)
-    records = asyncio.run(probe(split))
-    result = figures(records)
+    args = [a for a in sys.argv[1:] if a != "--source"]
+    split = args[0] if args else "tune"
+    against_source = "--source" in sys.argv[1:]
+    questions = SOURCE_QUESTIONS if against_source else QUESTIONS
+    name = f"specificity-questions-{'source-' if against_source else ''}{split}"
+    run = Run(name, RESULTS_DIR, smoke=False)
+    records = asyncio.run(probe(split, questions, against_source))
+    result = figures(records, questions)
     for key, value in result.items():
         say(f"{key:10s} {value}")
-    path = run.write({"split": split, "questions": QUESTIONS, "figures": result, "items": records})
+    path = run.write({"split": split, "questions": questions, "figures": result, "items": records})
     say(f"wrote {path}")
 
 
