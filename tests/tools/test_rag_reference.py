@@ -99,6 +99,17 @@ async def test_a_reference_adds_one_check_per_claim_counted_in_the_usage():
     assert sum(is_reference_check(r, REFERENCE) for r in backend.requests) == 1
 
 
+async def test_correctness_asks_after_the_claim_and_recall_before_it_as_grounding_does():
+    # Against a reference of a few words the question after the claim separated better (bench.reference_layout).
+    backend = model({})
+    await judge_rag_answer(request(RIGHT), make_deps(backend))
+    (correctness,) = [r.messages[-1].content for r in backend.requests if is_reference_check(r, REFERENCE)]
+    against_passages = [r.messages[-1].content for r in backend.requests if is_reference_check(r, "[1]\n" + PASSAGE)]
+    assert correctness.index(RIGHT) < correctness.index("Is every part of the claim supported")
+    assert any("entrance arch" in u for u in against_passages)  # the reference's claims, for recall
+    assert all(u.index("Is every part of the claim supported") < u.rindex("<<<") for u in against_passages)
+
+
 async def test_a_claim_without_yes_or_no_tokens_leaves_the_figure_unscored_with_its_reason():
     def reply(request: ChatRequest):
         if document_of(request) == REFERENCE:

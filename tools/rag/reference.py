@@ -4,7 +4,10 @@ sentence from token probabilities, exactly as grounding is (`sentence_support.ch
 
 - answer_correctness: each sentence (and leading clause) of the answer checked against the reference answer as
   the document; the weakest claim's P(supported) decides, as accuracy does: one claim the reference does not
-  support makes the answer incorrect. The claims below the cut are listed verbatim.
+  support makes the answer incorrect. The claims below the cut are listed verbatim. Its question comes after the
+  claim, unlike grounding's: against a reference of a few words, on HaluEval dev pairs 21-100 (bench.reference_layout),
+  right answers ranked above hallucinated ones at AUROC 0.98 that way and 0.92 with the question first, and a
+  short document leaves little for a shared prefix to save.
 - context_recall: each sentence (and leading clause) of the reference checked against the passages as the
   document; the mean P(supported) over those claims, i.e. the expected share of the reference's claims the
   passages support (RAGAS's context recall is that share counted). The mean and not the weakest: one missing
@@ -59,7 +62,7 @@ async def answer_correctness(judge: Judge, prepared: Prepared, answer: str) -> t
         return missing, Usage()
     assert prepared.reference is not None
     shared = document_prefix(prepared.reference, prepared.question)
-    return await _figure(judge, prepared, shared, answer, "correctness claim", weakest=True)
+    return await _figure(judge, prepared, shared, answer, "correctness claim", weakest=True, question_first=False)
 
 
 async def context_recall(judge: Judge, prepared: Prepared) -> tuple[ReferenceFigure, Usage]:
@@ -71,7 +74,9 @@ async def context_recall(judge: Judge, prepared: Prepared) -> tuple[ReferenceFig
     assert prepared.reference is not None
     # The grounding checks' own prefix: the prompt cache evaluates the passages once for both.
     shared = document_prefix(prepared.passages, prepared.question)
-    return await _figure(judge, prepared, shared, prepared.reference, "recall claim", weakest=False)
+    return await _figure(
+        judge, prepared, shared, prepared.reference, "recall claim", weakest=False, question_first=True
+    )
 
 
 async def _no_probabilities(judge: Judge, prepared: Prepared) -> ReferenceFigure | None:
@@ -85,11 +90,18 @@ async def _no_probabilities(judge: Judge, prepared: Prepared) -> ReferenceFigure
 
 
 async def _figure(
-    judge: Judge, prepared: Prepared, shared: sentence_support.Prefix, text: str, step: str, *, weakest: bool
+    judge: Judge,
+    prepared: Prepared,
+    shared: sentence_support.Prefix,
+    text: str,
+    step: str,
+    *,
+    weakest: bool,
+    question_first: bool,
 ) -> tuple[ReferenceFigure, Usage]:
     cut = await judge.decision_cut(prepared.rubric, sentence_support.SUPPORT_CUT, prepared.model)
     support, usage = await sentence_support.check_sentences(
-        judge, shared, prepared.rubric, text, prepared.model, cut.value, step=step
+        judge, shared, prepared.rubric, text, prepared.model, cut.value, step=step, question_first=question_first
     )
     return _read(support, cut.value, weakest=weakest), usage
 

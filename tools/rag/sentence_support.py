@@ -106,9 +106,11 @@ async def check_sentences(
     model: str | None,
     cut: float = SUPPORT_CUT,
     step: str = "sentence",
+    *,
+    question_first: bool = True,
 ) -> tuple[list[SentenceSupport], Usage]:
     """Every sentence of `answer` (and its leading clause) checked against the shared prefix's document.
-    `step` names the checks in progress ("sentence 2 of 5")."""
+    `step` names the checks in progress ("sentence 2 of 5"); `question_first` as in `one_token.user_prompt`."""
     sentences = claims(answer)
     readouts: list[Readout | None] = [None] * len(sentences)
     usage = Usage()
@@ -118,7 +120,7 @@ async def check_sentences(
         nonlocal usage
         readout, used = await yes_no(
             judge.calls, shared, instruction, extra={SENTENCE_LABEL: sentence}, model=model,
-            step=f"{step} {index + 1} of {len(sentences)}", question_first=True,
+            step=f"{step} {index + 1} of {len(sentences)}", question_first=question_first,
         )  # fmt: skip
         readouts[index] = readout
         usage = usage.add(used)
