@@ -7,7 +7,9 @@ others, measured once, then read and tuned on), and two parts written by others 
 ("external_heldout", from sources the first external set does not use; read once, now tuned on), and a third set
 from `injection_corpus_external_heldout2` ("external_heldout_2" injected, "held_out_3" clean, from sources neither
 earlier set uses, held out), and a fourth set of injections aimed at a judge or in other languages from
-`injection_corpus_external_heldout3` ("external_heldout_3", from sources no earlier set uses, held out), all read
+`injection_corpus_external_heldout3` ("external_heldout_3", from sources no earlier set uses; read once, now tuned on),
+and a fifth from `injection_corpus_external_heldout4` ("external_heldout_4", promptfoo's judge tests that
+external_heldout_3 did not read, held out), all read
 from their committed jsonl under bench/data. Each row: id, kind (injection or
 clean), category, split, text (and source and license for the parts written by others).
 
@@ -27,6 +29,7 @@ from bench import (
     injection_corpus_external_heldout,
     injection_corpus_external_heldout2,
     injection_corpus_external_heldout3,
+    injection_corpus_external_heldout4,
     injection_corpus_heldout,
     injection_corpus_heldout2,
 )
@@ -35,7 +38,7 @@ from bench.injection_corpus_common import write_jsonl
 OUT = Path(__file__).resolve().parent / "injection_corpus.jsonl"
 WRITTEN_BY_OTHERS = [injection_corpus_dev2.OUT, injection_corpus_heldout2.OUT, injection_corpus_external.OUT,
                      injection_corpus_external_heldout.OUT, injection_corpus_external_heldout2.OUT,
-                     injection_corpus_external_heldout3.OUT]  # fmt: skip
+                     injection_corpus_external_heldout3.OUT, injection_corpus_external_heldout4.OUT]  # fmt: skip
 
 
 def main() -> None:

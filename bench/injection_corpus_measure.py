@@ -11,7 +11,9 @@ by others, held out for the false-flag rate); external_tune (injection sets writ
 read and tuned on); external_heldout (injection sets written by others from other sources, measured once, then
 read and tuned on); external_heldout_2 and held_out_3 (injected and clean texts written by others from a third group
 of sources, held out, measured once at the end); external_heldout_3 (injections written by others aimed at a judge
-or grader, or in other languages, from a fourth group of sources, held out, measured once).
+or grader, or in other languages, from a fourth group of sources, measured once, then read and tuned on);
+external_heldout_4 (promptfoo judge tests external_heldout_3 did not read, held out, measured once with the rules
+before that tuning and once after it).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from gavel.tools.guards import detect_injection
 CORPUS = Path(__file__).resolve().parent / "injection_corpus.jsonl"
 RESULTS = Path(__file__).resolve().parent / "results" / "injection_corpus.json"
 SPLITS = ["dev", "dev_2", "held_out", "held_out_2", "external_tune", "external_heldout", "external_heldout_2",
-          "held_out_3", "external_heldout_3"]  # fmt: skip
+          "held_out_3", "external_heldout_3", "external_heldout_4"]  # fmt: skip
 
 
 def load(path: Path = CORPUS) -> list[dict[str, str]]:

@@ -11,8 +11,9 @@ the only line of defence.
 The parts: `text` (neutralize, and the normalization the rules read), `rules_english`, `rules_intl` and `rules_world`
 (the phrases, by language), `concepts` (orders to a judge by their parts), `rules_reader` (orders to any model
 reading the text, by their parts), `rules_hijack` (hijacks worded in an attacker's own words: padding, a claimed
-password, takeovers, personas freed from the law, orders about the reader's answer or setup), `disguises`
-(disguises undone into variants read again) and `injection` (the detector that reads them all).
+password, takeovers, personas freed from the law, orders about the reader's answer or setup), `rules_judge`
+(attacks on the judge itself: fake verdicts, orders to pick a response, fake notes from the evaluation's staff),
+`disguises` (disguises undone into variants read again) and `injection` (the detector that reads them all).
 """
 
 from typing import TYPE_CHECKING, Any
