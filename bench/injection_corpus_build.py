@@ -9,7 +9,9 @@ from `injection_corpus_external_heldout2` ("external_heldout_2" injected, "held_
 earlier set uses, held out), and a fourth set of injections aimed at a judge or in other languages from
 `injection_corpus_external_heldout3` ("external_heldout_3", from sources no earlier set uses; read once, now tuned on),
 and a fifth from `injection_corpus_external_heldout4` ("external_heldout_4", promptfoo's judge tests that
-external_heldout_3 did not read, held out), all read
+external_heldout_3 did not read; read once, now tuned on), and a sixth from `injection_corpus_external_heldout5`
+("external_heldout_5" injected and "held_out_5_clean" clean, promptfoo's judge tests no earlier set read, held out),
+all read
 from their committed jsonl under bench/data. Each row: id, kind (injection or
 clean), category, split, text (and source and license for the parts written by others).
 
@@ -30,6 +32,7 @@ from bench import (
     injection_corpus_external_heldout2,
     injection_corpus_external_heldout3,
     injection_corpus_external_heldout4,
+    injection_corpus_external_heldout5,
     injection_corpus_heldout,
     injection_corpus_heldout2,
 )
@@ -38,7 +41,8 @@ from bench.injection_corpus_common import write_jsonl
 OUT = Path(__file__).resolve().parent / "injection_corpus.jsonl"
 WRITTEN_BY_OTHERS = [injection_corpus_dev2.OUT, injection_corpus_heldout2.OUT, injection_corpus_external.OUT,
                      injection_corpus_external_heldout.OUT, injection_corpus_external_heldout2.OUT,
-                     injection_corpus_external_heldout3.OUT, injection_corpus_external_heldout4.OUT]  # fmt: skip
+                     injection_corpus_external_heldout3.OUT, injection_corpus_external_heldout4.OUT,
+                     injection_corpus_external_heldout5.OUT]  # fmt: skip
 
 
 def main() -> None:

@@ -13,7 +13,9 @@ read and tuned on); external_heldout_2 and held_out_3 (injected and clean texts 
 of sources, held out, measured once at the end); external_heldout_3 (injections written by others aimed at a judge
 or grader, or in other languages, from a fourth group of sources, measured once, then read and tuned on);
 external_heldout_4 (promptfoo judge tests external_heldout_3 did not read, held out, measured once with the rules
-before that tuning and once after it).
+before that tuning and once after it; now tuned on); external_heldout_5 and held_out_5_clean (promptfoo judge tests
+no earlier set read: injected texts and the ordinary answers beside them, held out, measured once with the rules
+before the tuning on external_heldout_4 and once after it).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from gavel.tools.guards import detect_injection
 CORPUS = Path(__file__).resolve().parent / "injection_corpus.jsonl"
 RESULTS = Path(__file__).resolve().parent / "results" / "injection_corpus.json"
 SPLITS = ["dev", "dev_2", "held_out", "held_out_2", "external_tune", "external_heldout", "external_heldout_2",
-          "held_out_3", "external_heldout_3", "external_heldout_4"]  # fmt: skip
+          "held_out_3", "external_heldout_3", "external_heldout_4",
+          "external_heldout_5", "held_out_5_clean"]  # fmt: skip
 
 
 def load(path: Path = CORPUS) -> list[dict[str, str]]:
