@@ -64,7 +64,7 @@ _CITATION = re.compile(r"\s?\[\^?\d{1,3}(?:\s*[,;–-]\s*\^?\d{1,3}){0,10}\]")
 # A reversed text is read when, turned back, it holds more of these than it does as written (they seldom
 # appear backwards by chance).
 _REVERSED_HINT = re.compile(
-    r"ignore|disregard|instruction|previous|rubric|grader|evaluator|judge|approve|score|marks|criteri|grading|"
+    r"ignore|disregard|instruction|previous|rubric|grader|evaluator|judge|approve|score|marks|criteri|grading|overrid|select|respons|"
     + HINT_WORDS
 )
 # Squeezed forms of the orders that no ordinary text spells letter for letter: read on every text.
@@ -112,7 +112,7 @@ _HINT = re.compile(
     r"ignor|disregard|forget|overrid|bypass|skip|score|grad|rate|rating|mark|judg|evaluat|assess|review|approv"
     r"|accept|pass|verdict|rubric|instruction|prompt|rule|criteri|yes|note|you|act|pretend|behave|output|reply"
     r"|answer|respond|return|print|say|system|assistant|new|end|perfect|max|full|top|high|best|point|correct"
-    r"|award|give|assign|[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff]|" + HINT_WORDS
+    r"|award|give|assign|select|choos|pick|winner|respons|[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff]|" + HINT_WORDS
 )
 # Around each disguised word, this much of the text is read with the disguise undone (a whole order fits).
 _WINDOW = 200

@@ -159,6 +159,9 @@ JUDGE: list[Rule] = [
         Regex(
             r"\b(?:pass(?:ing)?|grade|score|select(?:ing)?|choos(?:e|ing))\b[^.!?\n]{0,40}?\b(?:would|will|could)\s+"
             r"mean\s+(?:so\s+much|a\s+lot|the\s+world|everything)\s+to\s+me\b"
+            # Effort offered for recognition: "I worked really hard on this answer and would appreciate recognition".
+            r"|\bi\s+(?:worked|tried)\s+(?:really\s+|so\s+|very\s+)?hard\s+on\s+this\b[^.!?\n]{0,60}?\b(?:recogni(?:[sz]|tion)"
+            r"|credit|grade|pass|score|select|choos)"
         ),
     ),
     (
