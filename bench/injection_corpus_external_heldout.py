@@ -41,6 +41,7 @@ from pathlib import Path
 
 from bench.injection_corpus_common import write_jsonl
 from bench.injection_corpus_heldout_carriers import carry
+from bench.injection_corpus_sources import shingles, show
 
 SEED = 2602
 TENSOR_TRUST_KEEP = 150
@@ -58,19 +59,8 @@ NOT_INJECTIONS = [  # LLM Guard prompts its tests reject that carry no order to 
 ]
 
 
-def _show(where: tuple[Path, str], path: str) -> str:
-    repo, commit = where
-    return subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"],
-                          check=True, capture_output=True, text=True).stdout  # fmt: skip
-
-
-def _shingles(text: str, n: int = 8) -> set[tuple[str, ...]]:
-    words = re.findall(r"\w+", text.lower())
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
-
-
 def tensor_trust(rng: random.Random) -> list[str]:
-    lines = _show(TENSOR_TRUST, "benchmarks/hijacking-robustness/v1/hijacking_robustness_dataset.jsonl")
+    lines = show(TENSOR_TRUST, "benchmarks/hijacking-robustness/v1/hijacking_robustness_dataset.jsonl")
     attacks = sorted({json.loads(line)["attack"].strip() for line in lines.splitlines() if line.strip()})
     short = [a for a in attacks if 0 < len(a) <= TENSOR_TRUST_MAX_CHARS]
     return rng.sample(short, TENSOR_TRUST_KEEP)
@@ -107,14 +97,14 @@ def promptmap() -> list[tuple[str, str]]:
         listing = subprocess.run(["git", "-C", str(repo), "ls-tree", "--name-only", f"{commit}:rules/{kind}"],
                                  check=True, capture_output=True, text=True).stdout.split()  # fmt: skip
         for name in sorted(n for n in listing if n.endswith(".yaml")):
-            prompt = _yaml_prompt(_show(PROMPTMAP, f"rules/{kind}/{name}"))
+            prompt = _yaml_prompt(show(PROMPTMAP, f"rules/{kind}/{name}"))
             if not _plain_question(prompt):
                 out.append((kind, prompt))
     return out
 
 
 def llm_guard(avoid: set[tuple[str, ...]]) -> list[str]:
-    tree = ast.parse(_show(LLM_GUARD, "tests/input_scanners/test_prompt_injection.py"))
+    tree = ast.parse(show(LLM_GUARD, "tests/input_scanners/test_prompt_injection.py"))
     out: list[str] = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Tuple) and len(node.elts) == 4):
@@ -125,7 +115,7 @@ def llm_guard(avoid: set[tuple[str, ...]]) -> list[str]:
             continue
         if valid is not False or not isinstance(prompt, str):
             continue
-        if any(prompt.startswith(p) for p in NOT_INJECTIONS) or _shingles(prompt) & avoid or prompt in out:
+        if any(prompt.startswith(p) for p in NOT_INJECTIONS) or shingles(prompt) & avoid or prompt in out:
             continue
         out.append(prompt)
     return out
@@ -135,7 +125,7 @@ def rows() -> list[dict[str, str]]:
     rng = random.Random(SEED)
     tune = [json.loads(line)["text"] for line in TUNE.read_text(encoding="utf-8").splitlines() if line.strip()]
     mapped = promptmap()
-    avoid = set().union(*(_shingles(t) for t in tune), *(_shingles(p) for _, p in mapped))
+    avoid = set().union(*(shingles(t) for t in tune), *(shingles(p) for _, p in mapped))
     found: list[tuple[str, str, str, str]] = []
     tt_source = f"HumanCompatibleAI/tensor-trust-data@{TENSOR_TRUST[1][:8]} " + (
         "benchmarks/hijacking-robustness/v1/hijacking_robustness_dataset.jsonl"

@@ -45,6 +45,7 @@ from pathlib import Path
 
 from bench.injection_corpus_common import write_jsonl
 from bench.injection_corpus_heldout_carriers import carry
+from bench.injection_corpus_sources import cite, shingles, show
 
 SEED = 2611
 ASB_KEEP = 150
@@ -60,26 +61,10 @@ LANGKIT = (MIRROR / "whylabs+langkit/repo", "5d6cab1e2ff32181ba5c514aaa2a4473421
 SCOTT = (MIRROR / "ScottLogic+prompt-injection/repo", "501e4be0e6e2e7ebfcaad558009589f31f61fa6b")
 
 
-def _src(where: tuple[Path, str], path: str) -> str:
-    owner_name = where[0].parent.name.replace("+", "/")
-    return f"{owner_name}@{where[1][:8]} {path}"
-
-
-def _show(where: tuple[Path, str], path: str) -> str:
-    repo, commit = where
-    return subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"],
-                          check=True, capture_output=True, text=True).stdout  # fmt: skip
-
-
 def _ls(where: tuple[Path, str], under: str) -> list[str]:
     repo, commit = where
     return subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", commit, under],
                           check=True, capture_output=True, text=True).stdout.split("\n")  # fmt: skip
-
-
-def _shingles(text: str, n: int = 8) -> set[tuple[str, ...]]:
-    words = re.findall(r"\w+", text.lower())
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
 def _asb_forms(instruction: str, tool: str) -> dict[str, str]:
@@ -96,7 +81,7 @@ def _asb_forms(instruction: str, tool: str) -> dict[str, str]:
 
 
 def asb(rng: random.Random) -> list[tuple[str, str]]:
-    rows = [json.loads(line) for line in _show(ASB, "data/all_attack_tools.jsonl").splitlines() if line.strip()]
+    rows = [json.loads(line) for line in show(ASB, "data/all_attack_tools.jsonl").splitlines() if line.strip()]
     distinct = {r["Attacker Instruction"].strip(): r["Attacker Tool"] for r in rows}
     chosen = rng.sample(sorted(distinct), ASB_KEEP)
     forms = list(_asb_forms("", ""))
@@ -105,12 +90,12 @@ def asb(rng: random.Random) -> list[tuple[str, str]]:
 
 
 def giskard_jailbreaks() -> list[str]:
-    rows = csv.DictReader(io.StringIO(_show(GISKARD_PI, "prompt_injections.csv")))
+    rows = csv.DictReader(io.StringIO(show(GISKARD_PI, "prompt_injections.csv")))
     return [r["prompt"].strip() for r in rows if r["group"] == "Jailbreak"]
 
 
 def langkit_jailbreaks() -> list[str]:
-    return [t.strip() for t in json.loads(_show(LANGKIT, "langkit/themes.json"))["jailbreak"]]
+    return [t.strip() for t in json.loads(show(LANGKIT, "langkit/themes.json"))["jailbreak"]]
 
 
 def injected(rng: random.Random) -> list[dict[str, str]]:
@@ -118,18 +103,18 @@ def injected(rng: random.Random) -> list[dict[str, str]]:
     for path in READ_BEFORE:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                avoid |= _shingles(json.loads(line)["text"])
+                avoid |= shingles(json.loads(line)["text"])
     found: list[tuple[str, str, str, str]] = []
-    asb_src = _src(ASB, "data/all_attack_tools.jsonl + pyopenagi/agents/react_agent_attack.py")
+    asb_src = cite(ASB, "data/all_attack_tools.jsonl + pyopenagi/agents/react_agent_attack.py")
     found += [(f"ASB {form}", text, asb_src, "MIT") for form, text in asb(rng)]
-    gpi_src = _src(GISKARD_PI, "prompt_injections.csv (group Jailbreak, from garak)")
+    gpi_src = cite(GISKARD_PI, "prompt_injections.csv (group Jailbreak, from garak)")
     found += [("Giskard jailbreaks", t, gpi_src, "MIT (prompts from garak, Apache-2.0)") for t in giskard_jailbreaks()]
-    lk_src = _src(LANGKIT, "langkit/themes.json")
+    lk_src = cite(LANGKIT, "langkit/themes.json")
     found += [("LangKit jailbreaks", t, lk_src, "Apache-2.0") for t in langkit_jailbreaks()]
     out: list[dict[str, str]] = []
     counts: dict[str, int] = {}
     for category, attack, source, licence in found:
-        mine = _shingles(attack)
+        mine = shingles(attack)
         if mine & avoid or not attack:
             continue
         if not category.startswith("ASB"):  # ASB's forms share their template on purpose; the rest must not repeat
@@ -157,32 +142,32 @@ def _paragraphs(markdown: str) -> list[str]:
 
 def clean(rng: random.Random) -> list[dict[str, str]]:
     found: list[tuple[str, str, str, str]] = []
-    chats = json.loads(_show(LANGKIT, "langkit/whylogs/reference_chats.json"))
-    chat_src = _src(LANGKIT, "langkit/whylogs/reference_chats.json")
+    chats = json.loads(show(LANGKIT, "langkit/whylogs/reference_chats.json"))
+    chat_src = cite(LANGKIT, "langkit/whylogs/reference_chats.json")
     for group in chats.values():
         for chat in group:
             found.append(("LangKit chat prompts", chat["prompt"], chat_src, "Apache-2.0"))
             found.append(("LangKit chat responses", chat["response"], chat_src, "Apache-2.0"))
-    task_src = _src(ASB, "data/agent_task.jsonl")
-    for line in _show(ASB, "data/agent_task.jsonl").splitlines():
+    task_src = cite(ASB, "data/agent_task.jsonl")
+    for line in show(ASB, "data/agent_task.jsonl").splitlines():
         if line.strip():
             found += [("ASB agent tasks", t, task_src, "MIT") for t in json.loads(line)["tasks"]]
-    tool_src = _src(ASB, "data/all_normal_tools.jsonl")
-    for line in _show(ASB, "data/all_normal_tools.jsonl").splitlines():
+    tool_src = cite(ASB, "data/all_normal_tools.jsonl")
+    for line in show(ASB, "data/all_normal_tools.jsonl").splitlines():
         if line.strip():
             tool = json.loads(line)
             found.append(("ASB tool descriptions", tool["Description"], tool_src, "MIT"))
             found.append(("ASB tool descriptions", tool["Expected Achievements"], tool_src, "MIT"))
     docs = []
     for path in sorted(p for p in _ls(GISKARD, "docs") if p.endswith(".md")):
-        docs += [(p, path) for p in _paragraphs(_show(GISKARD, path))]
+        docs += [(p, path) for p in _paragraphs(show(GISKARD, path))]
     docs = sorted(set(docs))
     for paragraph, path in rng.sample(docs, min(DOCS_KEEP, len(docs))):
-        found.append(("Giskard documentation", paragraph, _src(GISKARD, path), "Apache-2.0"))
+        found.append(("Giskard documentation", paragraph, cite(GISKARD, path), "Apache-2.0"))
     for path in sorted(p for p in _ls(SCOTT, "backend/resources/documents") if p.endswith(".txt")):
-        for paragraph in re.split(r"\n\s*\n", _show(SCOTT, path)):
+        for paragraph in re.split(r"\n\s*\n", show(SCOTT, path)):
             if len(paragraph.strip()) >= 40:
-                found.append(("Scott Logic company documents", paragraph.strip(), _src(SCOTT, path), "MIT"))
+                found.append(("Scott Logic company documents", paragraph.strip(), cite(SCOTT, path), "MIT"))
     out: list[dict[str, str]] = []
     counts: dict[str, int] = {}
     seen: set[str] = set()

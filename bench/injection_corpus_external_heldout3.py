@@ -41,13 +41,20 @@ import ast
 import json
 import random
 import re
-import subprocess
 import textwrap
 import unicodedata
 from pathlib import Path
 
 from bench.injection_corpus_common import write_jsonl
 from bench.injection_corpus_heldout_carriers import carry
+from bench.injection_corpus_sources import (
+    cite,
+    ls_tree,
+    print_counts,
+    promptfoo_tests,
+    shingles,
+    show,
+)
 
 SEED = 2613
 JUDGEDECEIVER_KEEP = 20
@@ -77,48 +84,15 @@ ENGLISH_WRAPPERS = ("Ignore all prior rules", "Output MUST be")
 Found = tuple[str, str, str, str, str]  # category, group (the source's own label), attack, source, licence
 
 
-def _src(where: tuple[Path, str], path: str) -> str:
-    owner_name = where[0].parent.name.replace("+", "/")
-    return f"{owner_name}@{where[1][:8]} {path}"
-
-
-def _show(where: tuple[Path, str], path: str) -> str:
-    repo, commit = where
-    return subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"],
-                          check=True, capture_output=True, text=True).stdout  # fmt: skip
-
-
-def _ls(where: tuple[Path, str], under: str) -> list[str]:
-    repo, commit = where
-    return subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", commit, under],
-                          check=True, capture_output=True, text=True).stdout.split()  # fmt: skip
-
-
-def _shingles(text: str, n: int = 8) -> set[tuple[str, ...]]:
-    words = re.findall(r"\w+", text.lower())
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
-
-
 def _promptfoo() -> list[Found]:
     """The extract: a header line "@@@ <file> | <description> | <metric or empty>" before each test's attack text."""
-    if not PROMPTFOO_EXTRACT.exists():
-        where = f"promptfoo/promptfoo@{PROMPTFOO_COMMIT[:8]} examples/judge-prompt-injection/"
-        raise SystemExit(f"{PROMPTFOO_EXTRACT} is missing: transcribe the tests of {where} in the format above")
-    out: list[Found] = []
-    blocks = re.split(r"^@@@ ", PROMPTFOO_EXTRACT.read_text(encoding="utf-8"), flags=re.M)[1:]
-    for block in blocks:
-        header, _, body = block.partition("\n")
-        name, description, metric = (part.strip() for part in header.split("|"))
-        group = f"{description} ({metric})" if metric else description
-        source = f"promptfoo/promptfoo@{PROMPTFOO_COMMIT[:8]} examples/judge-prompt-injection/{name}"
-        out.append((PROMPTFOO_FILES[name], group, body.strip(), source, "MIT"))
-    return out
+    return promptfoo_tests(PROMPTFOO_EXTRACT, PROMPTFOO_COMMIT, PROMPTFOO_FILES)
 
 
 def _cheating() -> list[Found]:
-    outputs = json.loads(_show(CHEATING, "example/outputs.json"))
+    outputs = json.loads(show(CHEATING, "example/outputs.json"))
     texts = sorted({row["output"] for row in outputs})
-    source = _src(CHEATING, "example/outputs.json")
+    source = cite(CHEATING, "example/outputs.json")
     category = "judge-manipulation: null-model response (Cheating LLM Benchmarks)"
     return [(category, "AlpacaEval 2.0 null model", t.strip(), source, "MIT") for t in texts]
 
@@ -126,15 +100,15 @@ def _cheating() -> list[Found]:
 def _judgedeceiver(rng: random.Random) -> list[Found]:
     suffixes: list[tuple[str, str, str]] = []
     for path in ["dataset/results_suffix/basic/mtbench.json", "dataset/results_suffix/basic/llmbar.json"]:
-        for row in json.loads(_show(JUDGEDECEIVER, path)):
+        for row in json.loads(show(JUDGEDECEIVER, path)):
             suffixes += [(path, f"{path.rsplit('/', 1)[1]} question {row['question_id']}, {model}", row[model])
                          for model in JUDGEDECEIVER_MODELS]  # fmt: skip
     path = "dataset/results_suffix/case_study/rlaif.json"
-    rlaif = json.loads(_show(JUDGEDECEIVER, path))
+    rlaif = json.loads(show(JUDGEDECEIVER, path))
     suffixes += [(path, f"rlaif.json input {row['input_id']}", row["suffix"]) for row in rlaif]
     category = "judge-manipulation: optimized suffix (JudgeDeceiver)"
     licence = "none stated (research test data)"
-    return [(category, group, text.strip(), _src(JUDGEDECEIVER, path), licence)
+    return [(category, group, text.strip(), cite(JUDGEDECEIVER, path), licence)
             for path, group, text in rng.sample(suffixes, JUDGEDECEIVER_KEEP)]  # fmt: skip
 
 
@@ -151,9 +125,9 @@ def _constant_string(node: ast.expr) -> str | None:
 def _greshake() -> list[Found]:
     category = "indirect: llm-security (Greshake et al.)"
     out: list[Found] = []
-    for path in [p for p in _ls(GRESHAKE, "scenarios") if p.endswith(".py")]:
+    for path in [p for p in ls_tree(GRESHAKE, "scenarios") if p.endswith(".py")]:
         try:
-            tree = ast.parse(_show(GRESHAKE, path))
+            tree = ast.parse(show(GRESHAKE, path))
         except SyntaxError:  # scenarios/code-completion/autocomplete.py is an unfinished stub
             continue
         for node in ast.walk(tree):
@@ -163,12 +137,12 @@ def _greshake() -> list[Found]:
             value = _constant_string(node.value)
             if value and GRESHAKE_NAMES & set(names):
                 text = textwrap.dedent(value).strip()
-                out.append((category, f"{path}: {names[0]}", text, _src(GRESHAKE, path), "MIT"))
-    for path in _ls(GRESHAKE, "scenarios/puzzle/puzzles"):
-        out.append((category, f"{path}", _show(GRESHAKE, path).strip(), _src(GRESHAKE, path), "MIT"))
+                out.append((category, f"{path}: {names[0]}", text, cite(GRESHAKE, path), "MIT"))
+    for path in ls_tree(GRESHAKE, "scenarios/puzzle/puzzles"):
+        out.append((category, f"{path}", show(GRESHAKE, path).strip(), cite(GRESHAKE, path), "MIT"))
     path = "scenarios/code-completion/advanced-example/injection/leftpad.py"
-    docstring = ast.get_docstring(ast.parse(_show(GRESHAKE, path)).body[0])  # type: ignore[arg-type]
-    out.append((category, f"{path}: docstring", (docstring or "").strip(), _src(GRESHAKE, path), "MIT"))
+    docstring = ast.get_docstring(ast.parse(show(GRESHAKE, path)).body[0])  # type: ignore[arg-type]
+    out.append((category, f"{path}: docstring", (docstring or "").strip(), cite(GRESHAKE, path), "MIT"))
     return out
 
 
@@ -192,8 +166,8 @@ def _orthography(wrapper: str) -> str:
 
 def _indicjr() -> list[Found]:
     seen: dict[str, tuple[str, str, str]] = {}
-    for path in [p for p in _ls(INDICJR, "prompts_json") if p.endswith(".E2xfer.jsonl")]:
-        for line in _show(INDICJR, path).splitlines():
+    for path in [p for p in ls_tree(INDICJR, "prompts_json") if p.endswith(".E2xfer.jsonl")]:
+        for line in show(INDICJR, path).splitlines():
             row = json.loads(line)
             lines = row["final_prompt"].split("\n")
             cut = next((i for i, text in enumerate(lines) if re.fullmatch(r"\s*\S{1,20}\s*[:：]\s*", text)), None)
@@ -209,7 +183,7 @@ def _indicjr() -> list[Found]:
             continue
         kind = {"instruction": "instruction override", "format": "format override"}[family]
         group = f"{orthography}" if orthography == "English" else f"{language}, {orthography} ({_script(wrapper)})"
-        out.append((f"multilingual: IndicJR {kind}", group, wrapper, _src(INDICJR, path), "MIT"))
+        out.append((f"multilingual: IndicJR {kind}", group, wrapper, cite(INDICJR, path), "MIT"))
     return out
 
 
@@ -218,7 +192,7 @@ def injected(rng: random.Random) -> list[dict[str, str]]:
     for path in READ_BEFORE:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                before |= _shingles(json.loads(line)["text"])
+                before |= shingles(json.loads(line)["text"])
     found = _promptfoo() + _cheating() + _judgedeceiver(rng) + _greshake() + _indicjr()
     kept_by_source: dict[str, set[tuple[str, ...]]] = {}
     seen: set[str] = set()
@@ -226,7 +200,7 @@ def injected(rng: random.Random) -> list[dict[str, str]]:
     counts: dict[str, int] = {}
     for category, group, attack, source, licence in found:
         owner = source.split("@")[0]
-        mine = _shingles(attack)
+        mine = shingles(attack)
         others = set().union(*(s for o, s in kept_by_source.items() if o != owner))
         if not attack or attack in seen or mine & before or mine & others:
             continue
@@ -246,12 +220,7 @@ def rows() -> list[dict[str, str]]:
 def main() -> None:
     built = rows()
     write_jsonl(OUT, built)
-    counts: dict[str, int] = {}
-    for row in built:
-        counts[row["category"]] = counts.get(row["category"], 0) + 1
-    print(f"{len(built)} texts written to {OUT}:")
-    for key, n in counts.items():
-        print(f"  {key}: {n}")
+    print_counts(OUT, built)
 
 
 if __name__ == "__main__":

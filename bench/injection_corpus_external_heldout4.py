@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from pathlib import Path
 
 from bench.injection_corpus_common import write_jsonl
-from bench.injection_corpus_external_heldout3 import _shingles
 from bench.injection_corpus_heldout_carriers import carry
+from bench.injection_corpus_sources import print_counts, promptfoo_tests, shingles
 
 SEED = 2614
 DATA = Path(__file__).resolve().parent / "data"
@@ -51,18 +50,7 @@ Found = tuple[str, str, str, str, str]  # category, group (the source's own labe
 
 def _promptfoo() -> list[Found]:
     """The extract: a header line "@@@ <file> | <description> | <metric>" before each test's attack text."""
-    if not PROMPTFOO_EXTRACT.exists():
-        where = f"promptfoo/promptfoo@{PROMPTFOO_COMMIT[:8]} examples/judge-prompt-injection/"
-        raise SystemExit(f"{PROMPTFOO_EXTRACT} is missing: transcribe the tests of {where} in the format above")
-    out: list[Found] = []
-    blocks = re.split(r"^@@@ ", PROMPTFOO_EXTRACT.read_text(encoding="utf-8"), flags=re.M)[1:]
-    for block in blocks:
-        header, _, body = block.partition("\n")
-        name, description, metric = (part.strip() for part in header.split("|"))
-        group = f"{description} ({metric})" if metric else description
-        source = f"promptfoo/promptfoo@{PROMPTFOO_COMMIT[:8]} examples/judge-prompt-injection/{name}"
-        out.append((PROMPTFOO_FILES[name], group, body.strip(), source, "MIT"))
-    return out
+    return promptfoo_tests(PROMPTFOO_EXTRACT, PROMPTFOO_COMMIT, PROMPTFOO_FILES)
 
 
 def injected(rng: random.Random) -> tuple[list[dict[str, str]], dict[str, int]]:
@@ -71,7 +59,7 @@ def injected(rng: random.Random) -> tuple[list[dict[str, str]], dict[str, int]]:
     for path in READ_BEFORE:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                before |= _shingles(json.loads(line)["text"])
+                before |= shingles(json.loads(line)["text"])
     seen: set[str] = set()
     out: list[dict[str, str]] = []
     counts: dict[str, int] = {}
@@ -83,7 +71,7 @@ def injected(rng: random.Random) -> tuple[list[dict[str, str]], dict[str, int]]:
         if attack in seen:
             dropped["exact repeat"] += 1
             continue
-        if _shingles(attack) & before:
+        if shingles(attack) & before:
             dropped["shares eight words with an earlier set"] += 1
             continue
         seen.add(attack)
@@ -101,12 +89,7 @@ def rows() -> list[dict[str, str]]:
 def main() -> None:
     built, dropped = injected(random.Random(SEED))
     write_jsonl(OUT, built)
-    counts: dict[str, int] = {}
-    for row in built:
-        counts[row["category"]] = counts.get(row["category"], 0) + 1
-    print(f"{len(built)} texts written to {OUT}:")
-    for key, n in counts.items():
-        print(f"  {key}: {n}")
+    print_counts(OUT, built)
     print("dropped:", dropped)
 
 

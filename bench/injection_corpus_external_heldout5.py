@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from pathlib import Path
 
 from bench.injection_corpus_common import write_jsonl
-from bench.injection_corpus_external_heldout3 import _shingles
 from bench.injection_corpus_heldout_carriers import carry
+from bench.injection_corpus_sources import promptfoo_blocks, promptfoo_group, shingles
 
 SEED = 2615
 DATA = Path(__file__).resolve().parent / "data"
@@ -62,20 +61,15 @@ Found = tuple[str, str, str, str, str, str]  # kind, category, group, text, sour
 
 def _promptfoo() -> list[Found]:
     """The extract: a header line "@@@ <kind> | <file> | <description> | <metric>" before each response's text."""
-    if not PROMPTFOO_EXTRACT.exists():
-        raise SystemExit(f"{PROMPTFOO_EXTRACT} is missing: transcribe the tests of promptfoo/promptfoo's "
-                         "examples/judge-prompt-injection/ (FILE_COMMITS) in the format above")  # fmt: skip
     out: list[Found] = []
-    blocks = re.split(r"^@@@ ", PROMPTFOO_EXTRACT.read_text(encoding="utf-8"), flags=re.M)[1:]
-    for block in blocks:
-        header, _, body = block.partition("\n")
-        kind, name, description, metric = (part.strip() for part in header.split("|"))
-        group = f"{description} ({metric})" if metric else description
+    for (kind, name, description, metric), body in promptfoo_blocks(
+        PROMPTFOO_EXTRACT, "promptfoo/promptfoo's examples/judge-prompt-injection/ (FILE_COMMITS)"
+    ):
         source = f"promptfoo/promptfoo@{FILE_COMMITS[name][:8]} examples/judge-prompt-injection/{name}"
         category = CATEGORIES[name]
         if kind == "clean":
             category = "judged answers: promptfoo " + category.split(": promptfoo ", 1)[1]
-        out.append((kind, category, group, body.strip(), source, "MIT"))
+        out.append((kind, category, promptfoo_group(description, metric), body, source, "MIT"))
     return out
 
 
@@ -85,7 +79,7 @@ def built(rng: random.Random) -> tuple[list[dict[str, str]], dict[str, int]]:
     for path in READ_BEFORE:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                before |= _shingles(json.loads(line)["text"])
+                before |= shingles(json.loads(line)["text"])
     seen: set[tuple[str, str]] = set()
     out: list[dict[str, str]] = []
     counts: dict[tuple[str, str], int] = {}
@@ -97,7 +91,7 @@ def built(rng: random.Random) -> tuple[list[dict[str, str]], dict[str, int]]:
         if (kind, text) in seen:
             dropped["exact repeat"] += 1
             continue
-        if kind == "injection" and _shingles(text) & before:
+        if kind == "injection" and shingles(text) & before:
             dropped["shares eight words with an earlier set"] += 1
             continue
         seen.add((kind, text))
