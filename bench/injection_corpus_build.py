@@ -11,7 +11,9 @@ earlier set uses, held out), and a fourth set of injections aimed at a judge or 
 and a fifth from `injection_corpus_external_heldout4` ("external_heldout_4", promptfoo's judge tests that
 external_heldout_3 did not read; read once, now tuned on), and a sixth from `injection_corpus_external_heldout5`
 ("external_heldout_5" injected and "held_out_5_clean" clean, promptfoo's judge tests no earlier set read, held out),
-all read
+and a seventh from `injection_corpus_external_heldout6` ("external_heldout_6" injected: MCP tool poisoning and tool
+results, Rebuff's and Vigil's examples, role prompts; "held_out_6_clean": benign MCP tool texts and documentation
+about MCP attacks; held out, read once), all read
 from their committed jsonl under bench/data. Each row: id, kind (injection or
 clean), category, split, text (and source and license for the parts written by others).
 
@@ -33,6 +35,7 @@ from bench import (
     injection_corpus_external_heldout3,
     injection_corpus_external_heldout4,
     injection_corpus_external_heldout5,
+    injection_corpus_external_heldout6,
     injection_corpus_heldout,
     injection_corpus_heldout2,
 )
@@ -42,7 +45,8 @@ OUT = Path(__file__).resolve().parent / "injection_corpus.jsonl"
 WRITTEN_BY_OTHERS = [injection_corpus_dev2.OUT, injection_corpus_heldout2.OUT, injection_corpus_external.OUT,
                      injection_corpus_external_heldout.OUT, injection_corpus_external_heldout2.OUT,
                      injection_corpus_external_heldout3.OUT, injection_corpus_external_heldout4.OUT,
-                     injection_corpus_external_heldout5.OUT]  # fmt: skip
+                     injection_corpus_external_heldout5.OUT,
+                     injection_corpus_external_heldout6.OUT]  # fmt: skip
 
 
 def main() -> None:

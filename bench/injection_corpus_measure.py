@@ -15,7 +15,9 @@ or grader, or in other languages, from a fourth group of sources, measured once,
 external_heldout_4 (promptfoo judge tests external_heldout_3 did not read, held out, measured once with the rules
 before that tuning and once after it; now tuned on); external_heldout_5 and held_out_5_clean (promptfoo judge tests
 no earlier set read: injected texts and the ordinary answers beside them, held out, measured once with the rules
-before the tuning on external_heldout_4 and once after it).
+before the tuning on external_heldout_4 and once after it); external_heldout_6 and held_out_6_clean (MCP tool
+poisoning and tool results, Rebuff's and Vigil's examples and role prompts, with benign MCP tool texts and
+documentation about MCP attacks, from a seventh group of sources, held out, measured once and not tuned on).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ CORPUS = Path(__file__).resolve().parent / "injection_corpus.jsonl"
 RESULTS = Path(__file__).resolve().parent / "results" / "injection_corpus.json"
 SPLITS = ["dev", "dev_2", "held_out", "held_out_2", "external_tune", "external_heldout", "external_heldout_2",
           "held_out_3", "external_heldout_3", "external_heldout_4",
-          "external_heldout_5", "held_out_5_clean"]  # fmt: skip
+          "external_heldout_5", "held_out_5_clean", "external_heldout_6", "held_out_6_clean"]  # fmt: skip
 
 
 def load(path: Path = CORPUS) -> list[dict[str, str]]:
