@@ -21,6 +21,7 @@ from gavel.tools.common import (
     require_text,
 )
 from gavel.tools.deps import FromRequest, Tool, ToolDeps
+from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
@@ -79,8 +80,14 @@ class EvaluationResult(ToolResult):
     low_metrics: list[str] = Field(description="Metric ids that scored below the threshold.")
     unscored_metrics: list[str] = Field(description="Metric ids the judge gave no valid score for.")
     passed: bool | None = Field(
-        description="True when every metric reaches the threshold; null when any metric is unscored, or when "
-        "text aimed at the judge was found (see flags): a pass is never taken on the model's word alone then."
+        description="True when every metric reaches the threshold (or, decided at a calibrated cut, when the mean "
+        "does: see pass_cut); null when any metric is unscored, or when text aimed at the judge was found (see "
+        "flags): a pass is never taken on the model's word alone then."
+    )
+    pass_cut: DecisionCut | None = Field(
+        default=None,
+        description="Set when passed was decided at the judge's calibrated cut (GAVEL_USE_CALIBRATED_CUT=true and "
+        "no pass_threshold in the request): the mean, as a share of the scale (0-1), against this cut.",
     )
     undecided_reason: UndecidedReason | None = Field(
         default=None,
@@ -128,12 +135,37 @@ def _threshold(rubric: Rubric, override: float | None) -> float:
     return override
 
 
+def scale_share(value: float, low: float, high: float, higher_is_better: bool) -> float:
+    """A score as a share of its scale, 0 at the worst end and 1 at the best."""
+    share = (value - low) / (high - low)
+    return share if higher_is_better else 1 - share
+
+
+async def calibrated_pass_cut(judge: Judge, rubric: Rubric, request: RubricChoice) -> DecisionCut | None:
+    """The cut `passed` is decided at instead of the threshold: the judge's calibration's cut on the mean, with
+    GAVEL_USE_CALIBRATED_CUT=true and a calibration of this judge on this rubric, unless the request sets its
+    own pass_threshold (what a caller asks for wins). `gavel calibrate` measures the same figure against the
+    same kind of cut (`calibration.sets`), so a calibrated pass agrees with the calibration's balanced accuracy."""
+    if request.pass_threshold is not None:
+        return None
+    scale = rubric.scale
+    default = scale_share(rubric.pass_threshold, scale.min, scale.max, scale.higher_is_better)
+    cut = await judge.decision_cut(rubric, default, request.model)
+    return cut if cut.source == "calibrated" else None
+
+
 def _is_low(score: float, threshold: float, rubric: Rubric) -> bool:
     return score < threshold if rubric.scale.higher_is_better else score > threshold
 
 
 def summarize(
-    rubric: Rubric, threshold: float, scores: list[MetricScore], usage: Usage, provenance: Provenance, flags: list[str]
+    rubric: Rubric,
+    threshold: float,
+    scores: list[MetricScore],
+    usage: Usage,
+    provenance: Provenance,
+    flags: list[str],
+    cut: DecisionCut | None = None,
 ) -> EvaluationResult:
     scored = [s for s in scores if s.score is not None]
     unscored = [s.metric for s in scores if s.status == "unscored"]
@@ -141,6 +173,14 @@ def summarize(
     average = sum(s.score for s in scored if s.score is not None) / len(scored) if scored else None
     passed: bool | None = None if unscored else not low
     undecided: UndecidedReason | None = "unscored_metrics" if unscored else None
+    at_cut = ""
+    if cut is not None and passed is not None and average is not None:
+        share = scale_share(average, rubric.scale.min, rubric.scale.max, rubric.scale.higher_is_better)
+        passed = share >= cut.value
+        at_cut = (
+            f" (the mean is {share:.2f} of the scale, {'at or above' if passed else 'below'} the calibrated cut "
+            f"{cut.value:.2f} of calibration {cut.calibration_id})"
+        )
     if passed and PROMPT_INJECTION_FLAG in flags:
         # As for RAG answers: a text that addresses its judge (in refine_until_pass, a writer that graded its
         # own revision with "Scored 4/5" lines) does not pass on the model's word alone.
@@ -149,9 +189,9 @@ def summarize(
     elif passed is None:
         verdict = f"not decided: {len(unscored)} metric(s) unscored ({', '.join(unscored)})"
     elif passed:
-        verdict = "passed"
+        verdict = "passed" + at_cut
     else:
-        verdict = f"did not pass: low {', '.join(low)}"
+        verdict = f"did not pass{at_cut}" + (f": low {', '.join(low)}" if low else "")
     avg = f"{average:.2f}" if average is not None else "n/a"
     summary = f"{rubric.id} v{rubric.version}: average {avg}/{rubric.scale.max:g}, threshold {threshold:g}, {verdict}"
     return EvaluationResult(
@@ -161,6 +201,7 @@ def summarize(
         low_metrics=low,
         unscored_metrics=unscored,
         passed=passed,
+        pass_cut=cut if at_cut else None,
         undecided_reason=undecided,
         pass_threshold=threshold,
         scale=ScaleInfo(min=rubric.scale.min, max=rubric.scale.max, higher_is_better=rubric.scale.higher_is_better),
@@ -203,7 +244,8 @@ async def evaluate_text(
         samples=request.samples,
         model=request.model,
     )
-    return summarize(rubric, threshold, judgment.scores, judgment.usage, judgment.provenance, judgment.flags)
+    cut = await calibrated_pass_cut(judge, rubric, request)
+    return summarize(rubric, threshold, judgment.scores, judgment.usage, judgment.provenance, judgment.flags, cut)
 
 
 async def _prepare_evaluation(

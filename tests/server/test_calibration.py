@@ -228,3 +228,38 @@ async def test_a_clinical_calibration_does_not_vouch_for_a_dialogue_judgment(tmp
     async with mcp.Client(server) as client:
         clinical = structured(await client.call_tool("evaluate_assessment", {"assessment": "Low mood.", "source": "x"}))
     assert clinical["provenance"]["judge_fitness"] is None and "judge_uncalibrated" in clinical["flags"]
+
+
+_CLINICAL = [json.loads(line) for line in (DATA_DIR / "clinical-assessment.jsonl").read_text().splitlines() if line]
+GOOD_ASSESSMENTS = [item["assessment"] for item in _CLINICAL if item["label"] == "good"]
+BAD_ASSESSMENTS = [item["assessment"] for item in _CLINICAL if item["label"] == "bad"]
+HELD_OUT_ASSESSMENT = {"assessment": "For two months the patient has slept badly.", "source": "Patient: I sleep badly."}
+
+
+def by_assessment_label(request: ChatRequest) -> float:
+    """Yes to a check of a good assessment's sentence (or against a good assessment), no to a bad one's."""
+    user = request.messages[-1].content
+    blocks = [block.split("\n>>>", 1)[0].strip() for block in user.split("<<<\n")[1:]]
+    for text in reversed(blocks):  # the claim first, then the document it is checked against
+        good, bad = any(text in a for a in GOOD_ASSESSMENTS), any(text in a for a in BAD_ASSESSMENTS)
+        if good != bad:
+            return 0.95 if good else 0.05
+    return 0.6
+
+
+async def test_a_calibrated_cut_decides_passed_on_the_mean_only_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite3"
+    server, _ = ledger_server(path, model(by_assessment_label))
+    async with mcp.Client(server) as client:
+        report = structured(await client.call_tool("calibrate_judge", {"set": "clinical-assessment"}))
+        default = structured(await client.call_tool("evaluate_assessment", HELD_OUT_ASSESSMENT))
+    assert report["cut"]["best"] is not None and default["pass_cut"] is None
+    server, _ = ledger_server(path, model(by_assessment_label), GAVEL_USE_CALIBRATED_CUT="true")
+    async with mcp.Client(server) as client:
+        calibrated = structured(await client.call_tool("evaluate_assessment", HELD_OUT_ASSESSMENT))
+        asked = structured(await client.call_tool("evaluate_assessment", {**HELD_OUT_ASSESSMENT, "pass_threshold": 3}))
+    cut = {"value": report["cut"]["best"], "source": "calibrated", "calibration_id": report["calibration_id"]}
+    assert calibrated["pass_cut"] == cut and asked["pass_cut"] is None  # a threshold the caller sets wins
+    share = (calibrated["average"] - 1) / 4
+    assert calibrated["passed"] is (share >= cut["value"])
+    assert "calibrated cut" in calibrated["summary"]

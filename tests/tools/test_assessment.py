@@ -6,7 +6,9 @@ import dataclasses
 
 import pytest
 
-from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
+from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment, summarize
+from gavel.tools.engine.fitness import DecisionCut
+from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.errors import BackendError, InvalidInput, UnknownRubric
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
 from gavel.tools.rubrics import RubricRegistry
@@ -259,3 +261,19 @@ def _with_generator(deps, writer: ScriptedBackend):
         return dataclasses.replace(await original(**wiring), generator=writer)
 
     return factory
+
+
+def _summarized(scores: dict[str, float], cut: float | None):
+    metrics = [MetricScore(metric=m, name=m, score=s, status="scored") for m, s in scores.items()]
+    decided = None if cut is None else DecisionCut(value=cut, source="calibrated", calibration_id="c1")
+    return summarize(CLINICAL, 4, metrics, Usage(), Provenance(backend="none"), [], decided)
+
+
+def test_a_calibrated_cut_decides_on_the_mean_where_the_threshold_would_not():
+    all_fours = {"specificity": 4, "completeness": 4, "coherence": 4, "accuracy": 4}  # the mean is 0.75 of 1-5
+    assert _summarized(all_fours, None).passed is True
+    at_cut = _summarized(all_fours, 0.8)
+    assert at_cut.passed is False and at_cut.pass_cut is not None and at_cut.pass_cut.value == 0.8
+    assert "below the calibrated cut 0.80" in at_cut.summary and at_cut.low_metrics == []
+    one_low = {"specificity": 3, "completeness": 5, "coherence": 5, "accuracy": 5}  # 0.875: low, yet above 0.8
+    assert _summarized(one_low, None).passed is False and _summarized(one_low, 0.8).passed is True

@@ -65,15 +65,10 @@ def _assessment_request(item: Item, rubric: str) -> BaseModel:
     )
 
 
-def _unit(value: float, low: float, high: float, higher_is_better: bool) -> float:
-    share = (value - low) / (high - low)
-    return share if higher_is_better else 1 - share
-
-
 def _assessment_score(result: assessment.EvaluationResult) -> float | None:
     if result.average is None or result.unscored_metrics:
         return None
-    return _unit(result.average, result.scale.min, result.scale.max, result.scale.higher_is_better)
+    return assessment.scale_share(result.average, result.scale.min, result.scale.max, result.scale.higher_is_better)
 
 
 ADAPTERS: dict[str, Adapter] = {
@@ -92,7 +87,7 @@ ADAPTERS: dict[str, Adapter] = {
         request=_assessment_request,
         impl=assessment.evaluate_assessment,
         score=_assessment_score,
-        default_cut=lambda rubric: _unit(
+        default_cut=lambda rubric: assessment.scale_share(
             rubric.pass_threshold, rubric.scale.min, rubric.scale.max, rubric.scale.higher_is_better
         ),
         score_note="the mean metric score scaled to 0-1; good when >= the cut (the pass threshold, scaled)",
