@@ -13,7 +13,9 @@ external_heldout_3 did not read; read once, now tuned on), and a sixth from `inj
 ("external_heldout_5" injected and "held_out_5_clean" clean, promptfoo's judge tests no earlier set read, held out),
 and a seventh from `injection_corpus_external_heldout6` ("external_heldout_6" injected: MCP tool poisoning and tool
 results, Rebuff's and Vigil's examples, role prompts; "held_out_6_clean": benign MCP tool texts and documentation
-about MCP attacks; held out, read once), all read
+about MCP attacks; held out, read once), and an eighth from `injection_corpus_external_heldout7`
+("external_heldout_7" injected: MCP tool descriptions and a prompt text from an MCP scanner's test material;
+"held_out_7_clean": its benign tool descriptions; held out), all read
 from their committed jsonl under bench/data. Each row: id, kind (injection or
 clean), category, split, text (and source and license for the parts written by others).
 
@@ -36,6 +38,7 @@ from bench import (
     injection_corpus_external_heldout4,
     injection_corpus_external_heldout5,
     injection_corpus_external_heldout6,
+    injection_corpus_external_heldout7,
     injection_corpus_heldout,
     injection_corpus_heldout2,
 )
@@ -46,7 +49,7 @@ WRITTEN_BY_OTHERS = [injection_corpus_dev2.OUT, injection_corpus_heldout2.OUT, i
                      injection_corpus_external_heldout.OUT, injection_corpus_external_heldout2.OUT,
                      injection_corpus_external_heldout3.OUT, injection_corpus_external_heldout4.OUT,
                      injection_corpus_external_heldout5.OUT,
-                     injection_corpus_external_heldout6.OUT]  # fmt: skip
+                     injection_corpus_external_heldout6.OUT, injection_corpus_external_heldout7.OUT]  # fmt: skip
 
 
 def main() -> None:

@@ -17,7 +17,9 @@ before that tuning and once after it; now tuned on); external_heldout_5 and held
 no earlier set read: injected texts and the ordinary answers beside them, held out, measured once with the rules
 before the tuning on external_heldout_4 and once after it); external_heldout_6 and held_out_6_clean (MCP tool
 poisoning and tool results, Rebuff's and Vigil's examples and role prompts, with benign MCP tool texts and
-documentation about MCP attacks, from a seventh group of sources, held out, measured once and not tuned on).
+documentation about MCP attacks, from a seventh group of sources, measured once; its MCP part later tuned on);
+external_heldout_7 and held_out_7_clean (MCP tool descriptions and a prompt text from an MCP scanner's test
+material, with its benign tool descriptions, held out, measured once before the MCP tuning and once after it).
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ CORPUS = Path(__file__).resolve().parent / "injection_corpus.jsonl"
 RESULTS = Path(__file__).resolve().parent / "results" / "injection_corpus.json"
 SPLITS = ["dev", "dev_2", "held_out", "held_out_2", "external_tune", "external_heldout", "external_heldout_2",
           "held_out_3", "external_heldout_3", "external_heldout_4",
-          "external_heldout_5", "held_out_5_clean", "external_heldout_6", "held_out_6_clean"]  # fmt: skip
+          "external_heldout_5", "held_out_5_clean", "external_heldout_6", "held_out_6_clean",
+          "external_heldout_7", "held_out_7_clean"]  # fmt: skip
 
 
 def load(path: Path = CORPUS) -> list[dict[str, str]]:

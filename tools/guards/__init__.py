@@ -14,7 +14,9 @@ reading the text, by their parts), `rules_hijack` (hijacks worded in an attacker
 password, takeovers, personas freed from the law, orders about the reader's answer or setup), `rules_judge`
 (attacks on the judge itself: fake verdicts, orders to pick a response, fake notes from the evaluation's staff),
 `rules_judge_asides` (asides to the judge: verdicts in markup, bracketed headers for the evaluation, claims under
-the judge's label, orders to follow the text), `disguises` (disguises undone into variants read again) and
+the judge's label, orders to follow the text), `rules_tools` (orders about an agent's tools hidden in a tool
+description or result: `<IMPORTANT>` blocks, a secret file passed into a call, hiding it from the user, redirected
+mail), `disguises` (disguises undone into variants read again) and
 `injection` (the detector that reads them all).
 """
 

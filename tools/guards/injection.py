@@ -16,12 +16,13 @@ from gavel.tools.guards.rules_intl import EUROPEAN, OTHER_SCRIPTS
 from gavel.tools.guards.rules_judge import JUDGE
 from gavel.tools.guards.rules_judge_asides import JUDGE_ASIDES
 from gavel.tools.guards.rules_reader import READER
+from gavel.tools.guards.rules_tools import TOOLS
 from gavel.tools.guards.rules_world import WORLD
 from gavel.tools.guards.text import normalize_for_matching
 
 # The order matters: a finding from a hidden comment names the first rule that matched it.
 RULES: list[Rule] = [
-    *ENGLISH, *EUROPEAN, *ENGLISH_LATER, *OTHER_SCRIPTS, *WORLD, *READER, *HIJACK, *JUDGE, *JUDGE_ASIDES,
+    *ENGLISH, *EUROPEAN, *ENGLISH_LATER, *OTHER_SCRIPTS, *WORLD, *READER, *HIJACK, *JUDGE, *JUDGE_ASIDES, *TOOLS,
 ]  # fmt: skip
 
 _HTML_COMMENT = re.compile(r"<!--(.{0,4000}?)(?:-->|\Z)", re.DOTALL)
