@@ -30,7 +30,14 @@ from pathlib import Path
 
 from bench.injection_corpus_common import write_jsonl
 from bench.injection_corpus_heldout_carriers import carry
-from bench.injection_corpus_sources import promptfoo_blocks, promptfoo_group, shingles
+from bench.injection_corpus_sources import (
+    clean_row,
+    injected_row,
+    print_split_counts,
+    promptfoo_blocks,
+    promptfoo_group,
+    shingles,
+)
 
 SEED = 2615
 DATA = Path(__file__).resolve().parent / "data"
@@ -97,13 +104,9 @@ def built(rng: random.Random) -> tuple[list[dict[str, str]], dict[str, int]]:
         seen.add((kind, text))
         i = counts[(kind, category)] = counts.get((kind, category), -1) + 1
         if kind == "injection":
-            out.append({"id": f"external_heldout_5/injection/{category}/{i}", "kind": "injection",
-                        "category": category, "split": "external_heldout_5", "text": carry(rng, text),
-                        "source": source, "license": licence, "group": group, "attack": text})  # fmt: skip
+            out.append(injected_row("external_heldout_5", category, i, carry(rng, text), text, source, licence, group))
         else:
-            out.append({"id": f"held_out_5_clean/clean/{category}/{i}", "kind": "clean", "category": category,
-                        "split": "held_out_5_clean", "text": text, "source": source, "license": licence,
-                        "group": group})  # fmt: skip
+            out.append(clean_row("held_out_5_clean", category, i, text, source, licence, group))
     return out, dropped
 
 
@@ -114,14 +117,7 @@ def rows() -> list[dict[str, str]]:
 def main() -> None:
     kept, dropped = built(random.Random(SEED))
     write_jsonl(OUT, kept)
-    counts: dict[str, int] = {}
-    for row in kept:
-        key = f"{row['split']} / {row['category']}"
-        counts[key] = counts.get(key, 0) + 1
-    print(f"{len(kept)} texts written to {OUT}:")
-    for key, n in counts.items():
-        print(f"  {key}: {n}")
-    print("dropped:", dropped)
+    print_split_counts(OUT, kept, dropped)
 
 
 if __name__ == "__main__":

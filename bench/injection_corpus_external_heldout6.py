@@ -52,7 +52,16 @@ from pathlib import Path
 
 from bench.injection_corpus_common import write_jsonl
 from bench.injection_corpus_heldout_carriers import carry
-from bench.injection_corpus_sources import Where, cite, ls_tree, shingles, show
+from bench.injection_corpus_sources import (
+    Where,
+    cite,
+    clean_row,
+    injected_row,
+    ls_tree,
+    print_split_counts,
+    shingles,
+    show,
+)
 
 SEED = 2617
 ROLE_KEEP = 120
@@ -283,9 +292,7 @@ def built(rng: random.Random) -> tuple[list[dict[str, str]], dict[str, int]]:
         seen.add(attack)
         kept_by_source.setdefault(owner, set()).update(mine)
         i = counts[category] = counts.get(category, -1) + 1
-        out.append({"id": f"external_heldout_6/injection/{category}/{i}", "kind": "injection", "category": category,
-                    "split": "external_heldout_6", "text": carry(rng, attack), "source": source, "license": licence,
-                    "group": group, "attack": attack})  # fmt: skip
+        out.append(injected_row("external_heldout_6", category, i, carry(rng, attack), attack, source, licence, group))
     clean_seen: set[str] = set()
     injected = set().union(*kept_by_source.values())
     for category, group, text, source, licence in _mcp_clean() + _rebuff_clean() + _docs(rng, injected):
@@ -294,9 +301,7 @@ def built(rng: random.Random) -> tuple[list[dict[str, str]], dict[str, int]]:
             continue
         clean_seen.add(text)
         i = counts[category] = counts.get(category, -1) + 1
-        out.append({"id": f"held_out_6_clean/clean/{category}/{i}", "kind": "clean", "category": category,
-                    "split": "held_out_6_clean", "text": text, "source": source, "license": licence,
-                    "group": group})  # fmt: skip
+        out.append(clean_row("held_out_6_clean", category, i, text, source, licence, group))
     return out, dropped
 
 
@@ -307,14 +312,7 @@ def rows() -> list[dict[str, str]]:
 def main() -> None:
     kept, dropped = built(random.Random(SEED))
     write_jsonl(OUT, kept)
-    counts: dict[str, int] = {}
-    for row in kept:
-        key = f"{row['split']} / {row['category']}"
-        counts[key] = counts.get(key, 0) + 1
-    print(f"{len(kept)} texts written to {OUT}:")
-    for key, n in counts.items():
-        print(f"  {key}: {n}")
-    print("dropped:", dropped)
+    print_split_counts(OUT, kept, dropped)
 
 
 if __name__ == "__main__":

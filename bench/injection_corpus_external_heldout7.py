@@ -40,7 +40,16 @@ from pathlib import Path
 
 from bench.injection_corpus_common import write_jsonl
 from bench.injection_corpus_heldout_carriers import carry
-from bench.injection_corpus_sources import Where, cite, ls_tree, print_counts, shingles, show
+from bench.injection_corpus_sources import (
+    Where,
+    cite,
+    clean_row,
+    injected_row,
+    ls_tree,
+    print_split_counts,
+    shingles,
+    show,
+)
 
 SEED = 2618
 CLEAN_KEEP = 120
@@ -152,17 +161,13 @@ def built(rng: random.Random) -> tuple[list[dict[str, str]], dict[str, int]]:
         seen.add(attack)
         injected |= shingles(attack)
         i = counts[category] = counts.get(category, -1) + 1
-        out.append({"id": f"external_heldout_7/injection/{category}/{i}", "kind": "injection", "category": category,
-                    "split": "external_heldout_7", "text": carry(rng, attack), "source": source, "license": LICENCE,
-                    "group": group, "attack": attack})  # fmt: skip
+        out.append(injected_row("external_heldout_7", category, i, carry(rng, attack), attack, source, LICENCE, group))
     for category, group, text, source in _clean(rng):
         if shingles(text) & injected:
             dropped["clean: shares eight words with an injected text"] += 1
             continue
         i = counts[category] = counts.get(category, -1) + 1
-        out.append({"id": f"held_out_7_clean/clean/{category}/{i}", "kind": "clean", "category": category,
-                    "split": "held_out_7_clean", "text": text, "source": source, "license": LICENCE,
-                    "group": group})  # fmt: skip
+        out.append(clean_row("held_out_7_clean", category, i, text, source, LICENCE, group))
     return out, dropped
 
 
@@ -173,8 +178,7 @@ def rows() -> list[dict[str, str]]:
 def main() -> None:
     kept, dropped = built(random.Random(SEED))
     write_jsonl(OUT, kept)
-    print_counts(OUT, [{**row, "key": f"{row['split']} / {row['category']}"} for row in kept], key="key")
-    print("dropped:", dropped)
+    print_split_counts(OUT, kept, dropped)
 
 
 if __name__ == "__main__":

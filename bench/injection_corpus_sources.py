@@ -68,3 +68,21 @@ def print_counts(out: Path, built: Sequence[Mapping[str, str]], key: str = "cate
     print(f"{len(built)} texts written to {out}:")
     for name, n in counts.items():
         print(f"  {name}: {n}")
+
+
+def injected_row(
+    split: str, category: str, i: int, text: str, attack: str, source: str, licence: str, group: str
+) -> dict[str, str]:
+    """An injected row of a set written by others: `attack` as the source wrote it, `text` it in its carrier."""
+    return {"id": f"{split}/injection/{category}/{i}", "kind": "injection", "category": category, "split": split,
+            "text": text, "source": source, "license": licence, "group": group, "attack": attack}  # fmt: skip
+
+
+def clean_row(split: str, category: str, i: int, text: str, source: str, licence: str, group: str) -> dict[str, str]:
+    return {"id": f"{split}/clean/{category}/{i}", "kind": "clean", "category": category, "split": split,
+            "text": text, "source": source, "license": licence, "group": group}  # fmt: skip
+
+
+def print_split_counts(out: Path, kept: Sequence[Mapping[str, str]], dropped: Mapping[str, int]) -> None:
+    print_counts(out, [{"key": f"{row['split']} / {row['category']}"} for row in kept], key="key")
+    print("dropped:", dict(dropped))
