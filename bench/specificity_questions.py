@@ -3,12 +3,13 @@ question for every sentence of the good and the specificity-broken versions of t
 embedded default as the `sentence` check kind reads it (engine/checks.py: the sentence alone, `probability_question`).
 A sentence is vague when it appears in the specificity version only.
 
-    python -m bench.specificity_questions [tune|heldout] [--source]
+    python -m bench.specificity_questions [tune|heldout] [--source | --first]
 
 writes bench/results/specificity-questions-<split>.json. `--source` asks SOURCE_QUESTIONS instead: each sentence as
 the claim against the transcript as the document, as the `supported` kind asks (the fact checker's system text,
 the question before the claim), since the rubric calls a statement vague "where the transcript allows something
-precise"; it writes specificity-questions-source-<split>.json.
+precise"; it writes specificity-questions-source-<split>.json. `--first` asks QUESTIONS before the sentence, as the
+shipped `sentence` checks do (`checks.question_first`), and writes specificity-questions-first-<split>.json.
 
 Reports, per question: AUROC of P(mistake) for vague against precise sentences, and in how many cases the
 specificity version's counted mistakes (the rubric's floor applied, by `checks.counted`) exceed the good one's.
@@ -71,7 +72,9 @@ SOURCE_QUESTIONS = {
 FLOOR = 0.2  # judge.toml check_floor.sentence
 
 
-async def probe(split: str, questions: dict[str, tuple[str, str]], against_source: bool) -> list[dict[str, Any]]:
+async def probe(
+    split: str, questions: dict[str, tuple[str, str]], against_source: bool, first: bool = False
+) -> list[dict[str, Any]]:
     rows = [json.loads(line) for line in CLINICAL.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r["split"] == split and r["version"] in ("good", "specificity")]
     good = {r["case"]: set(split_sentences(r["assessment"])) for r in rows if r["version"] == "good"}
@@ -88,7 +91,8 @@ async def probe(split: str, questions: dict[str, tuple[str, str]], against_sourc
                                               question_first=True)  # fmt: skip
                 else:
                     instruction = texts.fill("probability_question", question=question)
-                    readout, _ = await yes_no(judge.calls, Prefix({}, ""), instruction, extra={"sentence": sentence})
+                    readout, _ = await yes_no(judge.calls, Prefix({}, ""), instruction, extra={"sentence": sentence},
+                                              question_first=first)  # fmt: skip
                 p = readout.value
                 p_mistake[key] = None if p is None else (p if mistake == "yes" else 1 - p)
             vague = row["version"] == "specificity" and sentence not in good[row["case"]]
@@ -117,13 +121,14 @@ def figures(records: list[dict[str, Any]], questions: dict[str, tuple[str, str]]
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if a != "--source"]
+    args = [a for a in sys.argv[1:] if a not in ("--source", "--first")]
     split = args[0] if args else "tune"
     against_source = "--source" in sys.argv[1:]
+    first = "--first" in sys.argv[1:]
     questions = SOURCE_QUESTIONS if against_source else QUESTIONS
-    name = f"specificity-questions-{'source-' if against_source else ''}{split}"
+    name = f"specificity-questions-{'source-' if against_source else 'first-' if first else ''}{split}"
     run = Run(name, RESULTS_DIR, smoke=False)
-    records = asyncio.run(probe(split, questions, against_source))
+    records = asyncio.run(probe(split, questions, against_source, first))
     result = figures(records, questions)
     for key, value in result.items():
         say(f"{key:10s} {value}")
