@@ -135,12 +135,6 @@ def _threshold(rubric: Rubric, override: float | None) -> float:
     return override
 
 
-def scale_share(value: float, low: float, high: float, higher_is_better: bool) -> float:
-    """A score as a share of its scale, 0 at the worst end and 1 at the best."""
-    share = (value - low) / (high - low)
-    return share if higher_is_better else 1 - share
-
-
 async def calibrated_pass_cut(judge: Judge, rubric: Rubric, request: RubricChoice) -> DecisionCut | None:
     """The cut `passed` is decided at instead of the threshold: the judge's calibration's cut on the mean, with
     GAVEL_USE_CALIBRATED_CUT=true and a calibration of this judge on this rubric, unless the request sets its
@@ -148,9 +142,7 @@ async def calibrated_pass_cut(judge: Judge, rubric: Rubric, request: RubricChoic
     same kind of cut (`calibration.sets`), so a calibrated pass agrees with the calibration's balanced accuracy."""
     if request.pass_threshold is not None:
         return None
-    scale = rubric.scale
-    default = scale_share(rubric.pass_threshold, scale.min, scale.max, scale.higher_is_better)
-    cut = await judge.decision_cut(rubric, default, request.model)
+    cut = await judge.decision_cut(rubric, rubric.scale.share_of(rubric.pass_threshold), request.model)
     return cut if cut.source == "calibrated" else None
 
 
@@ -175,7 +167,7 @@ def summarize(
     undecided: UndecidedReason | None = "unscored_metrics" if unscored else None
     at_cut = ""
     if cut is not None and passed is not None and average is not None:
-        share = scale_share(average, rubric.scale.min, rubric.scale.max, rubric.scale.higher_is_better)
+        share = rubric.scale.share_of(average)
         passed = share >= cut.value
         at_cut = (
             f" (the mean is {share:.2f} of the scale, {'at or above' if passed else 'below'} the calibrated cut "

@@ -76,6 +76,11 @@ class Scale(BaseModel):
             return self.min + share * (self.max - self.min)
         return self.max - share * (self.max - self.min)
 
+    def share_of(self, score: float) -> float:
+        """A score as a share of the way from the worst end (0) to the best (1): `from_share` undone."""
+        share = (score - self.min) / (self.max - self.min)
+        return share if self.higher_is_better else 1 - share
+
     def best_level(self, levels: dict[str, str]) -> tuple[str, str] | None:
         """The anchor at the best end of the scale (its highest score, or its lowest when lower is better)."""
         if not levels:

@@ -20,6 +20,12 @@ def test_a_share_of_the_way_to_the_best_end_follows_the_scale_direction():
     assert LOWER.from_share(0.9) == pytest.approx(1.0)
 
 
+def test_share_of_undoes_from_share_whichever_way_the_scale_points():
+    assert Scale(min=1, max=5).share_of(4) == pytest.approx(0.75)
+    assert LOWER.share_of(1.0) == pytest.approx(0.9)
+    assert LOWER.share_of(LOWER.from_share(0.3)) == pytest.approx(0.3)
+
+
 def test_the_best_level_is_the_lowest_score_when_lower_is_better():
     assert Scale(min=0, max=10).best_level(LEVELS) == ("10", "many mistakes")
     assert LOWER.best_level(LEVELS) == ("0", "no mistakes")

@@ -22,7 +22,7 @@ from gavel.tools.common import ToolResult
 from gavel.tools.deps import ToolDeps
 from gavel.tools.errors import InvalidInput
 from gavel.tools.rag.sentence_support import SUPPORT_CUT
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubrics import Rubric, RubricRegistry, Scale
 
 DATA_DIR = Path(__file__).with_name("data")
 
@@ -68,7 +68,8 @@ def _assessment_request(item: Item, rubric: str) -> BaseModel:
 def _assessment_score(result: assessment.EvaluationResult) -> float | None:
     if result.average is None or result.unscored_metrics:
         return None
-    return assessment.scale_share(result.average, result.scale.min, result.scale.max, result.scale.higher_is_better)
+    scale = result.scale
+    return Scale(min=scale.min, max=scale.max, higher_is_better=scale.higher_is_better).share_of(result.average)
 
 
 ADAPTERS: dict[str, Adapter] = {
@@ -87,9 +88,7 @@ ADAPTERS: dict[str, Adapter] = {
         request=_assessment_request,
         impl=assessment.evaluate_assessment,
         score=_assessment_score,
-        default_cut=lambda rubric: assessment.scale_share(
-            rubric.pass_threshold, rubric.scale.min, rubric.scale.max, rubric.scale.higher_is_better
-        ),
+        default_cut=lambda rubric: rubric.scale.share_of(rubric.pass_threshold),
         score_note="the mean metric score scaled to 0-1; good when >= the cut (the pass threshold, scaled)",
     ),
 }
