@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-CheckKind = Literal["supported", "covered", "consistent", "sentence", "whole"]
+CheckKind = Literal["supported", "covered", "consistent", "sentence", "whole", "likelihood"]
 # A yes/no question, as rubric authors write them.
 YesNoQuestion = Annotated[str, Field(min_length=1, max_length=4000, pattern=r"\?\s*$")]
 
@@ -26,7 +26,10 @@ class Checks(BaseModel):
             "'covered': each statement of the source (after a 'Speaker:' label; questions left out) is checked "
             "against the text (a mistake: missing from it). 'consistent': each claim against what the text "
             "says before it (a mistake: they cannot both be true). 'sentence': each sentence of the text is asked "
-            "`question` on its own. 'whole': the text is asked `question`, after the source and the context."
+            "`question` on its own. 'whole': the text is asked `question`, after the source and the context. "
+            "'likelihood': no question; how much more likely the model finds the text after the source than "
+            "without it (in nats), placed on the scale around `centre` (needs a backend that scores a given text, "
+            "the embedded model; elsewhere the metric is read as if it stated no checks)."
         )
     )
     question: YesNoQuestion | None = Field(
@@ -44,8 +47,29 @@ class Checks(BaseModel):
         default="no", description="'sentence' and 'whole': which answer to `question` counts as a mistake."
     )
 
+    centre: float | None = Field(
+        default=None,
+        allow_inf_nan=False,
+        ge=-1e6,
+        le=1e6,
+        description="'likelihood': the nats the source adds to the text's log-likelihood at the scale's middle.",
+    )
+    spread: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e6,
+        allow_inf_nan=False,
+        description="'likelihood': the width of the logistic curve that places the nats on the scale: centre - "
+        "spread and centre + spread land at 27 % and 73 % of the way from its worst end to its best.",
+    )
+
     @model_validator(mode="after")
     def _question_where_needed(self) -> Checks:
+        placed = self.centre is not None and self.spread is not None
+        if self.kind == "likelihood" and not placed:
+            raise ValueError("checks of kind 'likelihood' need centre and spread")
+        if self.kind != "likelihood" and (self.centre is not None or self.spread is not None):
+            raise ValueError(f"checks of kind {self.kind!r} take no centre or spread")
         asks = self.kind in ("sentence", "whole")
         if asks and self.question is None:
             raise ValueError(f"checks of kind {self.kind!r} need a question")

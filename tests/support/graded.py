@@ -39,10 +39,23 @@ def expecting(score: float, request: ChatRequest | None = None) -> ChatReply:
 
 
 def by_people(request: ChatRequest) -> ChatReply:
+    if request.score_text is not None:
+        return scored_text(PEOPLE.get(request.score_text.strip(), 4.0), request)
     return expecting(PEOPLE.get(judged_text(request), 4.0), request)
 
 
+def scored_text(score: float, request: ChatRequest) -> ChatReply:
+    """A given text's log-probability (a likelihood metric): after the conversation, 10 nats more per point of
+    `score` than without it."""
+    after = request.messages[-1].content != "(no conversation)"
+    return ChatReply(text="", model="", text_logprobs=(-50.0 + (10 * score if after else 0.0),))
+
+
 def blind(request: ChatRequest) -> ChatReply:
+    if request.score_text is not None:
+        text = request.score_text.strip()
+        blind_score = 1 + hashlib.sha256(text.encode()).digest()[0] % 5 if text in PEOPLE else 4.0
+        return scored_text(blind_score, request)
     text = judged_text(request)
     if text not in PEOPLE:
         return expecting(4.0, request)

@@ -43,6 +43,10 @@ class ChatRequest:
     purpose: Literal["judge", "generate"] = "judge"
     # Ask for the k most likely tokens (with log-probabilities) at each reply position; None: not asked.
     top_logprobs: int | None = None
+    # Not generated but given: the reply is this text, and `ChatReply.text_logprobs` carries the log-probability
+    # the model gives each of its tokens after `messages`. A backend that cannot score a given text leaves
+    # `text_logprobs` None (and answers as asked otherwise, in one token: such requests set max_tokens 1).
+    score_text: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,8 @@ class ChatReply:
     extra: dict[str, Any] = field(default_factory=dict)
     # Per reply token, the top-k candidates with log-probabilities; None when not asked for or not returned.
     top_logprobs: tuple[tuple[TokenLogprob, ...], ...] | None = None
+    # For a `score_text` request: each of the text's tokens' log-probability, in order; None when not scored.
+    text_logprobs: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -123,6 +123,9 @@ async def score_metrics(
         for metric in sorted((m for m in metrics if m.checks is not None), key=checks.document_order):
             score, used = await checks.score_checked(calls, rubric, metric, subject, source, context or {}, model)
             tally.merge(used)
+            if score.reason_code == "text_not_scored":
+                # A backend that cannot score a given text (Ollama, a sampling client): the metric's plain readout.
+                score = await score_metric(calls, shared, subject, rubric, metric, context_instructions, tally, model)
             results[metric.id] = score
 
     async with anyio.create_task_group() as tg:

@@ -74,6 +74,8 @@ class ModelCalls:
         # Set once a model call of this tool call timed out: the backend is not asked again in this call.
         self.stopped: str | None = None
         self.answered = 0
+        # A given text's scores by prompt: several metrics of one judgment read the same text's likelihood.
+        self._scored: dict[tuple[object, ...], ChatReply] = {}
 
     def request(
         self,
@@ -109,6 +111,9 @@ class ModelCalls:
 
         `step` (a metric, a sentence) names the call in the progress sent while it waits and once it is answered.
         """
+        scored = (request.messages, request.score_text, request.model, id(backend)) if request.score_text else None
+        if scored in self._scored:
+            return self._scored[scored]
         if self.stopped is not None:
             raise BackendTimeout(self.stopped)
         remaining = self.deadline - time.monotonic()
@@ -154,6 +159,8 @@ class ModelCalls:
             self.saw_backend_failure = True
             raise
         tally.add(reply)
+        if scored is not None:
+            self._scored[scored] = reply
         self.probes.answered(answering)
         self.answered += 1
         await self.progress.tick(f"{step}: answered ({self.answered} model calls so far)")

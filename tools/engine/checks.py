@@ -28,6 +28,7 @@ import anyio
 from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
+from gavel.tools.engine.likelihood import score_likelihood
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, prefix, yes_no
 from gavel.tools.engine.quantities import quantities, unstated
@@ -110,7 +111,7 @@ def _consistent(sentences: Sequence[str], index: int) -> Item | None:
     return Item(sentences[index], tuple(claims)) if claims else None
 
 
-_DOCUMENT_ORDER = {"supported": 0, "covered": 1, "consistent": 2, "sentence": 3, "whole": 4}
+_DOCUMENT_ORDER = {"supported": 0, "covered": 1, "consistent": 2, "sentence": 3, "whole": 4, "likelihood": 5}
 
 
 def document_order(metric: Metric) -> int:
@@ -154,6 +155,7 @@ def _what(checks: Checks, rubric: Rubric) -> str:
         "consistent": f"sentences that contradict what the {subject} says before them",
         "sentence": f"sentences of the {subject} answered '{checks.mistake}' to: {checks.question}",
         "whole": f"'{checks.mistake}' to: {checks.question}",
+        "likelihood": f"how much the {source} explains the {subject}",
     }[checks.kind]
 
 
@@ -169,6 +171,8 @@ async def score_checked(
     """The metric from its checks, with the usage of every check call."""
     checks = metric.checks
     assert checks is not None
+    if checks.kind == "likelihood":
+        return await score_likelihood(calls, rubric, metric, text, source, model)
     if checks.kind in ("supported", "covered") and not (source and source.strip()):
         subject, source_label = rubric.prompt.subject, rubric.prompt.source_label
         reason = f"{metric.name} checks the {subject} against its {source_label}; give source"

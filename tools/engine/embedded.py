@@ -25,12 +25,13 @@ import tempfile
 import threading
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.to_thread
+import httpx
 import platformdirs
 import structlog
 
@@ -38,6 +39,7 @@ from gavel.tools.common import one_line
 from gavel.tools.distribution import install_hint
 from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.engine.openai_body import beyond_openai, chat_body
+from gavel.tools.engine.text_scoring import forced_logprobs, scoring_body
 from gavel.tools.errors import BackendError, BackendTimeout, ModelAssemblyError
 
 LOGGER_NAME = "gavel.embedded"
@@ -196,6 +198,7 @@ class EmbeddedBackend:
         self._digest: str | None = None
         self._lock = anyio.Lock()
         self._socket_dir: str | None = None
+        self._api_key = secrets.token_urlsafe(32)
         # What the backend is busy with before it can answer, for the judge's heartbeat; None when it is not.
         self.loading: str | None = None
 
@@ -242,7 +245,7 @@ class EmbeddedBackend:
             weakref.finalize(self, shutil.rmtree, self._socket_dir, ignore_errors=True)
         # llama.cpp takes a host ending in `.sock` as a UNIX socket path.
         params.hostnames = [os.path.join(self._socket_dir, "llama.sock")]
-        params.api_keys = [secrets.token_urlsafe(32)]  # the in-process API needs none; a stray HTTP client would
+        params.api_keys = [self._api_key]  # the in-process API needs none; a stray HTTP client would
         params.cors_origins = ""
         params.ui = False
         params.endpoint_metrics = False
@@ -276,8 +279,13 @@ class EmbeddedBackend:
 
     async def chat(self, request: ChatRequest) -> ChatReply:
         server = await self._ensure_loaded()
-        # llama.cpp's own server takes top_k and repeat_penalty as top-level fields.
-        body = {**chat_body(request, {}), "cache_prompt": True, **beyond_openai(request)}
+        ids: list[int] | None = None
+        if request.score_text is not None:
+            ids = await self._tokens(request.score_text)
+            body = scoring_body(request, ids)
+        else:
+            # llama.cpp's own server takes top_k and repeat_penalty as top-level fields.
+            body = {**chat_body(request, {}), "cache_prompt": True, **beyond_openai(request)}
         slot = self._take_slot(request)
         if slot is not None:
             body["id_slot"] = slot
@@ -304,7 +312,27 @@ class EmbeddedBackend:
         finally:
             if lease is not None:
                 lease.abandon()
-        return self._reply(result, (time.perf_counter() - started) * 1000)
+        reply = self._reply(result, (time.perf_counter() - started) * 1000)
+        if ids is None:
+            return reply
+        return replace(reply, text_logprobs=forced_logprobs(result["choices"][0], ids))
+
+    async def _tokens(self, text: str) -> list[int]:
+        """The text's token ids from llama.cpp's own tokenizer, which xllamacpp reaches only through its HTTP
+        server (on the private UNIX socket, with the random key)."""
+        assert self._socket_dir is not None
+        transport = httpx.AsyncHTTPTransport(uds=os.path.join(self._socket_dir, "llama.sock"))
+        headers = {"Authorization": f"Bearer {self._api_key}"}
+        try:
+            async with httpx.AsyncClient(transport=transport, headers=headers, timeout=self.timeout_s) as client:
+                response = await client.post("http://llama/tokenize", json={"content": text})
+                response.raise_for_status()
+                tokens = response.json()["tokens"]
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+            raise BackendError(f"the embedded model could not tokenize the text: {exc}") from exc
+        if not tokens or not all(isinstance(token, int) for token in tokens):
+            raise BackendError("the embedded model's tokenizer returned no tokens for the text")
+        return tokens
 
     def _take_slot(self, request: ChatRequest) -> int | None:
         """The llama.cpp slot for this call; None lets llama.cpp choose (one slot, or every generation slot busy

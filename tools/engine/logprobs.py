@@ -29,7 +29,13 @@ TOP_LOGPROBS = 20
 MIN_ANSWER_MASS = 0.5
 
 ReasonCode = Literal[
-    "no_logprobs", "answer_tokens_missing", "answer_mass_low", "backend_error", "timeout", "source_missing"
+    "no_logprobs",
+    "answer_tokens_missing",
+    "answer_mass_low",
+    "backend_error",
+    "timeout",
+    "source_missing",
+    "text_not_scored",
 ]
 
 _YES = "yes"

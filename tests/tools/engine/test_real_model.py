@@ -172,3 +172,20 @@ async def test_the_openai_path_returns_top_logprobs_for_a_one_token_yes_no_reply
     candidates = {c.token.strip().lower(): c.logprob for c in reply.top_logprobs[0]}
     assert "yes" in candidates, candidates
     assert all(logprob <= 0.0 for logprob in candidates.values())
+
+
+async def test_the_embedded_model_scores_a_given_reply_by_how_much_the_conversation_explains_it(embedded_backend):
+    dialogue = RubricRegistry.load().get("dialogue-response")
+    conversation = (
+        "Conversation:\ndid you watch jaws ?\nyes , the music scared me .\ndid you know spielberg played on it ?"
+    )
+    judge = Judge(embedded_backend, engine_config(timeout_s=600))
+    scores = []
+    for reply in ("no , i did not know spielberg played on the jaws soundtrack !", "i bought new shoes on tuesday ."):
+        judgment = await judge.score_metrics(
+            rubric=dialogue, metrics=[dialogue.metric("coherence")], subject=reply, source=conversation, data={}
+        )
+        (score,) = judgment.scores
+        assert score.status == "scored" and "nats more likely" in score.explanation, score.reason
+        scores.append(score.score)
+    assert scores[0] > scores[1], scores

@@ -1,0 +1,113 @@
+"""A rubric metric read from the likelihood of the text (`kind = "likelihood"`): the nats the source adds to the
+text's log-likelihood, placed on the scale. The scripted model scores the given text by the prompt it follows;
+the tests assert on what Gavel asked, the score it made of the numbers, and the fallback where none come back."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from pydantic import ValidationError
+
+from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
+from gavel.tools.engine.backend import ChatReply, ChatRequest
+from gavel.tools.engine.likelihood import conversation, placed
+from gavel.tools.engine.text_scoring import forced_logprobs, token_grammar
+from gavel.tools.rubric_checks import Checks
+from gavel.tools.rubrics import RubricRegistry
+from tests.support.deps import make_deps
+from tests.support.scripted import ScriptedBackend, token_reply, yes_no
+
+DIALOGUE = RubricRegistry.load().get("dialogue-response")
+SOURCE = "Conversation:\ndid you watch jaws ?\nyes , the music scared me .\ndid you know spielberg played on it ?"
+REPLY = "no , i did not know that spielberg played on the jaws soundtrack !"
+WITHOUT = "(no conversation)"
+
+
+def scored_by_prompt(after: float, without: float, tokens: int = 4):
+    """Each given text scored at `after` nats after the source and `without` nats with it left out."""
+
+    def reply(request: ChatRequest) -> ChatReply:
+        if request.score_text is None:
+            return yes_no(0.8)
+        total = without if request.messages[-1].content == WITHOUT else after
+        return ChatReply(text="", model="", text_logprobs=(total / tokens,) * tokens)
+
+    return ScriptedBackend(default=reply, probabilities=True)
+
+
+async def evaluate(backend: ScriptedBackend, metrics: list[str]):
+    request = EvaluateAssessmentRequest(assessment=REPLY, source=SOURCE, rubric="dialogue-response", metrics=metrics)
+    return await evaluate_assessment(request, make_deps(backend))
+
+
+def test_the_nats_land_on_a_logistic_curve_between_the_ends_of_the_scale():
+    assert placed(40.0, 40.0, 15.0) == 0.5
+    assert placed(55.0, 40.0, 15.0) == pytest.approx(1 / (1 + math.exp(-1)))
+    assert placed(25.0, 40.0, 15.0) == pytest.approx(1 - placed(55.0, 40.0, 15.0))
+    assert 0.0 < placed(-30.0, 0.0, 1.0) < placed(0.0, 0.0, 1.0) < placed(30.0, 0.0, 1.0) < 1.0
+    assert placed(-1e6, 0.0, 1.0) == 0.0 and placed(1e6, 0.0, 1.0) == 1.0  # far out, no overflow
+
+
+async def test_the_score_follows_the_nats_the_source_adds_and_the_explanation_gives_them():
+    low = (await evaluate(scored_by_prompt(after=-30.0, without=-40.0), ["coherence"])).scores[0]
+    high = (await evaluate(scored_by_prompt(after=-30.0, without=-90.0), ["coherence"])).scores[0]
+    assert low.status == high.status == "scored"
+    checks = DIALOGUE.metric("coherence").checks
+    assert checks is not None and checks.centre is not None and checks.spread is not None
+    assert low.score == pytest.approx(DIALOGUE.scale.from_share(placed(10.0, checks.centre, checks.spread)))
+    assert high.score is not None and low.score is not None and high.score > low.score
+    assert "+60.0 nats more likely (4 tokens" in high.explanation
+
+
+async def test_both_readings_score_the_judged_text_once_per_judgment_the_conversation_as_chat_turns():
+    backend = scored_by_prompt(after=-30.0, without=-60.0)
+    await evaluate(backend, ["naturalness", "coherence", "overall"])
+    scored = [r for r in backend.requests if r.score_text is not None]
+    assert len(scored) == 2 and all(r.score_text == REPLY for r in scored)
+    given, without = ([(m.role, m.content) for m in r.messages] for r in scored)
+    assert given[1:] == [
+        ("user", "did you watch jaws ?"),
+        ("assistant", "yes , the music scared me ."),
+        ("user", "did you know spielberg played on it ?"),
+    ]
+    assert without == [given[0], ("user", WITHOUT)]
+
+
+def test_a_conversation_ends_on_the_partners_turn_and_its_fact_joins_the_system_text():
+    messages = conversation("Write.", "Conversation:\nhi\nhello\n\nFact: Jaws is from 1975.", "conversation")
+    assert [(m.role, m.content) for m in messages] == [
+        ("system", "Write.\nFact: Jaws is from 1975."),
+        ("assistant", "hi"),
+        ("user", "hello"),
+    ]
+    assert [m.role for m in conversation("Write.", "just one paragraph", "conversation")] == ["system", "user"]
+
+
+async def test_a_backend_that_cannot_score_a_given_text_gets_the_metrics_plain_readout():
+    # The scripted model answers every call with a digit, the given text's score included: it returns none.
+    backend = ScriptedBackend(default=lambda request: token_reply({"4": 0.75, "5": 0.25}), probabilities=True)
+    score = (await evaluate(backend, ["coherence"])).scores[0]
+    assert score.status == "scored" and score.score == pytest.approx(4.25)
+    assert "nats" not in score.explanation
+
+
+def test_likelihood_checks_need_a_centre_and_spread_and_other_kinds_take_none():
+    assert Checks(kind="likelihood", centre=10, spread=5).spread == 5
+    with pytest.raises(ValidationError, match="need centre and spread"):
+        Checks(kind="likelihood", centre=10)
+    with pytest.raises(ValidationError, match="take no centre or spread"):
+        Checks(kind="supported", centre=10, spread=5)
+    with pytest.raises(ValidationError):
+        Checks(kind="likelihood", centre=10, spread=0)
+    with pytest.raises(ValidationError):
+        Checks(kind="likelihood", centre=float("nan"), spread=1)
+
+
+def test_a_text_is_forced_by_its_token_ids_and_read_only_when_the_reply_is_exactly_those_ids():
+    assert token_grammar([72, 10245]) == "root ::= <[72]> <[10245]>"
+    choice = {"logprobs": {"content": [{"id": 72, "logprob": -1.5}, {"id": 10245, "logprob": -0.5}, {"id": 1}]}}
+    assert forced_logprobs(choice, [72, 10245]) == (-1.5, -0.5)
+    assert forced_logprobs(choice, [72, 99]) is None
+    assert forced_logprobs({"logprobs": {"content": [{"id": 72, "logprob": -1.0}]}}, [72, 10245]) is None
+    assert forced_logprobs({}, [72]) is None

@@ -1,0 +1,115 @@
+"""A rubric metric read from the likelihood of the text itself: how much more likely the model finds the text
+after the source than without it.
+
+A small model asked "how natural is this reply, 1 to 5?" gives every reply the same digit. It does know how
+likely each reply is as the next turn. The log-likelihood of the text after the source, minus its log-likelihood
+with the source left out, is the information the source gives about the text (pointwise mutual information, in
+nats, summed over the text's tokens): a reply that takes up what was said gains much, a generic or off-topic
+reply gains little, and the text's own fluency cancels out. On the Topical-Chat dev conversations this follows
+people's naturalness, coherence, engagingness and overall ratings where no yes/no question or digit did
+(bench/README.md, "Dialogue: likelihood").
+
+The nats are placed on the scale by a logistic curve whose centre and spread the rubric states (`Checks`); the
+explanation gives the nats, so nothing is hidden in the placing. The model generates nothing: each token of the
+text is read where it stands. A backend that cannot score a given text answers without `text_logprobs`, and the
+metric is then unscored with `text_not_scored` (the caller falls back to the metric's plain readout).
+"""
+
+from __future__ import annotations
+
+import math
+
+from gavel.tools.engine import prompts
+from gavel.tools.engine.backend import ChatMessage, ChatRequest
+from gavel.tools.engine.calls import ModelCalls, Tally
+from gavel.tools.engine.logprobs import Readout
+from gavel.tools.engine.one_token import metric_score
+from gavel.tools.engine.scores import MetricScore, Usage
+from gavel.tools.errors import BackendError, BackendTimeout
+from gavel.tools.rubrics import Metric, Rubric
+
+
+def placed(nats: float, centre: float, spread: float) -> float:
+    """The nats' share of the scale, from its worst end (0) to its best (1), on a logistic curve."""
+    z = (nats - centre) / spread
+    # Written both ways so that neither exp overflows for a text far from the centre.
+    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
+
+
+def conversation(system: str, source: str, label: str) -> tuple[ChatMessage, ...]:
+    """A conversation source as the chat's own turns, its last line the partner's (`user`) so that the judged text
+    is the reply; what follows the first blank line (a fact) joins the system text. On the Topical-Chat dev
+    conversations this followed people's naturalness and coherence at 0.40 / 0.31 where the same turns in one
+    user message reached 0.27 / 0.16 (bench/README.md, "Dialogue: likelihood")."""
+    turns, _, context = source.strip().partition("\n\n")
+    lines = [line.strip() for line in turns.splitlines() if line.strip()]
+    if lines and lines[0].lower() == f"{label.lower()}:":
+        lines = lines[1:]
+    if context.strip():
+        system = f"{system}\n{context.strip()}"
+    if not lines:
+        return (ChatMessage("system", system), ChatMessage("user", source))
+    last = len(lines) - 1
+    return (
+        ChatMessage("system", system),
+        *(ChatMessage("user" if (last - i) % 2 == 0 else "assistant", line) for i, line in enumerate(lines)),
+    )
+
+
+async def _log_likelihood(
+    calls: ModelCalls, messages: tuple[ChatMessage, ...], text: str, tally: Tally, model: str | None, step: str
+) -> tuple[float | None, int]:
+    """The text's summed log-probability after `messages`, and its token count; None when the backend does not
+    score a given text."""
+    request = ChatRequest(
+        messages=messages, temperature=0.0, max_tokens=1, top_logprobs=1, model=model, score_text=text
+    )
+    reply = await calls.call(request, tally, step=step)
+    if reply.text_logprobs is None:
+        return None, 0
+    return math.fsum(reply.text_logprobs), len(reply.text_logprobs)
+
+
+async def score_likelihood(
+    calls: ModelCalls,
+    rubric: Rubric,
+    metric: Metric,
+    text: str,
+    source: str | None,
+    model: str | None,
+) -> tuple[MetricScore, Usage]:
+    """The metric from the nats the source adds to the text's log-likelihood."""
+    checks = metric.checks
+    assert checks is not None and checks.centre is not None and checks.spread is not None
+    subject, source_label = rubric.prompt.subject, rubric.prompt.source_label
+    if not (source and source.strip()):
+        reason = f"{metric.name} reads how much the {source_label} explains the {subject}; give source"
+        return metric_score(metric.id, metric.name, Readout.failed("source_missing", reason), ""), Usage()
+    texts = prompts.prompt_set()
+    labels = {"subject": subject, "source_label": source_label}
+    system = texts.fill("likelihood_system", **labels)
+    without = (ChatMessage("system", system), ChatMessage("user", texts.fill("likelihood_without", **labels)))
+    if rubric.prompt.source_turns:
+        given = conversation(system, source, source_label)
+    else:
+        given = (ChatMessage("system", system), ChatMessage("user", source))
+    tally = Tally()
+    try:
+        after, tokens = await _log_likelihood(calls, given, text, tally, model, f"{metric.name}: after")
+        alone, _ = await _log_likelihood(calls, without, text, tally, model, f"{metric.name}: without")
+    except BackendTimeout as exc:
+        return metric_score(metric.id, metric.name, Readout.failed("timeout", f"timed out: {exc}"), ""), tally.usage
+    except BackendError as exc:
+        failed = Readout.failed("backend_error", f"the model call failed: {exc}")
+        return metric_score(metric.id, metric.name, failed, ""), tally.usage
+    if after is None or alone is None:
+        reason = f"{metric.name} reads the likelihood of the {subject}, which this backend cannot score"
+        return metric_score(metric.id, metric.name, Readout.failed("text_not_scored", reason), ""), tally.usage
+    nats = after - alone
+    score = rubric.scale.from_share(placed(nats, checks.centre, checks.spread))
+    explanation = (
+        f"the {source_label} makes the {subject} {nats:+.1f} nats more likely ({tokens} tokens; "
+        f"{checks.centre:g} nats is the middle of the scale, {checks.spread:g} nats its spread)"
+    )
+    readout = Readout(value=score, distribution={}, mass=None)
+    return metric_score(metric.id, metric.name, readout, explanation), tally.usage
