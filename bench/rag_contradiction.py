@@ -13,8 +13,7 @@ import asyncio
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, halueval_window, say
-from bench.consistency_claims import auroc
-from bench.rag_layout import balanced_accuracy
+from bench.rag_layout import separation
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
@@ -55,9 +54,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     for key in SCORES:
         right = [r["p"][key] for r in records if not r["hallucinated"] and r["p"][key] is not None]
         wrong = [r["p"][key] for r in records if r["hallucinated"] and r["p"][key] is not None]
-        best = max(sorted({*right, *wrong}), key=lambda c: balanced_accuracy(right, wrong, c))
-        out[key] = {"auroc": auroc(right, wrong), "best_cut": best,
-                    "balanced_accuracy_at_best": balanced_accuracy(right, wrong, best)}  # fmt: skip
+        out[key] = separation(right, wrong)
     return out
 
 

@@ -56,6 +56,14 @@ def balanced_accuracy(right: list[float], wrong: list[float], cut: float) -> flo
     return (sum(s >= cut for s in right) / len(right) + sum(s < cut for s in wrong) / len(wrong)) / 2
 
 
+def separation(right: list[float], wrong: list[float]) -> dict[str, float]:
+    """How well a reading separates right answers from hallucinated ones: AUROC, and balanced accuracy at the cut
+    that does best here (fitted on these very answers, so a ceiling, not a held-out figure)."""
+    best = max(sorted({*right, *wrong}), key=lambda c: balanced_accuracy(right, wrong, c))
+    return {"auroc": auroc(right, wrong), "best_cut": best,
+            "balanced_accuracy_at_best": balanced_accuracy(right, wrong, best)}  # fmt: skip
+
+
 def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     out = {}
     for layout in LAYOUTS:

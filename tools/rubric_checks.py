@@ -63,13 +63,22 @@ class Checks(BaseModel):
         "spread and centre + spread land at 27 % and 73 % of the way from its worst end to its best.",
     )
 
+    turns: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="'likelihood': the source is a conversation, one turn a line (a first line '<source_label>:' "
+        "left out; what follows its first blank line, such as a fact, left out too), and the model is shown its "
+        "last `turns` turns as the chat's own turns, the last one the partner's. Unset: the source as one message.",
+    )
+
     @model_validator(mode="after")
     def _question_where_needed(self) -> Checks:
         placed = self.centre is not None and self.spread is not None
         if self.kind == "likelihood" and not placed:
             raise ValueError("checks of kind 'likelihood' need centre and spread")
-        if self.kind != "likelihood" and (self.centre is not None or self.spread is not None):
-            raise ValueError(f"checks of kind {self.kind!r} take no centre or spread")
+        if self.kind != "likelihood" and (self.centre, self.spread, self.turns) != (None, None, None):
+            raise ValueError(f"checks of kind {self.kind!r} take no centre, spread or turns")
         asks = self.kind in ("sentence", "whole")
         if asks and self.question is None:
             raise ValueError(f"checks of kind {self.kind!r} need a question")

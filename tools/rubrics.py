@@ -193,12 +193,6 @@ class PromptText(BaseModel):
         default="", max_length=4000, description="Instruction for key points of accepted candidates."
     )
     revise: str = Field(default="", max_length=4000, description="Instruction to the generator when revising.")
-    source_turns: bool = Field(
-        default=False,
-        description="The source is a conversation, one turn a line (a first line '<source_label>:' left out), "
-        "and what follows its first blank line (a fact) is context. Likelihood checks show the turns to the "
-        "model as the chat's own turns.",
-    )
 
 
 class Rubric(BaseModel):

@@ -19,7 +19,10 @@ from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, token_reply, yes_no
 
 DIALOGUE = RubricRegistry.load().get("dialogue-response")
-SOURCE = "Conversation:\ndid you watch jaws ?\nyes , the music scared me .\ndid you know spielberg played on it ?"
+SOURCE = (
+    "Conversation:\nhello\ndid you watch jaws ?\nyes , the music scared me .\ndid you know spielberg played on it ?"
+    "\n\nFact: John Williams wrote the score of Jaws."
+)
 REPLY = "no , i did not know that spielberg played on the jaws soundtrack !"
 WITHOUT = "(no conversation)"
 
@@ -74,14 +77,15 @@ async def test_both_readings_score_the_judged_text_once_per_judgment_the_convers
     assert without == [given[0], ("user", WITHOUT)]
 
 
-def test_a_conversation_ends_on_the_partners_turn_and_its_fact_joins_the_system_text():
-    messages = conversation("Write.", "Conversation:\nhi\nhello\n\nFact: Jaws is from 1975.", "conversation")
+def test_a_conversation_shows_its_last_turns_the_partners_last_and_leaves_the_fact_out():
+    source = "Conversation:\nhi\nhello\nwhat films do you like ?\n\nFact: Jaws is from 1975."
+    messages = conversation("Write.", source, "conversation", 2)
     assert [(m.role, m.content) for m in messages] == [
-        ("system", "Write.\nFact: Jaws is from 1975."),
-        ("assistant", "hi"),
-        ("user", "hello"),
+        ("system", "Write."),
+        ("assistant", "hello"),
+        ("user", "what films do you like ?"),
     ]
-    assert [m.role for m in conversation("Write.", "just one paragraph", "conversation")] == ["system", "user"]
+    assert [m.role for m in conversation("Write.", "just one line", "conversation", 3)] == ["system", "user"]
 
 
 async def test_a_backend_that_cannot_score_a_given_text_gets_the_metrics_plain_readout():
@@ -96,8 +100,8 @@ def test_likelihood_checks_need_a_centre_and_spread_and_other_kinds_take_none():
     assert Checks(kind="likelihood", centre=10, spread=5).spread == 5
     with pytest.raises(ValidationError, match="need centre and spread"):
         Checks(kind="likelihood", centre=10)
-    with pytest.raises(ValidationError, match="take no centre or spread"):
-        Checks(kind="supported", centre=10, spread=5)
+    with pytest.raises(ValidationError, match="take no centre, spread or turns"):
+        Checks(kind="supported", turns=3)
     with pytest.raises(ValidationError):
         Checks(kind="likelihood", centre=10, spread=0)
     with pytest.raises(ValidationError):
