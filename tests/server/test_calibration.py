@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextResourceContents
 
 from gavel.tools.calibration.sets import DATA_DIR
-from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.engine.backend import ChatReply, ChatRequest
 from gavel.tools.rag.sentence_support import SUPPORT_CUT
 from tests.server.ledger_helpers import ledger_server
 from tests.support.graded import HELD_OUT_RESPONSE, HELD_OUT_SOURCE, blind, by_people, dialogue_model
@@ -57,7 +57,16 @@ def by_label(request: ChatRequest) -> float:
 
 
 def model(p: Any, name: str = "scripted-model") -> ScriptedBackend:
-    return ScriptedBackend(default=lambda request: yes_no(p(request)), probabilities=True, model=name)
+    """Every check answered Yes with P `p(request)`; a likelihood reading (a given text to score) gains 100 nats per
+    point of that P from its source."""
+
+    def reply(request: ChatRequest) -> ChatReply:
+        if request.score_text is not None:
+            given = not request.messages[-1].content.startswith("(no ")
+            return ChatReply(text="", model="", text_logprobs=(100.0 * p(request) if given else 0.0,))
+        return yes_no(p(request))
+
+    return ScriptedBackend(default=reply, probabilities=True, model=name)
 
 
 def structured(result: CallToolResult) -> dict[str, Any]:
@@ -238,6 +247,8 @@ HELD_OUT_ASSESSMENT = {"assessment": "For two months the patient has slept badly
 
 def by_assessment_label(request: ChatRequest) -> float:
     """Yes to a check of a good assessment's sentence (or against a good assessment), no to a bad one's."""
+    if request.score_text is not None:
+        return 0.95 if request.score_text in GOOD_ASSESSMENTS else 0.05
     user = request.messages[-1].content
     blocks = [block.split("\n>>>", 1)[0].strip() for block in user.split("<<<\n")[1:]]
     for text in reversed(blocks):  # the claim first, then the document it is checked against

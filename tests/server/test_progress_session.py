@@ -88,6 +88,7 @@ class LoadingModel(ScriptedBackend):
 
 async def test_while_the_model_loads_a_heartbeat_keeps_the_client_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Progress, "heartbeat_s", 0.1)
-    events = await call_with_progress(LoadingModel(), "evaluate_assessment", {"assessment": "Low mood."})
+    arguments = {"assessment": "Low mood.", "source": "Patient: I feel low."}
+    events = await call_with_progress(LoadingModel(), "evaluate_assessment", arguments)
     assert any("loading the embedded model (" in (message or "") for _, _, message in events), events
     assert strictly_increasing(events)

@@ -117,10 +117,11 @@ async def score_metrics(
             calls, shared, subject, rubric, metric, context_instructions, tally, model
         )
 
-    async def checked_in_turn() -> None:
+    async def checked_in_turn(likelihood: bool) -> None:
         # One metric's checks after another's, those against the same document together: the backend keeps one
         # prompt cache for these one-token calls, and interleaved documents would evict each other's prefix.
-        for metric in sorted((m for m in metrics if m.checks is not None), key=checks.document_order):
+        chosen = [m for m in metrics if m.checks is not None and (m.checks.kind == "likelihood") == likelihood]
+        for metric in sorted(chosen, key=checks.document_order):
             score, used = await checks.score_checked(calls, rubric, metric, subject, source, context or {}, model)
             tally.merge(used)
             if score.reason_code == "text_not_scored":
@@ -129,7 +130,11 @@ async def score_metrics(
             results[metric.id] = score
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(checked_in_turn)
+        tg.start_soon(checked_in_turn, False)
+        # Likelihood metrics beside the one-token checks: they decode the text token by token in the backend's
+        # generation slots, which llama.cpp batches with the checks' calls. In turn among themselves, so the
+        # metrics that read the same text's likelihood find the first one's readings remembered.
+        tg.start_soon(checked_in_turn, True)
         for metric in metrics:
             if metric.checks is None:
                 tg.start_soon(one, metric)

@@ -339,8 +339,8 @@ class EmbeddedBackend:
         with calls beyond GAVEL_MAX_CONCURRENCY, e.g. from several clients)."""
         if self.parallel == 1:
             return None
-        if request.top_logprobs is not None:
-            return PROBABILITY_SLOT
+        if request.top_logprobs is not None and request.score_text is None:
+            return PROBABILITY_SLOT  # one-token calls; scoring a given text decodes it token by token, as generation
         return self._free_slots.pop() if self._free_slots else None
 
     def _reply(self, result: Any, duration_ms: float) -> ChatReply:

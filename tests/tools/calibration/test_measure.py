@@ -14,7 +14,7 @@ from gavel.tools.calibration import stats
 from gavel.tools.calibration.measure import CalibrationRun
 from gavel.tools.calibration.records import calibrations_for
 from gavel.tools.calibration.sets import DATA_DIR, load_file, load_set, shipped_sets
-from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.engine.backend import ChatReply, ChatRequest
 from gavel.tools.errors import InvalidInput
 from gavel.tools.ledger import Ledger
 from tests.support.deps import REGISTRY, ProgressLog, make_deps
@@ -119,7 +119,10 @@ GOOD_TEXTS = [row["assessment"] for row in CLINICAL if row["label"] == "good"]
 
 def checks_by_label(request: ChatRequest) -> object:
     """The rubric's checks: Yes for a good assessment (its sentences, or with it as the document), No for a bad one,
-    whatever the check."""
+    whatever the check; a good one's likelihood gains 80 nats from the transcript, a bad one's none."""
+    if request.score_text is not None:  # specificity reads the likelihood: the transcript explains a good one
+        gains = request.messages[-1].content != "(no transcript)" and request.score_text in GOOD_TEXTS
+        return ChatReply(text="", model="", text_logprobs=(80.0 if gains else 0.0,))
     prompt = "\n".join(m.content for m in request.messages)
     judged = prompt.rsplit("<<<\n", 1)[1].split("\n>>>", 1)[0]
     good = any(text in prompt for text in GOOD_TEXTS) or any(judged in text for text in GOOD_TEXTS)

@@ -183,10 +183,27 @@ def _before_the_claim(request: ChatRequest) -> str:
     return request.messages[-1].content.rsplit("<<<\n", 1)[0]
 
 
+# The clinical rubric with its specificity read by a rubric's own question per sentence (the `sentence` kind).
+SENTENCE_CHECKED = CLINICAL.model_copy(
+    update={
+        "id": "clinical-sentence-checked",
+        "metrics": [
+            m.model_copy(update={"checks": Checks(kind="sentence", question="Does this sentence state a number?")})
+            if m.id == "specificity"
+            else m
+            for m in CLINICAL.metrics
+        ],
+    }
+)
+
+
 @pytest.mark.parametrize("metric", ["accuracy", "specificity"])
 async def test_checks_sharing_a_document_ask_the_question_before_each_claim_so_the_prompts_share_it(metric):
     backend = by_item({})
-    await evaluate(backend, GOOD, metrics=[metric])
+    request = EvaluateAssessmentRequest(
+        assessment=GOOD, source=SOURCE, metrics=[metric], custom_rubric=SENTENCE_CHECKED.model_dump()
+    )
+    await evaluate_assessment(request, make_deps(backend))
     shared = {_before_the_claim(r) for r in backend.requests}
     assert len(backend.requests) == 2 and len(shared) == 1
     assert "?" in shared.pop().rsplit("\n\n", 2)[-2]  # the question is the last thing before the claim's block

@@ -16,7 +16,7 @@ from gavel.tools.engine.text_scoring import forced_logprobs, token_grammar
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.deps import make_deps
-from tests.support.scripted import ScriptedBackend, token_reply, yes_no
+from tests.support.scripted import ScriptedBackend, backend_error, token_reply, yes_no
 
 DIALOGUE = RubricRegistry.load().get("dialogue-response")
 SOURCE = (
@@ -115,3 +115,14 @@ def test_a_text_is_forced_by_its_token_ids_and_read_only_when_the_reply_is_exact
     assert forced_logprobs(choice, [72, 99]) is None
     assert forced_logprobs({"logprobs": {"content": [{"id": 72, "logprob": -1.0}]}}, [72, 10245]) is None
     assert forced_logprobs({}, [72]) is None
+
+
+async def test_a_reading_that_fails_leaves_the_metric_unscored_with_the_reason():
+    def reply(request: ChatRequest) -> ChatReply:
+        if request.score_text is not None and request.messages[-1].content == WITHOUT:
+            raise backend_error("the server went away")
+        return ChatReply(text="", model="", text_logprobs=(-1.0,))
+
+    score = (await evaluate(ScriptedBackend(default=reply, probabilities=True), ["coherence"])).scores[0]
+    assert score.status == "unscored" and score.reason_code == "backend_error" and score.score is None
+    assert "the server went away" in (score.reason or "")
