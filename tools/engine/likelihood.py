@@ -25,9 +25,8 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import Readout
-from gavel.tools.engine.one_token import metric_score
+from gavel.tools.engine.one_token import answered, metric_score
 from gavel.tools.engine.scores import MetricScore, Usage
-from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.rubrics import Metric, Rubric
 
 
@@ -66,12 +65,9 @@ async def _log_likelihood(
     request = ChatRequest(
         messages=messages, temperature=0.0, max_tokens=1, top_logprobs=1, model=model, score_text=text
     )
-    try:
-        reply = await calls.call(request, tally, step=step)
-    except BackendTimeout as exc:
-        return Readout.failed("timeout", f"the model call timed out: {exc}")
-    except BackendError as exc:
-        return Readout.failed("backend_error", f"the model call failed: {exc}")
+    reply = await answered(calls, request, tally, step)
+    if isinstance(reply, Readout):
+        return reply
     if reply.text_logprobs is None:
         return None, 0
     return math.fsum(reply.text_logprobs), len(reply.text_logprobs)

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gavel.tools.engine import prompts
-from gavel.tools.engine.backend import ChatMessage, ChatRequest
+from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import TOP_LOGPROBS, Readout, scale_expectation, yes_probability
 from gavel.tools.engine.scores import MetricScore, SampleRecord, Usage
@@ -90,13 +90,20 @@ async def ask(
         model=model,
         top_logprobs=TOP_LOGPROBS,
     )
+    reply = await answered(calls, request, tally, step)
+    if isinstance(reply, Readout):
+        return reply
+    return scale_expectation(reply.top_logprobs, values) if values else yes_probability(reply.top_logprobs)
+
+
+async def answered(calls: ModelCalls, request: ChatRequest, tally: Tally, step: str) -> ChatReply | Readout:
+    """One readout call's reply, or the failed readout that says why there is none (a timeout, a backend error)."""
     try:
-        reply = await calls.call(request, tally, step=step)
+        return await calls.call(request, tally, step=step)
     except BackendTimeout as exc:
         return Readout.failed("timeout", f"the model call timed out: {exc}")
     except BackendError as exc:
         return Readout.failed("backend_error", f"the model call failed: {exc}")
-    return scale_expectation(reply.top_logprobs, values) if values else yes_probability(reply.top_logprobs)
 
 
 def metric_score(metric_id: str, name: str, readout: Readout, explanation: str) -> MetricScore:
