@@ -111,13 +111,13 @@ class ModelCalls:
 
         `step` (a metric, a sentence) names the call in the progress sent while it waits and once it is answered.
         """
-        scored = (request.messages, request.score_text, request.model, id(backend)) if request.score_text else None
+        answering = backend or self.backend
+        scored = (request.messages, request.score_text, request.model, id(answering)) if request.score_text else None
         if scored in self._scored:
             return self._scored[scored]
         if self.stopped is not None:
             raise BackendTimeout(self.stopped)
         remaining = self.deadline - time.monotonic()
-        answering = backend or self.backend
         queued = True
 
         async def answer() -> ChatReply:

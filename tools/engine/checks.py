@@ -155,7 +155,6 @@ def _what(checks: Checks, rubric: Rubric) -> str:
         "consistent": f"sentences that contradict what the {subject} says before them",
         "sentence": f"sentences of the {subject} answered '{checks.mistake}' to: {checks.question}",
         "whole": f"'{checks.mistake}' to: {checks.question}",
-        "likelihood": f"how much the {source} explains the {subject}",
     }[checks.kind]
 
 
