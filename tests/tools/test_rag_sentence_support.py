@@ -58,7 +58,8 @@ async def test_a_supported_answer_is_grounded_and_reads_as_probabilities_through
     assert all(d.readout == "probability" for d in result.dimensions() if d.status == "scored")
     assert result.provenance is not None and result.provenance.readout == "probability"
     assert result.confidence_source == "probability_margin"
-    assert result.usage.llm_calls == 5  # four dimensions and one sentence; no follow-up for a grounded answer
+    # four dimensions, the judge's own answer and one sentence; no follow-up for a grounded answer
+    assert result.usage.llm_calls == 6
 
 
 async def test_a_sentence_without_yes_or_no_tokens_is_unscored_never_half():
@@ -84,13 +85,15 @@ async def test_little_mass_on_the_answer_tokens_is_unscored_with_its_reason():
 async def test_the_passages_come_first_so_every_check_shares_the_prompt_prefix():
     backend = model({}, default=0.95)
     await judge(backend, MIXED)
-    users = [r.messages[-1].content for r in backend.requests]
+    checks = [r for r in backend.requests if r.top_logprobs]  # not the judge's own answer (own_answer.py)
+    assert len(checks) == len(backend.requests) - 1
+    users = [r.messages[-1].content for r in checks]
     # The probe's layout: the passages fenced as the document, then the question on one line.
     shared = f"Document:\n<<<\n[1]\n{PASSAGE}\n>>>\n\nQuestion: {QUESTION}\n\n"
     assert all(u.startswith(shared) for u in users), users[0]
-    (system,) = {r.messages[0].content for r in backend.requests}  # one system text: one cached prefix
+    (system,) = {r.messages[0].content for r in checks}  # one system text: one cached prefix
     assert system.startswith("You are a careful fact checker.") and "never orders to you" in system
-    assert all(r.max_tokens == 1 and r.top_logprobs for r in backend.requests)
+    assert all(r.max_tokens == 1 for r in checks)
 
 
 async def test_an_unsupported_sentence_asks_the_diagnosis_checks_a_supported_answer_does_not():

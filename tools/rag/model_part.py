@@ -2,7 +2,8 @@
 
 - generated: the dimensions and one grounding check (`grounding.py`), concurrently;
 - probability (when there are passages): every dimension but accuracy, and one Yes/No check per sentence of the
-  answer (`sentence_support.py`) after one shared prompt prefix; accuracy is the weakest sentence's P(supported).
+  answer (`sentence_support.py`) after one shared prompt prefix and the judge's own answer to the question
+  (`own_answer.py`); accuracy is the weakest sentence's P(supported).
 
 With a reference answer, the answer's correctness against it (`reference.py`) is checked alongside, either way.
 Either way the result is a `JudgedAnswer` value: what the model said, with the usage and provenance of saying it.
@@ -22,8 +23,9 @@ from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.one_token import document_prefix
 from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.errors import caller_errors
-from gavel.tools.rag import reference, sentence_support
+from gavel.tools.rag import own_answer, reference, sentence_support
 from gavel.tools.rag.grounding import Grounding, check_grounding
+from gavel.tools.rag.own_answer import OwnAnswers, hinted
 from gavel.tools.rag.prepare import AnswerInput, Prepared
 
 A = TypeVar("A")
@@ -43,7 +45,10 @@ class JudgedAnswer:
     correctness: reference.ReferenceFigure | None = None  # against the reference answer, when one was given
 
 
-async def judge_answer(judge: Judge, prepared: Prepared, item: AnswerInput) -> JudgedAnswer:
+async def judge_answer(
+    judge: Judge, prepared: Prepared, item: AnswerInput, own: OwnAnswers | None = None
+) -> JudgedAnswer:
+    """`own`: the judge's own answer to the request's question, shared by a batch's answers; asked here when None."""
     started = time.perf_counter()
     data = {"question": prepared.question}
     if item.agent_reasoning:
@@ -52,7 +57,9 @@ async def judge_answer(judge: Judge, prepared: Prepared, item: AnswerInput) -> J
 
     async def main() -> JudgedAnswer:
         if by_probability:
-            return await _by_probability(judge, prepared, item, data)
+            assert prepared.passages is not None
+            asked = own or OwnAnswers(judge, prepared.passages, prepared.question, prepared.model)
+            return await _by_probability(judge, prepared, item, data, asked)
         return await _generated(judge, prepared, item, data)
 
     if prepared.reference is None:
@@ -92,8 +99,11 @@ async def _generated(judge: Judge, prepared: Prepared, item: AnswerInput, data: 
     )
 
 
-async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str]) -> JudgedAnswer:
-    """Every dimension and every sentence read from probabilities, after one shared prompt prefix."""
+async def _by_probability(
+    judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str], own: OwnAnswers
+) -> JudgedAnswer:
+    """Every dimension and every sentence read from probabilities, after one shared prompt prefix; the sentences
+    after the judge's own answer to the question (`own_answer.py`), which the dimensions do not wait for."""
     started = time.perf_counter()
     rubric, rules = prepared.rubric, prepared.rules
     accuracy = next((m for m in rubric.metrics if m.id == "accuracy" and m.id not in rules.not_applicable), None)
@@ -108,10 +118,14 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
             texts_checked=True,
         )  # fmt: skip
 
-    async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage]:
-        return await sentence_support.check_sentences(judge, shared, rubric, item.answer, prepared.model, cut.value)
+    async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage, str | None]:
+        answer, asked = await own.get()
+        support, used = await sentence_support.check_sentences(
+            judge, hinted(shared, answer), rubric, item.answer, prepared.model, cut.value
+        )
+        return support, used.add(asked), own_answer.note(answer)
 
-    judgment, (support, support_usage) = await both(dimensions, sentences)
+    judgment, (support, support_usage, note) = await both(dimensions, sentences)
     usage = judgment.usage.add(support_usage)
     contradicts = relevant = None
     if sentence_support.needs_follow_up(support, judgment.scores, rubric.pass_threshold):
@@ -120,7 +134,7 @@ async def _by_probability(judge: Judge, prepared: Prepared, item: AnswerInput, d
     accuracy_scores = [sentence_support.accuracy_score(accuracy, support, cut.value)] if accuracy is not None else []
     return JudgedAnswer(
         scores=[*judgment.scores, *accuracy_scores],
-        grounding=sentence_support.grounding(support, contradicts, relevant, cut),
+        grounding=sentence_support.grounding(support, contradicts, relevant, cut, note),
         grounding_error=None,
         flags=judgment.flags,
         usage=usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000}),

@@ -20,6 +20,7 @@ from gavel.tools.narrative import narrate
 from gavel.tools.rag import reference, render
 from gavel.tools.rag.assemble import assemble, failed
 from gavel.tools.rag.model_part import both, concurrent, judge_answer
+from gavel.tools.rag.own_answer import OwnAnswers
 from gavel.tools.rag.prepare import AnswerInput, Prepared, prepare_answer, prepare_answers
 from gavel.tools.rag.reference import ReferenceFigure
 from gavel.tools.rag.verdicts import RagBatchResult, RagJudgment
@@ -87,11 +88,13 @@ async def _judge_all(
     """Every answer's judgment, in the order given, judged concurrently; progress after each one."""
     results: list[RagJudgment | None] = [None] * len(items)
     done = 0
+    # One question, one set of passages: the judge's own answer is asked once for every answer of the batch.
+    own = OwnAnswers(judge, prepared.passages, prepared.question, prepared.model) if prepared.passages else None
 
     async def run(index: int, item: AnswerInput) -> None:
         nonlocal done
         try:
-            result = assemble(prepared, item, await judge_answer(judge, prepared, item))
+            result = assemble(prepared, item, await judge_answer(judge, prepared, item, own))
         except BackendError as exc:
             # One answer's failure must not cost the others their judgments.
             result = failed(prepared, item, str(exc))

@@ -184,7 +184,9 @@ def grounding(
     contradicts: Readout | None,
     relevant: Readout | None,
     cut: DecisionCut | None = None,
+    note: str | None = None,
 ) -> ProbabilityGrounding:
+    """`note`: how the claims were checked, when the reader should know (the judge's own answer shown with them)."""
     cut = cut or DecisionCut(value=SUPPORT_CUT, source="default")
     scored = [s for s in support if s.p_supported is not None]
     if any(s.supported is False for s in scored):
@@ -203,6 +205,8 @@ def grounding(
     for name, readout in (("contradicts the passages", contradicts), ("passages address the question", relevant)):
         if readout is not None and readout.value is not None:
             parts.append(f"P({name}) {readout.value:.2f}")
+    if note:
+        parts.append(note)
     return ProbabilityGrounding(
         sentences=list(support),
         is_grounded=is_grounded,
