@@ -3,7 +3,7 @@
 The 1.5B default answers "is this claim supported by the document?" by how well the claim matches the document as
 a whole: a wrong entity taken from the passages reads as supported. Asked first to answer the question itself (a
 few words, greedy), and then shown that answer after the question, it separates right from hallucinated answers
-better (HaluEval dev, tuning pairs 1-50, bench.rag_own_answer: AUROC 0.91 -> 0.95, pairwise 0.88 -> 0.98).
+better (HaluEval dev, tuning pairs 1-50, bench.rag_own_answer: AUROC 0.91 -> 0.95, pairwise 0.86 -> 0.96).
 
 The judged answers never reach this call: it sees the passages and the question only, so a judged text cannot steer
 it. It is asked once per request (a batch's answers share it) and only by the probability readout. When it fails
