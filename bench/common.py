@@ -8,11 +8,12 @@ machine (2 cores) is shared and a loaded machine inflates every timing.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import statistics
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -120,3 +121,21 @@ def halueval_window(description: str, flags: tuple[str, ...] = ()) -> argparse.N
     for flag in flags:
         parser.add_argument(flag, action="store_true")
     return parser.parse_args()
+
+
+def run_halueval_probe(
+    description: str,
+    name: str,
+    probe: Callable[[int, int], Awaitable[list[dict[str, Any]]]],
+    figures: Callable[[list[dict[str, Any]]], dict[str, Any]],
+) -> None:
+    """A probe over a window of HaluEval dev pairs: read them, print its figures, and write them with every item to
+    bench/results/<name>-<skip>.json."""
+    args = halueval_window(description)
+    run = Run(f"{name}-{args.skip}", RESULTS_DIR, smoke=False)
+    records = asyncio.run(probe(args.skip, args.pairs))
+    result = figures(records)
+    for key, value in result.items():
+        say(f"{key:18s} {value}")
+    path = run.write({"args": vars(args), "figures": result, "items": records})
+    say(f"wrote {path}")

@@ -9,10 +9,9 @@ alone, of 1 - contradiction alone, and of their mean, and balanced accuracy at e
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, halueval_window, say
+from bench.common import run_halueval_probe, say
 from bench.rag_layout import separation
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -59,14 +58,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    args = halueval_window(__doc__.splitlines()[0])
-    run = Run(f"rag-contradiction-{args.skip}", RESULTS_DIR, smoke=False)
-    records = asyncio.run(probe(args.skip, args.pairs))
-    result = figures(records)
-    for key, value in result.items():
-        say(f"{key:18s} {value}")
-    path = run.write({"args": vars(args), "figures": result, "items": records})
-    say(f"wrote {path}")
+    run_halueval_probe(__doc__.splitlines()[0], "rag-contradiction", probe, figures)
 
 
 if __name__ == "__main__":

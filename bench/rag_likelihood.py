@@ -9,12 +9,11 @@ cut of each.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, halueval_window, say
+from bench.common import RESULTS_DIR, run_halueval_probe, say
 from bench.rag_layout import separation
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -61,14 +60,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    args = halueval_window(__doc__.splitlines()[0])
-    run = Run(f"rag-likelihood-{args.skip}", RESULTS_DIR, smoke=False)
-    records = asyncio.run(probe(args.skip, args.pairs))
-    result = figures(records)
-    for key, value in result.items():
-        say(f"{key:10s} {value}")
-    path = run.write({"args": vars(args), "figures": result, "items": records})
-    say(f"wrote {path}")
+    run_halueval_probe(__doc__.splitlines()[0], "rag-likelihood", probe, figures)
 
 
 if __name__ == "__main__":

@@ -10,12 +10,11 @@ pairwise accuracy, balanced accuracy at 0.45 / 0.50 / 0.55 and at the best cut, 
 
 from __future__ import annotations
 
-import asyncio
 import statistics
 import time
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, halueval_window, say
+from bench.common import run_halueval_probe, say
 from bench.rag_layout import balanced_accuracy, separation
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -77,14 +76,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    args = halueval_window(__doc__.splitlines()[0])
-    run = Run(f"rag-own-answer-{args.skip}", RESULTS_DIR, smoke=False)
-    records = asyncio.run(probe(args.skip, args.pairs))
-    result = figures(records)
-    for key, value in result.items():
-        say(f"{key:10s} {value}")
-    path = run.write({"args": vars(args), "figures": result, "items": records})
-    say(f"wrote {path}")
+    run_halueval_probe(__doc__.splitlines()[0], "rag-own-answer", probe, figures)
 
 
 if __name__ == "__main__":
