@@ -189,3 +189,22 @@ async def test_the_embedded_model_scores_a_given_reply_by_how_much_the_conversat
         assert score.status == "scored" and "nats more likely" in score.explanation, score.reason
         scores.append(score.score)
     assert scores[0] > scores[1], scores
+
+
+async def test_the_judge_answers_the_question_itself_and_a_wrong_entity_from_the_passages_reads_unsupported(
+    embedded_backend,
+):
+    from gavel.tools.engine.one_token import document_prefix
+    from gavel.tools.rag.own_answer import OwnAnswers, hinted
+    from gavel.tools.rag.sentence_support import SUPPORT_CUT, check_sentences
+
+    judge = Judge(embedded_backend, engine_config(timeout_s=600))
+    passage = "Canberra is the capital of Australia. Sydney is its largest city and its oldest."
+    question = "What is the capital of Australia?"
+    own, _ = await OwnAnswers(judge, passage, question, None).get()
+    assert own.text is not None and "Canberra" in own.text, own
+    shared = hinted(document_prefix(passage, question), own)
+    support, _ = await check_sentences(judge, shared, RAG, "The capital of Australia is Canberra. It is Sydney.", None)
+    right, wrong = (s.p_supported for s in support)
+    assert right is not None and wrong is not None
+    assert right >= SUPPORT_CUT > wrong, (right, wrong)
