@@ -11,6 +11,7 @@ import anyio
 from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.probes import Probes
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.config import engine_config, input_limits
 from tests.support.scripted import ScriptedBackend
@@ -49,9 +50,10 @@ def make_deps(
 ) -> ToolDeps:
     config = engine_config(max_concurrency=concurrency, timeout_s=5, readout=readout)
     limiter = anyio.CapacityLimiter(concurrency)
+    probes = Probes()  # one per process, as the server's backend provider keeps it
 
     async def judge(**wiring: Any) -> Judge:
-        return Judge(backend, config, limiter, **wiring)
+        return Judge(backend, config, limiter, probes=probes, **wiring)
 
     async def sampling_judge(**wiring: Any) -> Judge:
         assert generator is not None

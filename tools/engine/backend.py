@@ -45,7 +45,8 @@ class ChatRequest:
     top_logprobs: int | None = None
     # Not generated but given: the reply is this text, and `ChatReply.text_logprobs` carries the log-probability
     # the model gives each of its tokens after `messages`. A backend that cannot score a given text leaves
-    # `text_logprobs` None (and answers as asked otherwise, in one token: such requests set max_tokens 1).
+    # `text_logprobs` None (and answers as asked otherwise, in one token: such requests set max_tokens 1); the
+    # engine remembers that for the process. One that can but fails at it raises BackendError.
     score_text: str | None = None
 
 

@@ -315,7 +315,14 @@ class EmbeddedBackend:
         reply = self._reply(result, (time.perf_counter() - started) * 1000)
         if ids is None:
             return reply
-        return replace(reply, text_logprobs=forced_logprobs(result["choices"][0], ids))
+        scored = forced_logprobs(result["choices"][0], ids)
+        if scored is None:
+            # Not "cannot score" (None in text_logprobs, which the engine remembers for the process): this
+            # backend can, and this one reply went wrong, so the metric is unscored with this reason.
+            raise BackendError(
+                f"the embedded model did not reproduce the {len(ids)} tokens of the text it was asked to score"
+            )
+        return replace(reply, text_logprobs=scored)
 
     async def _tokens(self, text: str) -> list[int]:
         """The text's token ids from llama.cpp's own tokenizer, which xllamacpp reaches only through its HTTP

@@ -12,7 +12,8 @@ people's naturalness, coherence, engagingness and overall ratings where no yes/n
 The nats are placed on the scale by a logistic curve whose centre and spread the rubric states (`Checks`); the
 explanation gives the nats, so nothing is hidden in the placing. The model generates nothing: each token of the
 text is read where it stands. A backend that cannot score a given text answers without `text_logprobs`, and the
-metric is then unscored with `text_not_scored` (the caller falls back to the metric's plain readout).
+metric is then unscored with `text_not_scored` (the caller falls back to the metric's plain readout); the process
+remembers it (`Probes.scores_text`), so later judgments on that backend fall back without asking.
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ async def score_likelihood(
     if not (source and source.strip()):
         reason = f"{metric.name} reads how much the {source_label} explains the {subject}; give source"
         return metric_score(metric.id, metric.name, Readout.failed("source_missing", reason), ""), Usage()
+    if calls.probes.scores_text(calls.backend) is False:
+        return _not_scored(metric, subject), Usage()
     texts = prompts.prompt_set()
     labels = {"subject": subject, "source_label": source_label}
     system = texts.fill("likelihood_system", **labels)
@@ -113,9 +116,9 @@ async def score_likelihood(
     if isinstance(alone_reading, Readout):
         return metric_score(metric.id, metric.name, alone_reading, ""), tally.usage
     (after, tokens), (alone, _) = given_reading, alone_reading
+    calls.probes.learned_scores_text(calls.backend, after is not None and alone is not None)
     if after is None or alone is None:
-        reason = f"{metric.name} reads the likelihood of the {subject}, which this backend cannot score"
-        return metric_score(metric.id, metric.name, Readout.failed("text_not_scored", reason), ""), tally.usage
+        return _not_scored(metric, subject), tally.usage
     nats = after - alone
     score = rubric.scale.from_share(placed(nats, checks.centre, checks.spread))
     explanation = (
@@ -124,3 +127,8 @@ async def score_likelihood(
     )
     readout = Readout(value=score, distribution={}, mass=None)
     return metric_score(metric.id, metric.name, readout, explanation), tally.usage
+
+
+def _not_scored(metric: Metric, subject: str) -> MetricScore:
+    reason = f"{metric.name} reads the likelihood of the {subject}, which this backend cannot score"
+    return metric_score(metric.id, metric.name, Readout.failed("text_not_scored", reason), "")

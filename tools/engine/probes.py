@@ -46,11 +46,11 @@ class Probes:
         self._known: dict[tuple[int, str | None], _Known] = {}
         # Holds the backends keyed by id, so an id is never reused for another backend while remembered.
         self._backends: dict[int, Backend] = {}
+        # Whether each backend scored a given text, by id (`scores_text`).
+        self._scored: dict[int, bool] = {}
 
     def _entry(self, backend: Backend, model: str | None) -> _Known:
-        # A wrapper (the replay memo) asks the backend it wraps: one entry for both.
-        while isinstance(backend, DelegatingBackend):
-            backend = backend.inner
+        backend = _innermost(backend)
         self._backends.setdefault(id(backend), backend)
         return self._known.setdefault((id(backend), model), _Known())
 
@@ -103,10 +103,22 @@ class Probes:
             async with known.lock:
                 await ask()
 
+    def scores_text(self, backend: Backend) -> bool | None:
+        """Whether `backend` scored a given text when asked before (`ChatRequest.score_text`); None until it was.
+
+        Learned from the first such reply rather than probed: whether a backend can is fixed by its kind (the
+        embedded model can; Ollama, OpenAI-compatible servers and sampling clients return no `text_logprobs`), so
+        a process asks the ones that cannot once, not two wasted calls per judgment."""
+        return self._scored.get(id(_innermost(backend)))
+
+    def learned_scores_text(self, backend: Backend, scores: bool) -> None:
+        inner = _innermost(backend)
+        self._backends.setdefault(id(inner), inner)
+        self._scored[id(inner)] = scores
+
     def answered(self, backend: Backend) -> None:
         """`backend` answered a call: what failed before is asked again next time."""
-        while isinstance(backend, DelegatingBackend):
-            backend = backend.inner
+        backend = _innermost(backend)
         for (owner, _model), known in self._known.items():
             if owner != id(backend):
                 continue
@@ -114,3 +126,10 @@ class Probes:
                 known.info, known.info_failed = None, False
             if known.reads_failed:
                 known.reads, known.reads_failed = None, False
+
+
+def _innermost(backend: Backend) -> Backend:
+    # A wrapper (the replay memo) asks the backend it wraps: one entry for both.
+    while isinstance(backend, DelegatingBackend):
+        backend = backend.inner
+    return backend

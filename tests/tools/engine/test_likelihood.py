@@ -126,3 +126,16 @@ async def test_a_reading_that_fails_leaves_the_metric_unscored_with_the_reason()
     score = (await evaluate(ScriptedBackend(default=reply, probabilities=True), ["coherence"])).scores[0]
     assert score.status == "unscored" and score.reason_code == "backend_error" and score.score is None
     assert "the server went away" in (score.reason or "")
+
+
+async def test_a_backend_that_returned_no_scores_once_is_not_asked_again_in_the_process():
+    backend = ScriptedBackend(default=lambda request: token_reply({"4": 0.75, "5": 0.25}), probabilities=True)
+    deps = make_deps(backend)
+    request = EvaluateAssessmentRequest(
+        assessment=REPLY, source=SOURCE, rubric="dialogue-response", metrics=["coherence"]
+    )
+    first = await evaluate_assessment(request, deps)
+    asked = sum(r.score_text is not None for r in backend.requests)
+    second = await evaluate_assessment(request.model_copy(update={"assessment": REPLY + " really"}), deps)
+    assert asked == 2 and sum(r.score_text is not None for r in backend.requests) == asked
+    assert first.scores[0].score == second.scores[0].score == pytest.approx(4.25)
