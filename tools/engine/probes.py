@@ -113,6 +113,8 @@ class Probes:
 
     def learned_scores_text(self, backend: Backend, scores: bool) -> None:
         inner = _innermost(backend)
+        if inner.name in NOT_REMEMBERED:
+            return  # one backend per client session: holding each would keep them all
         self._backends.setdefault(id(inner), inner)
         self._scored[id(inner)] = scores
 
