@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.common import run_halueval_probe, say
-from bench.rag_layout import separation
+from bench.rag_layout import right_and_wrong, separation
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
@@ -51,8 +51,7 @@ async def probe(skip: int, pairs: int) -> list[dict[str, Any]]:
 def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     out = {}
     for key in SCORES:
-        right = [r["p"][key] for r in records if not r["hallucinated"] and r["p"][key] is not None]
-        wrong = [r["p"][key] for r in records if r["hallucinated"] and r["p"][key] is not None]
+        right, wrong = right_and_wrong(records, lambda r, key=key: r["p"][key])
         out[key] = separation(right, wrong)
     return out
 

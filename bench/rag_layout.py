@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, halueval_window, say
@@ -64,18 +65,27 @@ def separation(right: list[float], wrong: list[float]) -> dict[str, float]:
             "balanced_accuracy_at_best": balanced_accuracy(right, wrong, best)}  # fmt: skip
 
 
+def right_and_wrong(
+    records: Sequence[dict[str, Any]], read: Callable[[dict[str, Any]], float | None]
+) -> tuple[list[float], list[float]]:
+    """What `read` finds for the right answers and for the hallucinated ones, the records without a reading left
+    out."""
+    right: list[float] = []
+    wrong: list[float] = []
+    for record in records:
+        if (value := read(record)) is not None:
+            (wrong if record["hallucinated"] else right).append(value)
+    return right, wrong
+
+
 def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     out = {}
     for layout in LAYOUTS:
-        right = [r["p"][layout] for r in records if not r["hallucinated"] and r["p"][layout] is not None]
-        wrong = [r["p"][layout] for r in records if r["hallucinated"] and r["p"][layout] is not None]
-        best = max(sorted({*right, *wrong}), key=lambda c: balanced_accuracy(right, wrong, c))
+        right, wrong = right_and_wrong(records, lambda r, layout=layout: r["p"][layout])
         out[layout] = {
-            "auroc": auroc(right, wrong),
+            **separation(right, wrong),
             "balanced_accuracy_at_0.45": balanced_accuracy(right, wrong, 0.45),
             "balanced_accuracy_at_0.55": balanced_accuracy(right, wrong, 0.55),
-            "best_cut": best,
-            "balanced_accuracy_at_best": balanced_accuracy(right, wrong, best),
         }
     return out
 

@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 from bench.common import RESULTS_DIR, run_halueval_probe, say
-from bench.rag_layout import separation
+from bench.rag_layout import right_and_wrong, separation
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.embedded import EmbeddedBackend
 from tests.support.devset import load_pairs
@@ -53,8 +53,7 @@ async def probe(skip: int, pairs: int) -> list[dict[str, Any]]:
 def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     out = {}
     for key in ("nats", "after", "support"):
-        right = [r[key] for r in records if not r["hallucinated"] and r[key] is not None]
-        wrong = [r[key] for r in records if r["hallucinated"] and r[key] is not None]
+        right, wrong = right_and_wrong(records, lambda r, key=key: r[key])
         out[key] = separation(right, wrong)
     return out
 

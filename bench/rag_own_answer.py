@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from bench.common import run_halueval_probe, say
-from bench.rag_layout import balanced_accuracy, separation
+from bench.rag_layout import balanced_accuracy, right_and_wrong, separation
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
@@ -59,8 +59,7 @@ async def probe(skip: int, pairs: int) -> list[dict[str, Any]]:
 def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for way in WAYS:
-        right = [r[way] for r in records if not r["hallucinated"] and r.get(way) is not None]
-        wrong = [r[way] for r in records if r["hallucinated"] and r.get(way) is not None]
+        right, wrong = right_and_wrong(records, lambda r, way=way: r.get(way))
         by_id = {r["id"]: r.get(way) for r in records}
         pairs = [(by_id[r["id"]], by_id[r["id"].replace("-right", "-hallucinated")])
                  for r in records if r["id"].endswith("-right")]  # fmt: skip

@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from bench.common import RESULTS_DIR, run_halueval_probe, say
-from bench.rag_layout import balanced_accuracy, separation
+from bench.rag_layout import balanced_accuracy, right_and_wrong, separation
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.one_token import document_prefix, yes_no
@@ -55,8 +55,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     out = {}
     for way, value in ways.items():
         scored = [r for r in records if r["hinted"] is not None and all(r[n] is not None for n in WORDINGS)]
-        right = [value(r) for r in scored if not r["hallucinated"]]
-        wrong = [value(r) for r in scored if r["hallucinated"]]
+        right, wrong = right_and_wrong(scored, value)
         out[way] = {**separation(right, wrong), "balanced_accuracy_at_0.45": balanced_accuracy(right, wrong, 0.45)}
     return out
 

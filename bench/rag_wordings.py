@@ -21,6 +21,7 @@ from typing import Any
 
 from bench.common import RESULTS_DIR, Run, halueval_window, say
 from bench.consistency_claims import auroc
+from bench.rag_layout import right_and_wrong
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
@@ -65,8 +66,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, float | None]:
     out = {}
     for size in (1, 2):
         for keys in itertools.combinations(WORDINGS, size):
-            right = [s for r in records if not r["hallucinated"] and (s := score(r, keys)) is not None]
-            wrong = [s for r in records if r["hallucinated"] and (s := score(r, keys)) is not None]
+            right, wrong = right_and_wrong(records, lambda r, keys=keys: score(r, keys))
             out["+".join(keys)] = auroc(right, wrong)
     return out
 
