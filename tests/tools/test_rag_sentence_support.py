@@ -104,6 +104,21 @@ async def test_an_unsupported_sentence_asks_the_diagnosis_checks_a_supported_ans
     assert len(ungrounded.requests) == len(grounded.requests) + 1 + 2  # one more sentence, two follow-up checks
 
 
+async def test_a_supported_answer_with_low_dimensions_is_approved_without_the_diagnosis_checks():
+    # The claims approve it whatever the dimensions say, so "contradicts the passages" could only sit beside an
+    # approval: the two follow-up checks are not asked.
+    def reply(request: ChatRequest):
+        return yes_no(0.95 if "supported by the document" in request.messages[-1].content else 0.2)
+
+    backend = ScriptedBackend(default=reply, probabilities=True)
+    result = await judge(backend, FAITHFUL)
+    assert result.verdict == "approved"
+    assert result.relevance.score is not None and result.relevance.score < 0.5
+    assert result.contradicts_passages is None and result.passages_relevant is None
+    assert result.usage.llm_calls == 6
+    assert not any("contradicts" in issue for issue in result.issues)
+
+
 async def test_the_generated_readout_stays_available():
     backend = ScriptedBackend(default=lambda request: "not json", probabilities=True)
     request = JudgeRagAnswerRequest(question=QUESTION, answer=FAITHFUL, sources=[Passage(content=PASSAGE)])

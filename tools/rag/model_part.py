@@ -128,7 +128,7 @@ async def _by_probability(
     judgment, (support, support_usage, note) = await both(dimensions, sentences)
     usage = judgment.usage.add(support_usage)
     contradicts = relevant = None
-    if sentence_support.needs_follow_up(support, judgment.scores, rubric.pass_threshold):
+    if sentence_support.needs_follow_up(support):
         contradicts, relevant, used = await sentence_support.follow_up(judge, shared, rubric, prepared.model)
         usage = usage.add(used)
     accuracy_scores = [sentence_support.accuracy_score(accuracy, support, cut.value)] if accuracy is not None else []

@@ -151,10 +151,12 @@ async def follow_up(judge: Judge, shared: Prefix, rubric: Rubric, model: str | N
     return contradicts, relevant, used_a.add(used_b)
 
 
-def needs_follow_up(support: Sequence[SentenceSupport], dimensions: Sequence[MetricScore], threshold: float) -> bool:
-    unsupported = any(s.supported is False for s in support)
-    low = any(d.score is not None and d.score < threshold for d in dimensions)
-    return unsupported or low
+def needs_follow_up(support: Sequence[SentenceSupport]) -> bool:
+    """Whether the contradiction and relevance checks can tell anything: only when the checks will not approve the
+    answer (a claim unsupported or unchecked, or none to check). With every claim supported the verdict is approved
+    (rules.decide_from_checks) and the diagnosis ok, so their answers would only list "contradicts the passages"
+    beside an approval; skipping them saves about a second of a lone judgment (two calls on 2 cores)."""
+    return not support or any(s.supported is not True for s in support)
 
 
 def accuracy_score(metric: Metric, support: Sequence[SentenceSupport], cut: float = SUPPORT_CUT) -> MetricScore:
