@@ -1,0 +1,100 @@
+"""Does the RAG cut hold for faithful answers written as whole sentences? HaluEval's right answers are two words on
+average and its hallucinated ones whole sentences, so a cut chosen on them may buy its gain from answer length. Each
+right answer of the tuning pairs 1-50 is rewritten as one faithful sentence (`bench/data/halueval_sentence_answers
+.jsonl`: the question's terms and the gold answer, no fact the passage lacks) and judged by `judge_rag_answer` on the
+embedded default beside that question's hallucinated answer, in one run. Reports AUROC and, per cut, the share of
+sentence answers approved, of hallucinated answers rejected, and the balanced accuracy; the HaluEval right answers'
+own figures come from bench/results/agreement-tune-own-answer.json (the same pairs through `gavel serve`).
+
+    python -m bench.rag_sentence_answers   # writes bench/results/rag-sentence-answers.json
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import anyio
+
+from bench.common import REPO_ROOT, RESULTS_DIR, Run, say
+from bench.consistency_claims import auroc
+from bench.rag_layout import balanced_accuracy
+from gavel.tools.deps import ToolDeps
+from gavel.tools.engine.embedded import EmbeddedBackend
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.probes import Probes
+from gavel.tools.rag import JudgeRagAnswerRequest, Passage, judge_rag_answer
+from tests.support.config import engine_config, input_limits
+from tests.support.deps import REGISTRY, ProgressLog
+from tests.support.devset import load_pairs
+
+SENTENCES = REPO_ROOT / "bench" / "data" / "halueval_sentence_answers.jsonl"
+SERVED = RESULTS_DIR / "agreement-tune-own-answer.json"
+CUTS = (0.4, 0.45, 0.5, 0.55, 0.6)
+
+
+def _deps() -> ToolDeps:
+    backend = EmbeddedBackend(timeout_s=300, parallel=4)  # as `gavel serve` builds it (max_concurrency 4)
+    config = engine_config(max_concurrency=4, call_deadline_s=86_400)
+    limiter, probes = anyio.CapacityLimiter(4), Probes()
+
+    async def judge(**wiring: Any) -> Judge:
+        return Judge(backend, config, limiter, probes=probes, **wiring)
+
+    return ToolDeps(registry=REGISTRY, limits=input_limits(), judge_factory=judge, progress=ProgressLog())
+
+
+async def probe() -> list[dict[str, Any]]:
+    sentences = {row["id"]: row["answer"] for row in map(json.loads, SENTENCES.read_text().splitlines())}
+    deps, records = _deps(), []
+    for right, hallucinated in load_pairs():
+        if right["id"] not in sentences:
+            continue
+        for row, answer, kind in ((right, sentences[right["id"]], "sentence"), (hallucinated, hallucinated["answer"],
+                                                                                  "hallucinated")):  # fmt: skip
+            started = time.perf_counter()
+            request = JudgeRagAnswerRequest(question=row["question"], answer=answer,
+                                            sources=[Passage(content=row["context"])])  # fmt: skip
+            result = await judge_rag_answer(request, deps)
+            seconds = round(time.perf_counter() - started, 2)
+            records.append({"id": row["id"], "kind": kind, "answer": answer, "verdict": result.verdict,
+                            "score": result.accuracy.score, "seconds": seconds})  # fmt: skip
+        say(f"  {len(records)}/{2 * len(sentences)} {records[-2]['score']:.2f} / {records[-1]['score']:.2f}")
+    return records
+
+
+def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
+    sentence = [r["score"] for r in records if r["kind"] == "sentence" and r["score"] is not None]
+    wrong = [r["score"] for r in records if r["kind"] == "hallucinated" and r["score"] is not None]
+    served = json.loads(SERVED.read_text())["items"]
+    ids = {r["id"].replace("-right", "") for r in records if r["kind"] == "sentence"}
+    short = [i["score"] for i in served if i["id"].endswith("-right") and i["id"].replace("-right", "") in ids]
+    return {
+        "answers": len(records),
+        "auroc_sentence_vs_hallucinated": auroc(sentence, wrong),
+        "auroc_short_vs_hallucinated": auroc(short, wrong),
+        "by_cut": {
+            str(cut): {
+                "sentence_approved": sum(v >= cut for v in sentence) / len(sentence),
+                "short_approved": sum(v >= cut for v in short) / len(short),
+                "hallucinated_rejected": sum(v < cut for v in wrong) / len(wrong),
+                "balanced_accuracy_sentence": balanced_accuracy(sentence, wrong, cut),
+                "balanced_accuracy_short": balanced_accuracy(short, wrong, cut),
+            }
+            for cut in CUTS
+        },
+    }
+
+
+def main() -> None:
+    run = Run("rag-sentence-answers", RESULTS_DIR, smoke=False)
+    records = asyncio.run(probe())
+    result = figures(records)
+    say(json.dumps(result, indent=1))
+    say(f"wrote {run.write({'figures': result, 'items': records})}")
+
+
+if __name__ == "__main__":
+    main()
