@@ -45,10 +45,9 @@ class JudgedAnswer:
     correctness: reference.ReferenceFigure | None = None  # against the reference answer, when one was given
 
 
-async def judge_answer(
-    judge: Judge, prepared: Prepared, item: AnswerInput, own: OwnAnswers | None = None
-) -> JudgedAnswer:
-    """`own`: the judge's own answer to the request's question, shared by a batch's answers; asked here when None."""
+async def judge_answer(judge: Judge, prepared: Prepared, item: AnswerInput, own: OwnAnswers | None) -> JudgedAnswer:
+    """`own`: the judge's own answer to the request's question (`own_answer.for_request`), shared by a batch's
+    answers; None only without passages."""
     started = time.perf_counter()
     data = {"question": prepared.question}
     if item.agent_reasoning:
@@ -58,8 +57,8 @@ async def judge_answer(
     async def main() -> JudgedAnswer:
         if by_probability:
             assert prepared.passages is not None
-            asked = own or OwnAnswers(judge, prepared.passages, prepared.question, prepared.model)
-            return await _by_probability(judge, prepared, item, data, asked)
+            assert own is not None  # passages given: the request made one
+            return await _by_probability(judge, prepared, item, data, own)
         return await _generated(judge, prepared, item, data)
 
     if prepared.reference is None:

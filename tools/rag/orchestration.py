@@ -17,10 +17,9 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import BackendError
 from gavel.tools.narrative import narrate
-from gavel.tools.rag import reference, render
+from gavel.tools.rag import own_answer, reference, render
 from gavel.tools.rag.assemble import assemble, failed
 from gavel.tools.rag.model_part import both, concurrent, judge_answer
-from gavel.tools.rag.own_answer import OwnAnswers
 from gavel.tools.rag.prepare import AnswerInput, Prepared, prepare_answer, prepare_answers
 from gavel.tools.rag.reference import ReferenceFigure
 from gavel.tools.rag.verdicts import RagBatchResult, RagJudgment
@@ -32,7 +31,8 @@ async def _judge_one(prepared: Prepared, deps: ToolDeps) -> RagJudgment:
     started = time.perf_counter()
     item = prepared.answers[0]
     judge = await deps.judge()
-    judged, recall, recall_usage = await _with_recall(judge, prepared, lambda: judge_answer(judge, prepared, item))
+    own = own_answer.for_request(judge, prepared)
+    judged, recall, recall_usage = await _with_recall(judge, prepared, lambda: judge_answer(judge, prepared, item, own))
     if recall is not None:
         judged = dataclasses.replace(judged, usage=concurrent(judged.usage, recall_usage, started))
     result = assemble(prepared, item, judged, recall=recall)
@@ -89,7 +89,7 @@ async def _judge_all(
     results: list[RagJudgment | None] = [None] * len(items)
     done = 0
     # One question, one set of passages: the judge's own answer is asked once for every answer of the batch.
-    own = OwnAnswers(judge, prepared.passages, prepared.question, prepared.model) if prepared.passages else None
+    own = own_answer.for_request(judge, prepared)
 
     async def run(index: int, item: AnswerInput) -> None:
         nonlocal done

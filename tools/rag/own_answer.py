@@ -14,6 +14,7 @@ timeout the call asks the model nothing more, so the checks come out unscored wi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -24,6 +25,9 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.one_token import Prefix, document_prefix
 from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import BackendError, BackendTimeout
+
+if TYPE_CHECKING:
+    from gavel.tools.rag.prepare import Prepared
 
 # The answers it gives are a few words (an entity, a date, yes/no); a longer reply is cut at the first line.
 MAX_TOKENS = 32
@@ -75,6 +79,11 @@ class OwnAnswers:
         if not lines:
             return OwnAnswer(None, "the model gave no answer")
         return OwnAnswer(one_line(lines[0], MAX_CHARS))
+
+
+def for_request(judge: Judge, prepared: Prepared) -> OwnAnswers | None:
+    """The request's one source of the judge's own answer, shared by all its answers; None without passages."""
+    return OwnAnswers(judge, prepared.passages, prepared.question, prepared.model) if prepared.passages else None
 
 
 def hinted(shared: Prefix, answer: OwnAnswer) -> Prefix:
