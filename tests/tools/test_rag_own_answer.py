@@ -94,3 +94,9 @@ async def test_an_empty_own_answer_is_no_hint():
     result = await judge(backend, "The capital is Canberra [1].")
     assert "the model gave no answer" in result.reasoning
     assert result.verdict == "approved"
+
+
+async def test_the_text_a_client_reads_names_the_judges_own_answer():
+    result = await judge(model(), "It is Sydney [1].")
+    card = result.render_text()
+    assert "grounding: " in card and "the judge's own answer from the passages: “Canberra”" in card

@@ -35,6 +35,10 @@ def card(result: RagJudgment) -> str:
     if result.unknown_citations:
         facts += f" · unknown citations: {', '.join(result.unknown_citations)}"
     lines.append(facts)
+    if result.reasoning:
+        # Gavel's account of the checks (with the judge's own answer to the question), or the judge's own words.
+        label = "grounding" if result.decision_cut is not None else "grounding (the judge's words)"
+        lines.append(f"{label}: {one_line(result.reasoning, 300)}")
     lines += reference_lines(result)
     lines.append(f"diagnosis: {result.diagnosis} — {result.diagnosis_reason}")
     if result.issues:
