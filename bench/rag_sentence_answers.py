@@ -16,18 +16,12 @@ import json
 import time
 from typing import Any
 
-import anyio
-
 from bench.common import REPO_ROOT, RESULTS_DIR, Run, say
 from bench.consistency_claims import auroc
 from bench.rag_layout import balanced_accuracy
-from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.embedded import EmbeddedBackend
-from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.probes import Probes
 from gavel.tools.rag import JudgeRagAnswerRequest, Passage, judge_rag_answer
-from tests.support.config import engine_config, input_limits
-from tests.support.deps import REGISTRY, ProgressLog
+from tests.support.deps import make_deps
 from tests.support.devset import load_pairs
 
 SENTENCES = REPO_ROOT / "bench" / "data" / "halueval_sentence_answers.jsonl"
@@ -35,20 +29,10 @@ SERVED = RESULTS_DIR / "agreement-tune-own-answer.json"
 CUTS = (0.4, 0.45, 0.5, 0.55, 0.6)
 
 
-def _deps() -> ToolDeps:
-    backend = EmbeddedBackend(timeout_s=300, parallel=4)  # as `gavel serve` builds it (max_concurrency 4)
-    config = engine_config(max_concurrency=4, call_deadline_s=86_400)
-    limiter, probes = anyio.CapacityLimiter(4), Probes()
-
-    async def judge(**wiring: Any) -> Judge:
-        return Judge(backend, config, limiter, probes=probes, **wiring)
-
-    return ToolDeps(registry=REGISTRY, limits=input_limits(), judge_factory=judge, progress=ProgressLog())
-
-
 async def probe() -> list[dict[str, Any]]:
     sentences = {row["id"]: row["answer"] for row in map(json.loads, SENTENCES.read_text().splitlines())}
-    deps, records = _deps(), []
+    # As `gavel serve` builds the embedded backend: one generation slot per concurrent call.
+    deps, records = make_deps(EmbeddedBackend(timeout_s=300, parallel=4), timeout_s=300), []
     for right, hallucinated in load_pairs():
         if right["id"] not in sentences:
             continue

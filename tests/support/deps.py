@@ -10,6 +10,7 @@ import anyio
 
 from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
+from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probes import Probes
 from gavel.tools.rubrics import RubricRegistry
@@ -40,15 +41,17 @@ def strictly_increasing(events: list[ProgressEvent]) -> bool:
 
 
 def make_deps(
-    backend: ScriptedBackend,
+    backend: Backend,
     *,
     generator: ScriptedBackend | None = None,
     limits: Limits | None = None,
     progress: ProgressLog | None = None,
     concurrency: int = 4,
     readout: str = "probability",
+    timeout_s: float = 5,
 ) -> ToolDeps:
-    config = engine_config(max_concurrency=concurrency, timeout_s=5, readout=readout)
+    """`timeout_s`: per model call; a real model (a benchmark's) needs more than the scripted one's 5 s."""
+    config = engine_config(max_concurrency=concurrency, timeout_s=timeout_s, readout=readout)
     limiter = anyio.CapacityLimiter(concurrency)
     probes = Probes()  # one per process, as the server's backend provider keeps it
 
