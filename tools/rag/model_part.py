@@ -25,7 +25,6 @@ from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.errors import caller_errors
 from gavel.tools.rag import own_answer, reference, sentence_support
 from gavel.tools.rag.grounding import Grounding, check_grounding
-from gavel.tools.rag.own_answer import OwnAnswers, hinted
 from gavel.tools.rag.prepare import AnswerInput, Prepared
 
 A = TypeVar("A")
@@ -45,7 +44,9 @@ class JudgedAnswer:
     correctness: reference.ReferenceFigure | None = None  # against the reference answer, when one was given
 
 
-async def judge_answer(judge: Judge, prepared: Prepared, item: AnswerInput, own: OwnAnswers | None) -> JudgedAnswer:
+async def judge_answer(
+    judge: Judge, prepared: Prepared, item: AnswerInput, own: own_answer.OwnAnswers | None
+) -> JudgedAnswer:
     """`own`: the judge's own answer to the request's question (`own_answer.for_request`), shared by a batch's
     answers; None only without passages."""
     started = time.perf_counter()
@@ -99,7 +100,7 @@ async def _generated(judge: Judge, prepared: Prepared, item: AnswerInput, data: 
 
 
 async def _by_probability(
-    judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str], own: OwnAnswers
+    judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str], own: own_answer.OwnAnswers
 ) -> JudgedAnswer:
     """Every dimension and every sentence read from probabilities, after one shared prompt prefix; the sentences
     after the judge's own answer to the question (`own_answer.py`), which the dimensions do not wait for."""
@@ -120,7 +121,7 @@ async def _by_probability(
     async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage, str | None]:
         answer, asked = await own.get()
         support, used = await sentence_support.check_sentences(
-            judge, hinted(shared, answer), rubric, item.answer, prepared.model, cut.value
+            judge, own_answer.hinted(shared, answer), rubric, item.answer, prepared.model, cut.value
         )
         return support, used.add(asked), own_answer.note(answer)
 
