@@ -13,13 +13,14 @@ from typing import TypeVar
 import anyio
 
 from gavel.tools.deps import Tool, ToolDeps
+from gavel.tools.engine.concurrency import both
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import BackendError
 from gavel.tools.narrative import narrate
 from gavel.tools.rag import own_answer, reference, render
 from gavel.tools.rag.assemble import assemble, failed
-from gavel.tools.rag.model_part import both, concurrent, judge_answer
+from gavel.tools.rag.model_part import concurrent, judge_answer
 from gavel.tools.rag.prepare import AnswerInput, Prepared, prepare_answer, prepare_answers
 from gavel.tools.rag.reference import ReferenceFigure
 from gavel.tools.rag.verdicts import RagBatchResult, RagJudgment
