@@ -88,6 +88,7 @@ async def cache_key(
                 "generator_model": config.generator_model,
                 "calibration": calibrated.calibration_id if calibrated is not None else None,
                 "use_calibrated_cut": config.use_calibrated_cut,
+                "injection_screen": config.injection_screen,
             },
             "result_schema": _schema_hash(result_model),
             "gavel": version(),

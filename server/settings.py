@@ -61,6 +61,10 @@ class Settings(BaseModel):
     strategy: Literal["per_metric", "joint"] = "per_metric"
     readout: Literal["probability", "generated"] = "probability"
     use_calibrated_cut: bool = False
+    # model: also ask the judge model whether the judged text speaks to its grader (engine/screen.py); off by
+    # default: one more model call per judged text, and on injections written by others it adds little at a cut
+    # that keeps false flags under 1 % (bench/README.md, "Injection, model-read").
+    injection_screen: Literal["off", "model"] = "off"
     max_text_chars: int = Field(default=200_000, ge=1)
     max_sources: int = Field(default=50, ge=1)
     max_candidates: int = Field(default=10_000, ge=1)
@@ -176,6 +180,7 @@ ENV_VARS: dict[str, str] = {
     "strategy": "GAVEL_STRATEGY",
     "readout": "GAVEL_READOUT",
     "use_calibrated_cut": "GAVEL_USE_CALIBRATED_CUT",
+    "injection_screen": "GAVEL_INJECTION_SCREEN",
     "ollama_host": "GAVEL_OLLAMA_HOST",
     "openai_base_url": "GAVEL_OPENAI_BASE_URL",
     "openai_api_key": "GAVEL_OPENAI_API_KEY",

@@ -235,6 +235,7 @@ async def evaluate_text(
         source=request.source,
         samples=request.samples,
         model=request.model,
+        screen_subject=True,
     )
     cut = await calibrated_pass_cut(judge, rubric, request)
     return summarize(rubric, threshold, judgment.scores, judgment.usage, judgment.provenance, judgment.flags, cut)

@@ -27,6 +27,7 @@ GIVEN = {
     "GAVEL_STRATEGY": "joint",
     "GAVEL_READOUT": "generated",
     "GAVEL_USE_CALIBRATED_CUT": "true",
+    "GAVEL_INJECTION_SCREEN": "model",
     "GAVEL_MAX_TEXT_CHARS": "1000",
     "GAVEL_MAX_SOURCES": "5",
     "GAVEL_MAX_CANDIDATES": "100",
@@ -38,7 +39,7 @@ def test_the_engine_config_carries_every_setting_of_its_name_and_keeps_its_own_d
     settings = load_settings(GIVEN)
     config = settings.engine_config()
     shared = [f.name for f in fields(EngineConfig) if f.name in Settings.model_fields]
-    assert len(shared) == 17
+    assert len(shared) == 18
     assert all(getattr(settings, name) != Settings.model_fields[name].default for name in shared)
     assert {name: getattr(config, name) for name in shared} == {name: getattr(settings, name) for name in shared}
     assert config.default_ollama_model == DEFAULT_OLLAMA_MODEL

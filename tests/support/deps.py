@@ -49,9 +49,11 @@ def make_deps(
     concurrency: int = 4,
     readout: str = "probability",
     timeout_s: float = 5,
+    **engine: Any,
 ) -> ToolDeps:
-    """`timeout_s`: per model call; a real model (a benchmark's) needs more than the scripted one's 5 s."""
-    config = engine_config(max_concurrency=concurrency, timeout_s=timeout_s, readout=readout)
+    """`timeout_s`: per model call; a real model (a benchmark's) needs more than the scripted one's 5 s. `engine`:
+    any other EngineConfig field (e.g. injection_screen="model")."""
+    config = engine_config(max_concurrency=concurrency, timeout_s=timeout_s, readout=readout, **engine)
     limiter = anyio.CapacityLimiter(concurrency)
     probes = Probes()  # one per process, as the server's backend provider keeps it
 

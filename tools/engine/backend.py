@@ -40,7 +40,9 @@ class ChatRequest:
     # >1 discourages repeating recent tokens; None: the backend's default. Set for generation only: at
     # temperature 0 the embedded default otherwise loops on one line until the token limit.
     repeat_penalty: float | None = None
-    purpose: Literal["judge", "generate"] = "judge"
+    # "screen": the model-read injection screen, kept in a llama.cpp slot of its own so its worked examples stay
+    # in that slot's prompt cache.
+    purpose: Literal["judge", "generate", "screen"] = "judge"
     # Ask for the k most likely tokens (with log-probabilities) at each reply position; None: not asked.
     top_logprobs: int | None = None
     # Not generated but given: the reply is this text, and `ChatReply.text_logprobs` carries the log-probability

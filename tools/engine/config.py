@@ -38,6 +38,9 @@ class EngineConfig:
     use_calibrated_cut: bool
     # Bound on all the model work of one tool call (a Judge serves one call), queueing for the limiter included.
     call_deadline_s: float
+    # GAVEL_INJECTION_SCREEN: "model" asks the judge model whether the judged text speaks to its grader
+    # (engine/screen.py), beside the deterministic detector; "off" leaves the detector alone.
+    injection_screen: str
     top_k: int = 20
     top_p: float = 0.9
     # For generation (refine_until_pass's writer), not for judging: see ChatRequest.repeat_penalty.

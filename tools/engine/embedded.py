@@ -182,6 +182,7 @@ class EmbeddedBackend:
         parallel: int = 1,
         threads: int | None = None,
         cache_dir: Path | None = None,
+        screen_slot: bool = False,
     ) -> None:
         self._model_path = model_path
         self._cache_dir = cache_dir
@@ -190,7 +191,12 @@ class EmbeddedBackend:
         # Generated replies decoded side by side; above 1, one more slot is kept for probability checks.
         self.parallel = max(1, parallel)
         self.slots = 1 if self.parallel == 1 else self.parallel + 1
+        # The injection screen's slot (GAVEL_INJECTION_SCREEN=model): its worked examples stay cached there
+        # instead of pushing the checks' shared prefix out of the probability slot.
+        self.screen_slot = self.slots if screen_slot and self.parallel > 1 else None
         self._free_slots = list(range(self.slots - 1, PROBABILITY_SLOT, -1))
+        if self.screen_slot is not None:
+            self.slots += 1
         # The cores this process may run on (taskset, a cpuset), not every core of the machine.
         self.threads = threads or max(1, len(os.sched_getaffinity(0)))
         self._server: Any = None
@@ -289,7 +295,11 @@ class EmbeddedBackend:
         slot = self._take_slot(request)
         if slot is not None:
             body["id_slot"] = slot
-        lease = _Lease(self._free_slots, slot) if slot is not None and slot != PROBABILITY_SLOT else None
+        lease = (
+            _Lease(self._free_slots, slot)
+            if slot is not None and slot not in (PROBABILITY_SLOT, self.screen_slot)
+            else None
+        )
 
         def answer() -> Any:
             if lease is not None and not lease.start():
@@ -346,6 +356,8 @@ class EmbeddedBackend:
         with calls beyond GAVEL_MAX_CONCURRENCY, e.g. from several clients)."""
         if self.parallel == 1:
             return None
+        if request.purpose == "screen" and self.screen_slot is not None:
+            return self.screen_slot
         if request.top_logprobs is not None and request.score_text is None:
             return PROBABILITY_SLOT  # one-token calls; scoring a given text decodes it token by token, as generation
         return self._free_slots.pop() if self._free_slots else None

@@ -8,6 +8,7 @@ All calls of the process share one limiter; all calls of one tool call share one
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
@@ -17,9 +18,10 @@ import anyio
 import structlog
 from pydantic import BaseModel
 
-from gavel.tools.engine import by_generation, by_probability, ladder, one_token, prompts
+from gavel.tools.engine import by_generation, by_probability, ladder, one_token, prompts, screen
 from gavel.tools.engine.backend import Backend, ModelInfo
 from gavel.tools.engine.calls import ModelCalls, Tally
+from gavel.tools.engine.concurrency import both
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.fitness import DecisionCut, FitnessSource, JudgeFitness, fitness_flags, fitness_key
 from gavel.tools.engine.ladder import Structured
@@ -149,11 +151,26 @@ class Judge:
         readout: str | None = None,
         shared: Prefix | None = None,
         texts_checked: bool = False,
+        screen_subject: bool = False,
     ) -> Judgment:
         """`shared`: the probability readout's prompt prefix when the caller asks other checks after the same one
         (the prompt cache then evaluates it once); built from `source` and `data` otherwise. `texts_checked`: the
         caller scanned every text of the prompt for injection already (and flags what it found), so it is not
-        scanned again here."""
+        scanned again here. `screen_subject`: the judged text also goes through the model-read injection screen
+        when GAVEL_INJECTION_SCREEN asks for it, alongside the metrics."""
+        if screen_subject and self.config.injection_screen == "model":
+            started = time.perf_counter()
+            judgment, (found, used) = await both(
+                lambda: self.score_metrics(
+                    rubric=rubric, metrics=metrics, subject=subject, source=source, data=data,
+                    context_instructions=context_instructions, samples=samples, model=model, strategy=strategy,
+                    readout=readout, shared=shared, texts_checked=texts_checked,
+                ),
+                lambda: self.screen_injection(subject, model),
+            )  # fmt: skip
+            usage = judgment.usage.add(used).model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
+            flags = list(dict.fromkeys([*found, *judgment.flags]))
+            return dataclasses.replace(judgment, usage=usage, flags=flags)
         started = time.perf_counter()
         tally = Tally()
         kind: ReadoutKind | None
@@ -180,6 +197,16 @@ class Judge:
         provenance = await self.provenance(rubric=rubric, samples=samples, model=model, strategy=strategy, readout=kind)
         flags += fitness_flags(provenance.judge_fitness)
         return Judgment(scores=scores, usage=usage, provenance=provenance, flags=flags)
+
+    async def screen_injection(self, text: str, model: str | None = None) -> tuple[list[str], Usage]:
+        """The model-read injection screen's flags for a judged text (`engine/screen.py`): none when
+        GAVEL_INJECTION_SCREEN is off."""
+        if self.config.injection_screen != "model":
+            return [], Usage()
+        readout, usage = await screen.screen(self.calls, text, model)
+        if readout.value is None:
+            log.warning("injection screen not read", reason_code=readout.reason_code)
+        return screen.flags(readout), usage
 
     # -- structured call and generation ----------------------------------------------------------------
 

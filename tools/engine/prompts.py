@@ -49,6 +49,13 @@ def prompt_set() -> PromptSet:
     return PromptSet(text={k: v for k, v in _prompt_data().items() if isinstance(v, str)})
 
 
+def screen_examples() -> list[dict[str, str]]:
+    """The injection screen's worked examples (judge.toml's [[injection_screen_example]]), in order."""
+    examples = _prompt_data().get("injection_screen_example", [])
+    assert isinstance(examples, list)
+    return [{"text": str(e["text"]), "answer": str(e["answer"])} for e in examples]
+
+
 def check_floor(kind: str) -> float:
     """The P(mistake) a rubric check of this kind must exceed to count (judge.toml's [check_floor], hashed with
     the prompts)."""

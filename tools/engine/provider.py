@@ -97,6 +97,7 @@ class BackendProvider:
                 # Generated replies gain from batched decoding across slots; probability readouts are pinned
                 # to one slot by the backend, so their shared prompt prefix stays in one cache.
                 parallel=self.config.max_concurrency,
+                screen_slot=self.config.injection_screen == "model",
             )
         return self._embedded
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from gavel.tools.engine import screen
 from gavel.tools.engine.scores import MetricScore, Usage
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.rag import render
@@ -138,6 +139,8 @@ def _injection(prepared: Prepared, item: AnswerInput, engine_flags: Sequence[str
     """(findings of text aimed at the judge, the judgment's flags): every text was scanned once, when the request
     was prepared; the flag comes first when anything was found."""
     injection = list(dict.fromkeys([*prepared.injection, *item.injection]))
+    if screen.FLAGGED in engine_flags:
+        injection.append(f"{screen.FINDING} (in the answer)")
     flags = list(dict.fromkeys(engine_flags))
     if injection:
         flags = [PROMPT_INJECTION_FLAG, *(flag for flag in flags if flag != PROMPT_INJECTION_FLAG)]

@@ -13,22 +13,16 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
-import anyio
-
+from gavel.tools.engine.concurrency import both
 from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.one_token import document_prefix
 from gavel.tools.engine.scores import MetricScore, Provenance, Usage
-from gavel.tools.errors import caller_errors
 from gavel.tools.rag import own_answer, reference, sentence_support
 from gavel.tools.rag.grounding import Grounding, check_grounding
 from gavel.tools.rag.prepare import AnswerInput, Prepared
-
-A = TypeVar("A")
-B = TypeVar("B")
 
 
 @dataclass(frozen=True)
@@ -83,7 +77,7 @@ async def _generated(judge: Judge, prepared: Prepared, item: AnswerInput, data: 
         return await judge.score_metrics(
             rubric=rubric, metrics=metrics, subject=item.answer, source=prepared.passages, data=data,
             context_instructions=rules.instructions, samples=prepared.samples, model=prepared.model,
-            texts_checked=True,
+            texts_checked=True, screen_subject=True,
         )  # fmt: skip
 
     # The dimensions and the grounding check are independent; the engine's limiter bounds the real concurrency.
@@ -115,7 +109,7 @@ async def _by_probability(
         return await judge.score_metrics(
             rubric=rubric, metrics=others, subject=item.answer, source=prepared.passages, data=data,
             context_instructions=rules.instructions, model=prepared.model, shared=shared,
-            texts_checked=True,
+            texts_checked=True, screen_subject=True,
         )  # fmt: skip
 
     async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage, str | None]:
@@ -140,26 +134,3 @@ async def _by_probability(
         usage=usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000}),
         provenance=judgment.provenance,
     )
-
-
-async def both(first: Callable[[], Awaitable[A]], second: Callable[[], Awaitable[B]]) -> tuple[A, B]:
-    """Both results, the two run in one task group; a failure comes out as the engine's own error, not a group
-    (the batch and the MCP boundary need its type)."""
-    results: dict[int, object] = {}
-
-    async def run(slot: int, job: Callable[[], Awaitable[object]]) -> None:
-        results[slot] = await job()
-
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(run, 0, first)
-            tg.start_soon(run, 1, second)
-    except BaseExceptionGroup as group:
-        raise _unwrap(group) from None
-    return results[0], results[1]  # type: ignore[return-value]
-
-
-def _unwrap(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    """The single engine error behind a task group's failure, or the group itself when there is more."""
-    errors = caller_errors(group)
-    return errors[0] if errors else group
