@@ -203,6 +203,11 @@ class Judge:
         GAVEL_INJECTION_SCREEN is off."""
         if self.config.injection_screen != "model":
             return [], Usage()
+        if await self.readout_kind(model) != "probability":
+            # Read from P(yes) only; a backend without log-probabilities (MCP sampling) is not asked at all, so a
+            # client is not sent a request whose answer could never be read.
+            log.warning("injection screen not read", reason_code="no_logprobs")
+            return [screen.UNSCORED], Usage()
         readout, usage = await screen.screen(self.calls, text, model)
         if readout.value is None:
             log.warning("injection screen not read", reason_code=readout.reason_code)

@@ -6,7 +6,8 @@ seen pass it. This asks the judge model one Yes/No question of the judged text a
 earlier turns (judge.toml: injection_screen_system, injection_screen_question, injection_screen_example), and reads
 P(yes) like every other check. At or above SCREEN_CUT the text is flagged as the detector flags it, so the result
 is never approved or passed on the model's word alone. A screen that could not be read flags that instead
-(`injection_screen_unscored`): it is no evidence either way, and says so.
+(`injection_screen_unscored`): it is no evidence either way, and says so. A judge without log-probabilities does
+not ask it at all (`Judge.screen_injection`).
 """
 
 from __future__ import annotations

@@ -78,3 +78,11 @@ async def test_a_rag_answer_the_screen_flags_is_held_back_with_the_finding():
     assert result.verdict != "approved"
     assert "prompt_injection_suspected" in result.flags
     assert any(screen.FINDING in issue for issue in result.issues)
+
+
+async def test_a_backend_without_probabilities_is_not_asked_and_the_screen_says_it_was_not_read():
+    backend = ScriptedBackend(default='{"score": 5, "explanation": "fine"}')
+    request = EvaluateAssessmentRequest(assessment=TEXT, custom_rubric=digit_clinical())
+    result = await evaluate_assessment(request, make_deps(backend, readout="generated", injection_screen="model"))
+    assert not any(is_screen(r) for r in backend.requests)
+    assert "injection_screen_unscored" in result.flags
