@@ -67,6 +67,19 @@ class Run:
         return path
 
 
+def probe_and_write(
+    name: str,
+    probe: Callable[[], Awaitable[list[dict[str, Any]]]],
+    figures: Callable[[list[dict[str, Any]]], dict[str, Any]],
+) -> None:
+    """A model probe's whole run: its records, the figures from them (printed), both written as `<name>.json`."""
+    run = Run(name, RESULTS_DIR, smoke=False)
+    records = asyncio.run(probe())
+    result = figures(records)
+    say(json.dumps({k: v for k, v in result.items() if k != "by_category"}, indent=1))
+    say(f"wrote {run.write({'figures': result, 'items': records})}")
+
+
 _DEVNULL: TextIO | None = None
 
 

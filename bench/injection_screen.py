@@ -20,7 +20,6 @@ Per category: the share the screen flags at the cut, the share the deterministic
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import sys
@@ -28,7 +27,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from bench.common import REPO_ROOT, RESULTS_DIR, Run, say
+from bench.common import REPO_ROOT, RESULTS_DIR, probe_and_write, say
 from bench.consistency_claims import auroc
 from gavel.tools.engine import screen
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -128,11 +127,7 @@ def main() -> None:
         path.write_text(json.dumps(saved, indent=2, default=str) + "\n", encoding="utf-8")
         say(json.dumps({k: v for k, v in saved["figures"].items() if k != "by_category"}, indent=1))
         return
-    run = Run("injection-screen", RESULTS_DIR, smoke=False)
-    records = asyncio.run(probe())
-    result = figures(records)
-    say(json.dumps({k: v for k, v in result.items() if k != "by_category"}, indent=1))
-    say(f"wrote {run.write({'figures': result, 'items': records})}")
+    probe_and_write("injection-screen", probe, figures)
 
 
 if __name__ == "__main__":

@@ -8,14 +8,13 @@ first answer, the screen on for every other question. In-process, one backend wi
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from typing import Any
 
 import anyio
 
-from bench.common import REPO_ROOT, RESULTS_DIR, Run, say
+from bench.common import REPO_ROOT, probe_and_write, say
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -75,11 +74,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    run = Run("injection-screen-cost", RESULTS_DIR, smoke=False)
-    records = asyncio.run(probe())
-    result = figures(records)
-    say(json.dumps(result, indent=1))
-    say(f"wrote {run.write({'figures': result, 'items': records})}")
+    probe_and_write("injection-screen-cost", probe, figures)
 
 
 if __name__ == "__main__":

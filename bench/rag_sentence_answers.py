@@ -11,12 +11,11 @@ own figures come from bench/results/agreement-tune-own-answer.json (the same pai
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from typing import Any
 
-from bench.common import REPO_ROOT, RESULTS_DIR, Run, say
+from bench.common import REPO_ROOT, RESULTS_DIR, probe_and_write, say
 from bench.consistency_claims import auroc
 from bench.rag_layout import balanced_accuracy
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -73,11 +72,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    run = Run("rag-sentence-answers", RESULTS_DIR, smoke=False)
-    records = asyncio.run(probe())
-    result = figures(records)
-    say(json.dumps(result, indent=1))
-    say(f"wrote {run.write({'figures': result, 'items': records})}")
+    probe_and_write("rag-sentence-answers", probe, figures)
 
 
 if __name__ == "__main__":
