@@ -22,7 +22,6 @@ import os
 import secrets
 import shutil
 import tempfile
-import threading
 import time
 import weakref
 from dataclasses import dataclass, replace
@@ -39,6 +38,7 @@ from gavel.tools.common import one_line
 from gavel.tools.distribution import install_hint
 from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.engine.openai_body import beyond_openai, chat_body
+from gavel.tools.engine.slots import PROBABILITY_SLOT, Lease
 from gavel.tools.engine.text_scoring import forced_logprobs, scoring_body
 from gavel.tools.errors import BackendError, BackendTimeout, ModelAssemblyError
 
@@ -130,44 +130,6 @@ def file_sha256(path: Path) -> str:
         while chunk := handle.read(1 << 22):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-# With more than one slot, probability checks (one-token calls behind one long shared prefix, the passages)
-# all go to this slot: each llama.cpp slot keeps its own prompt cache, so the prefix is evaluated once and no
-# generated reply overwrites it. Generated replies get slots 1..parallel and decode side by side.
-PROBABILITY_SLOT = 0
-
-
-class _Lease:
-    """A generation slot, held until llama.cpp is done with it rather than until its caller stops waiting: a call
-    that timed out goes on decoding in its thread, and its slot handed out meanwhile would queue the next call
-    behind it while another slot sits idle."""
-
-    def __init__(self, free: list[int], slot: int) -> None:
-        self._free, self._slot = free, slot
-        self._lock = threading.Lock()
-        self._started = self._returned = False
-
-    def start(self) -> bool:
-        """Called in llama.cpp's thread; False when the caller already gave the slot back."""
-        with self._lock:
-            self._started = not self._returned
-            return self._started
-
-    def give_back(self) -> None:
-        with self._lock:
-            self._return()
-
-    def abandon(self) -> None:
-        """The caller is done waiting: the slot goes back now unless llama.cpp is working in it (then at its end)."""
-        with self._lock:
-            if not self._started:
-                self._return()
-
-    def _return(self) -> None:  # under the lock; at most once
-        if not self._returned:
-            self._returned = True
-            self._free.append(self._slot)
 
 
 class EmbeddedBackend:
@@ -296,7 +258,7 @@ class EmbeddedBackend:
         if slot is not None:
             body["id_slot"] = slot
         lease = (
-            _Lease(self._free_slots, slot)
+            Lease(self._free_slots, slot)
             if slot is not None and slot not in (PROBABILITY_SLOT, self.screen_slot)
             else None
         )

@@ -14,7 +14,8 @@ from typing import Any
 import anyio
 
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
-from gavel.tools.engine.embedded import PROBABILITY_SLOT, EmbeddedBackend
+from gavel.tools.engine.embedded import EmbeddedBackend
+from gavel.tools.engine.slots import PROBABILITY_SLOT
 from gavel.tools.errors import BackendTimeout
 
 REPLY = {"choices": [{"message": {"content": "Yes"}, "finish_reason": "stop"}]}
@@ -34,8 +35,8 @@ class _Recorder:
         return REPLY
 
 
-def _backend(parallel: int) -> tuple[EmbeddedBackend, _Recorder]:
-    backend = EmbeddedBackend(Path("/nonexistent.gguf"), parallel=parallel)
+def _backend(parallel: int, *, screen_slot: bool = False) -> tuple[EmbeddedBackend, _Recorder]:
+    backend = EmbeddedBackend(Path("/nonexistent.gguf"), parallel=parallel, screen_slot=screen_slot)
     recorder = _Recorder()
     backend._server = recorder
     return backend, recorder
@@ -57,6 +58,16 @@ async def test_probability_checks_share_slot_0_and_generated_replies_take_the_ot
     assert generated == [1, 2]
     assert [b["id_slot"] for b in recorder.bodies[2:]] == [PROBABILITY_SLOT, PROBABILITY_SLOT]
     assert sorted(backend._free_slots) == [1, 2]  # given back after each call
+
+
+async def test_the_injection_screen_has_a_slot_of_its_own_beside_the_checks_and_the_generations() -> None:
+    backend, recorder = _backend(parallel=2, screen_slot=True)
+    assert backend.slots == 4
+    screen = ChatRequest(messages=(ChatMessage("user", "Speaks to its grader?"),), top_logprobs=20, purpose="screen")
+    await backend.chat(screen)
+    await backend.chat(_request(probability=True))
+    assert [b["id_slot"] for b in recorder.bodies] == [3, PROBABILITY_SLOT]
+    assert sorted(backend._free_slots) == [1, 2]  # the screen's slot is never handed to a generation
 
 
 async def test_one_slot_leaves_the_choice_to_llama_cpp() -> None:
