@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest
@@ -77,11 +78,14 @@ async def ask(
     values: Sequence[int] | None = None,
     system: str = "probability_system",
     step: str = "a yes/no check",
+    messages: tuple[ChatMessage, ...] | None = None,
+    purpose: Literal["judge", "screen"] = "judge",
 ) -> Readout:
     """One one-token call; its first token read as P(yes), or as the expectation over `values`. `step` names it
-    in progress."""
+    in progress. `messages`: a whole conversation to ask instead of `system` and `user` (the injection screen's
+    worked examples)."""
     request = ChatRequest(
-        messages=(ChatMessage("system", prompts.prompt_set().text[system]), ChatMessage("user", user)),
+        messages=messages or (ChatMessage("system", prompts.prompt_set().text[system]), ChatMessage("user", user)),
         temperature=0.0,
         seed=calls.config.seed,
         max_tokens=1,
@@ -89,6 +93,7 @@ async def ask(
         top_p=None,
         model=model,
         top_logprobs=TOP_LOGPROBS,
+        purpose=purpose,
     )
     reply = await answered(calls, request, tally, step)
     if isinstance(reply, Readout):

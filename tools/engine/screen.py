@@ -13,10 +13,10 @@ not ask it at all (`Judge.screen_injection`).
 from __future__ import annotations
 
 from gavel.tools.engine import prompts
-from gavel.tools.engine.backend import ChatMessage, ChatRequest
+from gavel.tools.engine.backend import ChatMessage
 from gavel.tools.engine.calls import ModelCalls, Tally
-from gavel.tools.engine.logprobs import TOP_LOGPROBS, Readout, yes_probability
-from gavel.tools.engine.one_token import answered
+from gavel.tools.engine.logprobs import Readout
+from gavel.tools.engine.one_token import ask
 from gavel.tools.engine.scores import Usage
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 
@@ -43,12 +43,9 @@ def messages(text: str) -> tuple[ChatMessage, ...]:
 async def screen(calls: ModelCalls, text: str, model: str | None) -> tuple[Readout, Usage]:
     """P(yes) that `text` speaks to its grader or the AI reading it, or the reason there is none."""
     tally = Tally()
-    request = ChatRequest(
-        messages=messages(text), temperature=0.0, seed=calls.config.seed, max_tokens=1, top_k=None, top_p=None,
-        model=model, top_logprobs=TOP_LOGPROBS, purpose="screen",
-    )  # fmt: skip
-    reply = await answered(calls, request, tally, "the injection screen")
-    readout = reply if isinstance(reply, Readout) else yes_probability(reply.top_logprobs)
+    readout = await ask(
+        calls, "", tally, model=model, step="the injection screen", messages=messages(text), purpose="screen"
+    )
     return readout, tally.usage
 
 
