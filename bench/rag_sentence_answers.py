@@ -7,10 +7,12 @@ sentence answers approved, of hallucinated answers rejected, and the balanced ac
 own figures come from bench/results/agreement-tune-own-answer.json (the same pairs through `gavel serve`).
 
     python -m bench.rag_sentence_answers   # writes bench/results/rag-sentence-answers.json
+    python -m bench.rag_sentence_answers --served agreement-tune-rag-system.json --name rag-sentence-answers-rag-system
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from typing import Any
@@ -24,7 +26,7 @@ from tests.support.deps import make_deps
 from tests.support.devset import load_pairs
 
 SENTENCES = REPO_ROOT / "bench" / "data" / "halueval_sentence_answers.jsonl"
-SERVED = RESULTS_DIR / "agreement-tune-own-answer.json"
+SERVED = "agreement-tune-own-answer.json"  # the same pairs' HaluEval answers, judged by the same code
 CUTS = (0.4, 0.45, 0.5, 0.55, 0.6)
 
 
@@ -48,10 +50,10 @@ async def probe() -> list[dict[str, Any]]:
     return records
 
 
-def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
+def figures(records: list[dict[str, Any]], served_file: str = SERVED) -> dict[str, Any]:
     sentence = [r["score"] for r in records if r["kind"] == "sentence" and r["score"] is not None]
     wrong = [r["score"] for r in records if r["kind"] == "hallucinated" and r["score"] is not None]
-    served = json.loads(SERVED.read_text())["items"]
+    served = json.loads((RESULTS_DIR / served_file).read_text())["items"]
     ids = {r["id"].replace("-right", "") for r in records if r["kind"] == "sentence"}
     short = [i["score"] for i in served if i["id"].endswith("-right") and i["id"].replace("-right", "") in ids]
     return {
@@ -72,7 +74,11 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    probe_and_write("rag-sentence-answers", probe, figures)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--served", default=SERVED, help="bench/results file with the short answers' judgments")
+    parser.add_argument("--name", default="rag-sentence-answers")
+    args = parser.parse_args()
+    probe_and_write(args.name, probe, lambda records: figures(records, args.served))
 
 
 if __name__ == "__main__":
