@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from mcp.client.stdio import StdioServerParameters
+
 from bench.machine import describe
 
 # The percentiles `gavel calibrate` computes, so a benchmark's figures are computed the same way.
@@ -81,6 +83,21 @@ def probe_and_write(
 
 
 _DEVNULL: TextIO | None = None
+
+
+def gavel_serve(threads: str | None = None) -> StdioServerParameters:
+    """`gavel serve` over stdio as a client starts it, on the embedded default, with the ledger off so every item is
+    judged afresh and never served from an earlier run. `threads` (e.g. "0"): pin it, and so llama.cpp, to these
+    cores of a shared machine (taskset -c)."""
+    env = dict(os.environ)
+    env.setdefault("GAVEL_BACKEND", "embedded")
+    env.setdefault("GAVEL_LOG_LEVEL", "WARNING")
+    env.setdefault("GAVEL_TIMEOUT_S", "900")
+    env.setdefault("GAVEL_LEDGER_PATH", "off")
+    command = [sys.executable, "-m", "gavel.server", "serve"]
+    if threads:
+        command = ["taskset", "-c", threads, *command]
+    return StdioServerParameters(command=command[0], args=command[1:], env=env)
 
 
 def quiet_logging(level: str = "WARNING") -> None:

@@ -18,25 +18,16 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 from typing import Any
 
 import anyio
 import mcp
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import stdio_client
 
-from bench.common import RESULTS_DIR, Run, say, table
+from bench.common import RESULTS_DIR, Run, gavel_serve, say, table
 from gavel.tools.calibration import stats
 from tests.support.devset import load_pairs, question_number
-
-
-def _server() -> StdioServerParameters:
-    env = dict(os.environ)
-    env.setdefault("GAVEL_BACKEND", "embedded")
-    env.setdefault("GAVEL_LOG_LEVEL", "WARNING")
-    env.setdefault("GAVEL_LEDGER_PATH", "off")
-    return StdioServerParameters(command=sys.executable, args=["-m", "gavel.server", "serve"], env=env)
 
 
 async def _judge(client: mcp.Client, row: dict[str, Any]) -> dict[str, Any]:
@@ -63,7 +54,7 @@ async def run(skip: int, count: int) -> list[dict[str, Any]]:
     pairs = load_pairs()[skip : skip + count]
     items = []
     with open(os.devnull, "w") as quiet:  # noqa: ASYNC230 - opened once, before the session
-        async with mcp.Client(stdio_client(_server(), errlog=quiet)) as client:
+        async with mcp.Client(stdio_client(gavel_serve(), errlog=quiet)) as client:
             await _judge(client, load_pairs()[0][0])  # warm-up (a tuning pair, not reported): loads the model
             for index, (right, hallucinated) in enumerate(pairs):
                 order = (right, hallucinated) if index % 2 == 0 else (hallucinated, right)
@@ -80,9 +71,12 @@ def figures(items: list[dict[str, Any]]) -> dict[str, Any]:
     def mean(rows: list[dict[str, Any]]) -> float | None:
         return round(statistics.fmean(r["seconds"] for r in rows), 2) if rows else None
 
+    def predicted(item: dict[str, Any]) -> bool | None:  # hallucinated? None (a wrong prediction): no verdict
+        verdict = item.get("verdict", "unscored")
+        return None if verdict == "unscored" else verdict != "approved"
+
     decided = [i for i in items if "verdict" in i]
-    outcomes = [(i["hallucinated"], i["verdict"] != "approved" if i.get("verdict", "unscored") != "unscored" else None)
-                for i in items]  # fmt: skip
+    outcomes = [(i["hallucinated"], predicted(i)) for i in items]
     scored = [i for i in decided if i["accuracy"] is not None]
     right = [i["accuracy"] for i in scored if not i["hallucinated"]]
     wrong = [i["accuracy"] for i in scored if i["hallucinated"]]

@@ -24,16 +24,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import stdio_client
 
-from bench.common import RESULTS_DIR, Run, say, table
+from bench.common import RESULTS_DIR, Run, gavel_serve, say, table
 from gavel.tools.calibration.stats import bootstrap_ci, spearman
 
 REPO = Path(__file__).resolve().parent.parent
@@ -95,18 +94,6 @@ PREFERENCE_RUBRIC: dict[str, Any] = {
 
 def _rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _server(threads: str | None) -> StdioServerParameters:
-    env = dict(os.environ)
-    env.setdefault("GAVEL_BACKEND", "embedded")
-    env.setdefault("GAVEL_LOG_LEVEL", "WARNING")
-    env.setdefault("GAVEL_TIMEOUT_S", "900")
-    env.setdefault("GAVEL_LEDGER_PATH", "off")  # every item judged afresh, never served from an earlier run
-    command = [sys.executable, "-m", "gavel.server", "serve"]
-    if threads:  # e.g. "0": pin the server (and so llama.cpp) to these cores of a shared machine
-        command = ["taskset", "-c", threads, *command]
-    return StdioServerParameters(command=command[0], args=command[1:], env=env)
 
 
 async def _evaluate(client: mcp.Client, arguments: dict[str, Any]) -> tuple[dict[str, Any] | None, float]:
@@ -238,7 +225,7 @@ def _mean_seconds(items: list[dict[str, Any]]) -> float:
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     with open(os.devnull, "w") as quiet:  # noqa: ASYNC230 - opened once, before the session
-        async with mcp.Client(stdio_client(_server(args.threads), errlog=quiet)) as client:
+        async with mcp.Client(stdio_client(gavel_serve(args.threads), errlog=quiet)) as client:
             if args.set == "clinical":
                 return await run_clinical(client, args.split)
             if args.set == "dialogue":
