@@ -255,6 +255,7 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
         "--threads", type=int, default=None, help="llama.cpp threads (default: every core; 1 on an overloaded machine)"
     )
     parser.add_argument("--out", type=Path, default=None, help="results directory")
+    parser.add_argument("--name", default=None, help=f"results file name (default {NAME}, or {NAME}-peers)")
     args = parser.parse_args(argv)
     quiet_logging("WARNING")
     all_pairs = load_pairs()
@@ -262,7 +263,7 @@ def main(argv: list[str] | None = None, *, out_dir: Path = RESULTS_DIR) -> Path:
     peer_count = len(all_pairs) if args.full else args.peer_pairs
     skip = 0 if args.full or args.smoke else args.skip
     chosen = subset(all_pairs[skip:], count)
-    run = Run(f"{NAME}-peers" if args.peers_only else NAME, args.out or out_dir, args.smoke)
+    run = Run(args.name or (f"{NAME}-peers" if args.peers_only else NAME), args.out or out_dir, args.smoke)
 
     if args.rebuild is not None:
         return _rebuild(args.rebuild, args.peers_from, run)
