@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any, Literal, Protocol
 
 SCHEMA_VERSION = 4
 BUSY_TIMEOUT_S = 10.0
+OPEN_RETRY_S = 0.05  # between two tries to open a file another connection holds locked
 
 # Any constant: the key of the advisory lock that serializes migrations across instances.
 _MIGRATION_LOCK = 0x6A76656C  # "gavel"-ish
@@ -236,17 +238,32 @@ def migrate(conn: Conn | sqlite3.Connection, *, target: int = SCHEMA_VERSION) ->
     return found
 
 
+def busy(exc: BaseException) -> bool:
+    """SQLITE_BUSY or SQLITE_LOCKED (any extended code): another connection holds the lock, for now."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(exc, sqlite3.OperationalError) or code is None:
+        return False
+    return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 def connect(path: Path, *, busy_timeout_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
-    """An autocommit SQLite connection in WAL mode with the busy timeout set; the schema brought up to date."""
-    conn = sqlite3.connect(str(path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False)
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
-        (mode,) = conn.execute("PRAGMA journal_mode = WAL").fetchone()
-        if str(mode).lower() != "wal":
-            raise LedgerError(f"the file system does not support SQLite's WAL journal (journal_mode is {mode})")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        migrate(conn)
-    except BaseException:
-        conn.close()
-        raise
-    return conn
+    """An autocommit SQLite connection in WAL mode with the busy timeout set; the schema brought up to date.
+
+    Two servers starting on one new file both switch it to WAL and migrate it, and SQLite can refuse one of them
+    at once rather than wait out the busy timeout: a lock met here is tried again until that timeout has passed."""
+    deadline = time.monotonic() + busy_timeout_s
+    while True:
+        conn = sqlite3.connect(str(path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+            (mode,) = conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            if str(mode).lower() != "wal":
+                raise LedgerError(f"the file system does not support SQLite's WAL journal (journal_mode is {mode})")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            migrate(conn)
+            return conn
+        except BaseException as exc:
+            conn.close()
+            if not busy(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(OPEN_RETRY_S)

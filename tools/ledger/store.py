@@ -30,6 +30,7 @@ from gavel.tools.ledger.schema import (
     LedgerError,
     PostgresConn,
     SqliteConn,
+    busy,
     connect,
     migrate,
     schema_version,
@@ -183,7 +184,10 @@ class SqliteStore:
     def permanent(self, exc: BaseException, *, opening: bool) -> bool:
         # Opening failed, or the file turned out not to be a database (a plain DatabaseError: "file is not a
         # database", "disk image is malformed"): nothing later would succeed either. A lock timeout, a full
-        # disk or a constraint failure concerns this write only.
+        # disk or a constraint failure concerns this write only. So does a lock still held when opening gave up
+        # (schema.connect tries again until the busy timeout): the next operation opens the file again.
+        if busy(exc):
+            return False
         opening = getattr(self._local, "opening", opening)
         return opening or type(exc) is sqlite3.DatabaseError or isinstance(exc, LedgerError)
 

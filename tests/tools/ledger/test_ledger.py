@@ -397,6 +397,35 @@ def test_a_corrupt_file_fails_every_operation_quietly_and_warns_once(path: Path,
     assert store.status().state == "unavailable"
 
 
+def test_opening_a_file_another_connection_holds_locked_waits_for_it_without_a_warning(
+    path: Path, warnings: list
+) -> None:
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN EXCLUSIVE")
+    release = threading.Timer(0.3, lambda: (other.execute("ROLLBACK"), other.close()))
+    release.start()
+    store = Ledger(path, busy_timeout_s=5)
+    assert store.record([entry("a")]) is True
+    assert ledger_warnings(warnings) == []
+    release.join()
+    store.close()
+
+
+def test_a_lock_met_while_opening_fails_that_operation_only(path: Path, warnings: list) -> None:
+    # Two servers starting on one new file: the other one holds the lock while this one opens the file.
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    store = Ledger(path, busy_timeout_s=0.05)
+    assert store.record([entry("a")]) is False
+    assert store.failure is None
+    other.execute("ROLLBACK")
+    other.close()
+    assert store.record([entry("b")]) is True
+    assert store.get("b") is not None
+    assert [w["permanent"] for w in ledger_warnings(warnings)] == [False]
+    store.close()
+
+
 def test_an_unwritable_path_fails_quietly_and_status_says_why(tmp_path: Path, warnings: list) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
