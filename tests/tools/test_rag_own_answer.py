@@ -61,7 +61,9 @@ async def test_every_claim_is_checked_with_the_first_line_of_the_own_answer_afte
     backend = model()
     await judge(backend, "The capital is Canberra [1]. Sydney is the capital.")
     checks = [
-        r.messages[-1].content for r in backend.requests if "Is every part of the claim" in r.messages[-1].content
+        r.messages[-1].content
+        for r in backend.requests
+        if "Is every part of the claim" in r.messages[-1].content and "Document:" in r.messages[-1].content
     ]
     assert len(checks) == 2
     assert all(f"Question: {QUESTION}\n\n{HINT}\n\nIs every part" in c for c in checks)

@@ -89,14 +89,15 @@ async def test_without_a_reference_the_figures_are_null_and_nothing_more_is_aske
     backend = model({})
     result = await judge_rag_answer(request(RIGHT, reference=None), make_deps(backend))
     assert (result.answer_correctness, result.context_recall) == (None, None)
-    # four dimensions, the judge's own answer and one sentence, as with no reference asked for
-    assert result.usage.llm_calls == 6
+    # four dimensions, the judge's own answer and one sentence (twice: without the passages too), as with no
+    # reference asked for
+    assert result.usage.llm_calls == 7
 
 
 async def test_a_reference_adds_one_check_per_claim_counted_in_the_usage():
     backend = model({})
     result = await judge_rag_answer(request(RIGHT), make_deps(backend))
-    assert result.usage.llm_calls == 6 + 1 + 2  # the answer's claim against the reference, the reference's two
+    assert result.usage.llm_calls == 7 + 1 + 2  # the answer's claim against the reference, the reference's two
     assert sum(is_reference_check(r, REFERENCE) for r in backend.requests) == 1
 
 

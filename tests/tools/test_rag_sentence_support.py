@@ -58,8 +58,9 @@ async def test_a_supported_answer_is_grounded_and_reads_as_probabilities_through
     assert all(d.readout == "probability" for d in result.dimensions() if d.status == "scored")
     assert result.provenance is not None and result.provenance.readout == "probability"
     assert result.confidence_source == "probability_margin"
-    # four dimensions, the judge's own answer and one sentence; no follow-up for a grounded answer
-    assert result.usage.llm_calls == 6
+    # four dimensions, the judge's own answer, one sentence and that sentence again without the passages; no
+    # follow-up for a grounded answer
+    assert result.usage.llm_calls == 7
 
 
 async def test_a_sentence_without_yes_or_no_tokens_is_unscored_never_half():
@@ -72,6 +73,51 @@ async def test_a_sentence_without_yes_or_no_tokens_is_unscored_never_half():
     assert result.is_grounded is None
     assert result.verdict == "unscored"
     assert result.diagnosis != "ok"
+
+
+def without_passages(request: ChatRequest) -> bool:
+    """A check asked with the passages left out: its prompt starts at the question, not at the document."""
+    return request.top_logprobs is not None and not request.messages[-1].content.startswith("Document:")
+
+
+async def test_a_claim_the_passages_do_not_raise_is_unsupported_and_its_issue_gives_both_numbers():
+    def reply(request: ChatRequest):
+        if "radio mast" in claim_of(request):
+            return yes_no(0.7 if without_passages(request) else 0.6)  # above the cut, but higher without the passages
+        return yes_no(0.9 if not without_passages(request) else 0.5)
+
+    result = await judge(ScriptedBackend(default=reply, probabilities=True), MIXED)
+    mast = result.sentence_support[1]
+    assert (mast.p_supported, mast.p_without_passages, mast.supported) == (
+        pytest.approx(0.6),
+        pytest.approx(0.7),
+        False,
+    )
+    assert result.sentence_support[0].supported is True
+    assert result.is_grounded is False and result.verdict != "approved"
+    assert result.unsupported_claims == ["It was built as a radio mast for the army."]
+    assert any("P(supported) 0.60, 0.70 without the passages" in issue for issue in result.issues)
+    assert "read no higher with the passages than without them" in result.reasoning
+
+
+async def test_a_claim_below_the_cut_is_not_asked_again_without_the_passages():
+    backend = model({"radio mast": 0.2}, default=0.9)
+    result = await judge(backend, MIXED)
+    asked = [claim_of(r) for r in backend.requests if without_passages(r)]
+    assert asked == ["It was completed in 1889 [1]."]
+    assert result.sentence_support[1].p_without_passages is None
+
+
+async def test_an_unscored_check_without_the_passages_leaves_the_claim_undecided_never_supported():
+    def reply(request: ChatRequest):
+        return token_reply({"The": 0.9, "It": 0.1}) if without_passages(request) else yes_no(0.9)
+
+    result = await judge(ScriptedBackend(default=reply, probabilities=True), FAITHFUL)
+    (only,) = result.sentence_support
+    assert only.p_supported == pytest.approx(0.9) and only.supported is None
+    assert only.reason_code == "answer_tokens_missing" and "without the passages" in (only.reason or "")
+    assert result.is_grounded is None and result.verdict == "unscored"
+    assert result.accuracy.reason_code == "answer_tokens_missing"
 
 
 async def test_little_mass_on_the_answer_tokens_is_unscored_with_its_reason():
@@ -87,6 +133,10 @@ async def test_the_passages_come_first_so_every_check_shares_the_prompt_prefix()
     await judge(backend, MIXED)
     checks = [r for r in backend.requests if r.top_logprobs]  # not the judge's own answer (own_answer.py)
     assert len(checks) == len(backend.requests) - 1
+    # A claim that reached the cut is asked once more with the passages left out (its question still shared).
+    without = [r for r in checks if not r.messages[-1].content.startswith("Document:")]
+    assert len(without) == 2 and all(r.messages[-1].content.startswith(f"Question: {QUESTION}\n\n") for r in without)
+    checks = [r for r in checks if r not in without]
     users = [r.messages[-1].content for r in checks]
     # The probe's layout: the passages fenced as the document, then the question on one line.
     shared = f"Document:\n<<<\n[1]\n{PASSAGE}\n>>>\n\nQuestion: {QUESTION}\n\n"
@@ -115,7 +165,7 @@ async def test_a_supported_answer_with_low_dimensions_is_approved_without_the_di
     assert result.verdict == "approved"
     assert result.relevance.score is not None and result.relevance.score < 0.5
     assert result.contradicts_passages is None and result.passages_relevant is None
-    assert result.usage.llm_calls == 6
+    assert result.usage.llm_calls == 7  # with the sentence asked again without the passages
     assert not any("contradicts" in issue for issue in result.issues)
 
 

@@ -83,10 +83,15 @@ def _passage_issues(
     return found + _claim_issues(grounding, answer)
 
 
+def _without(p: float | None) -> str:
+    """A claim above the cut is unsupported when the passages do not raise it: say so, with the number."""
+    return f", {p:.2f} without the passages" if p is not None else ""
+
+
 def _claim_issues(grounding: Grounding, answer: str) -> list[str]:
     if isinstance(grounding, ProbabilityGrounding):
         return [
-            f"unsupported claim (P(supported) {s.p_supported:.2f}): “{s.sentence}”"
+            f"unsupported claim (P(supported) {s.p_supported:.2f}{_without(s.p_without_passages)}): “{s.sentence}”"
             for s in grounding.sentences
             if s.supported is False and s.p_supported is not None
         ][:_MAX_ISSUES_PER_KIND]

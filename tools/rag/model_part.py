@@ -115,8 +115,9 @@ async def _by_probability(
     async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage, str | None]:
         answer, asked = await own.get()
         support, used = await sentence_support.check_sentences(
-            judge, own_answer.hinted(shared, answer), rubric, item.answer, prepared.model, cut.value
-        )
+            judge, own_answer.hinted(shared, answer), rubric, item.answer, prepared.model, cut.value,
+            without=document_prefix(None, data.get("question")),
+        )  # fmt: skip
         return support, used.add(asked), own_answer.note(answer)
 
     judgment, (support, support_usage, note) = await both(dimensions, sentences)

@@ -127,15 +127,16 @@ def decide_verdict(
 
 def decide_from_checks(grounding: ProbabilityGrounding) -> tuple[Verdict, str] | None:
     """The verdict from the per-claim support checks, when every claim was checked: approved when each is
-    supported at the cut, rejected when none is, needs_improvement in between. None when a check is missing
-    (the overall rules then decide, and say so). Measured on HaluEval dev: the weakest claim's P(supported) ranks
-    right above hallucinated answers (AUROC 0.86), and this rule keeps what the ranking found, where the
-    weighted overall of five Yes/No dimensions, all leaning low, approved only half of the right answers."""
+    supported (at the cut, and no lower than without the passages), rejected when none is, needs_improvement in
+    between. None when a check is missing (the overall rules then decide, and say so). Measured on HaluEval dev:
+    the weakest claim's P(supported) ranks right above hallucinated answers (AUROC 0.86), and this rule keeps what
+    the ranking found, where the weighted overall of five Yes/No dimensions, all leaning low, approved only half of
+    the right answers."""
     claims = grounding.sentences
     if not claims or any(c.supported is None for c in claims):
         return None
     held = sum(1 for c in claims if c.supported)
-    cut = f"P(supported) ≥ {grounding.cut.value:.3g}, {grounding.cut.source} cut"
+    cut = f"P(supported) ≥ {grounding.cut.value:.3g}, {grounding.cut.source} cut, not lower without the passages"
     if held == len(claims):
         return "approved", f"all {len(claims)} claim(s) are supported by the passages ({cut})"
     if held == 0:

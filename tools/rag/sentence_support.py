@@ -6,7 +6,12 @@ question) and with the question before the sentence, so the prompt cache evaluat
 once and each check its sentence alone. Rules, fixed here and documented:
 
 - a sentence is supported when P(yes) >= SUPPORT_CUT (or, with GAVEL_USE_CALIBRATED_CUT=true, the cut the judge's
-  calibration found best: the result's decision_cut says which);
+  calibration found best: the result's decision_cut says which) and the passages do not lower it: the same check
+  asked with the passages left out (`without`, the model's belief from the question alone) must not read higher.
+  A wrong answer the model finds plausible reads as supported behind the passages too; the passages then add
+  nothing to it. HaluEval dev (bench/rag_prior.py): balanced accuracy 0.88 -> 0.92 on the tuning pairs 1-50,
+  where the rule was chosen, and 0.80 -> 0.86 on pairs 51-100, held out; faithful whole-sentence answers approved
+  86 % -> 82 %, hallucinated ones rejected 78 % -> 86 %. It is asked only of a claim at or above the cut;
 - accuracy is the weakest sentence's P(supported): one unsupported sentence makes the answer unfaithful;
   it is unscored when any sentence is (its minimum is then unknown);
 - is_grounded is False when a scored sentence is below the cut, True when every sentence is at or above it,
@@ -54,7 +59,15 @@ class SentenceSupport(BaseModel):
         "verbatim."
     )
     p_supported: float | None = Field(description="P(yes) that every part of it is supported; null when unscored.")
-    supported: bool | None = Field(description=f"p_supported >= {SUPPORT_CUT}; null when unscored.")
+    p_without_passages: float | None = Field(
+        default=None,
+        description="P(yes) of the same check with the passages left out; asked only when p_supported reaches the "
+        "cut, null otherwise.",
+    )
+    supported: bool | None = Field(
+        description=f"p_supported >= the cut ({SUPPORT_CUT} by default) and not below p_without_passages: the "
+        "passages must not lower the claim's support; null when unscored."
+    )
     reason_code: str | None = Field(default=None, description="Why it is unscored (machine-readable).")
     reason: str | None = Field(default=None, description="Why it is unscored.")
 
@@ -74,12 +87,23 @@ class ProbabilityGrounding:
     cut: DecisionCut
 
 
-def _support(sentence: str, readout: Readout, cut: float) -> SentenceSupport:
+def _support(sentence: str, readout: Readout, cut: float, without: Readout | None = None) -> SentenceSupport:
+    """`without`: the check with the passages left out, when it was asked (the claim reached the cut)."""
     if readout.value is None:
         return SentenceSupport(
             sentence=sentence, p_supported=None, supported=None, reason_code=readout.reason_code, reason=readout.reason
         )
-    return SentenceSupport(sentence=sentence, p_supported=readout.value, supported=readout.value >= cut)
+    if without is None:
+        return SentenceSupport(sentence=sentence, p_supported=readout.value, supported=readout.value >= cut)
+    if without.value is None:
+        return SentenceSupport(
+            sentence=sentence, p_supported=readout.value, supported=None, reason_code=without.reason_code,
+            reason=f"the check without the passages is unscored: {without.reason}",
+        )  # fmt: skip
+    return SentenceSupport(
+        sentence=sentence, p_supported=readout.value, p_without_passages=without.value,
+        supported=readout.value >= cut and readout.value >= without.value,
+    )  # fmt: skip
 
 
 def _instruction(name: str, rubric: Rubric) -> str:
@@ -108,27 +132,39 @@ async def check_sentences(
     step: str = "sentence",
     *,
     question_first: bool = True,
+    without: Prefix | None = None,
 ) -> tuple[list[SentenceSupport], Usage]:
     """Every sentence of `answer` (and its leading clause) checked against the shared prefix's document.
-    `step` names the checks in progress ("sentence 2 of 5"); `question_first` as in `one_token.user_prompt`."""
+    `step` names the checks in progress ("sentence 2 of 5"); `question_first` as in `one_token.user_prompt`.
+    `without`: the prefix with the document left out; given, each claim at or above the cut is asked again behind
+    it, after every claim was checked against the document (so the document's prefix is evaluated first)."""
     sentences = claims(answer)
     readouts: list[Readout | None] = [None] * len(sentences)
+    beliefs: list[Readout | None] = [None] * len(sentences)
     usage = Usage()
     instruction = _instruction("rag_sentence", rubric)
 
-    async def one(index: int, sentence: str) -> None:
+    async def one(index: int, sentence: str, prefix: Prefix, into: list[Readout | None], label: str) -> None:
         nonlocal usage
         readout, used = await yes_no(
-            judge.calls, shared, instruction, extra={SENTENCE_LABEL: sentence}, model=model,
-            step=f"{step} {index + 1} of {len(sentences)}", question_first=question_first,
+            judge.calls, prefix, instruction, extra={SENTENCE_LABEL: sentence}, model=model,
+            step=f"{step} {index + 1} of {len(sentences)}{label}", question_first=question_first,
         )  # fmt: skip
-        readouts[index] = readout
+        into[index] = readout
         usage = usage.add(used)
 
     async with anyio.create_task_group() as tg:
         for index, sentence in enumerate(sentences):
-            tg.start_soon(one, index, sentence)
-    return [_support(s, r, cut) for s, r in zip(sentences, readouts, strict=True) if r is not None], usage
+            tg.start_soon(one, index, sentence, shared, readouts, "")
+    if without is not None:
+        async with anyio.create_task_group() as tg:
+            for index, sentence in enumerate(sentences):
+                readout = readouts[index]
+                if readout is not None and readout.value is not None and readout.value >= cut:
+                    tg.start_soon(one, index, sentence, without, beliefs, ", without the passages")
+    return [
+        _support(s, r, cut, b) for s, r, b in zip(sentences, readouts, beliefs, strict=True) if r is not None
+    ], usage
 
 
 _FOLLOW_UPS = {"rag_contradicts": "the contradiction check", "rag_passages_relevant": "the passages' relevance check"}
@@ -161,7 +197,8 @@ def needs_follow_up(support: Sequence[SentenceSupport]) -> bool:
 
 def accuracy_score(metric: Metric, support: Sequence[SentenceSupport], cut: float = SUPPORT_CUT) -> MetricScore:
     """The weakest sentence's P(supported), with Gavel's explanation of which sentence decided it."""
-    unscored = [s for s in support if s.p_supported is None]
+    # A claim is undecided when either of its checks is unscored: accuracy then rests on a check that gave no answer.
+    unscored = [s for s in support if s.p_supported is None or s.supported is None]
     if unscored or not support:
         first = unscored[0] if unscored else None
         reason = (
@@ -175,9 +212,17 @@ def accuracy_score(metric: Metric, support: Sequence[SentenceSupport], cut: floa
     p = weakest.p_supported or 0.0
     held = sum(1 for s in support if s.supported)
     explanation = (
-        f"{held} of {len(support)} sentences supported by the passages (P(supported) >= {cut:.3g}); the weakest "
-        f"decides: P {p:.2f} for “{one_line(weakest.sentence, CLAIM_CHARS)}”"
+        f"{held} of {len(support)} sentences supported by the passages (P(supported) >= {cut:.3g}, and no lower "
+        f"than without the passages); the weakest decides: P {p:.2f} for “{one_line(weakest.sentence, CLAIM_CHARS)}”"
     )
+    lowered = [s for s in support if s.supported is False and s.p_without_passages is not None]
+    if lowered:
+        first = lowered[0]
+        explanation += (
+            f"; “{one_line(first.sentence, CLAIM_CHARS)}” reads P {first.p_supported:.2f} with the passages and "
+            f"{first.p_without_passages:.2f} without them: the passages do not support it beyond what the model "
+            "already believed"
+        )
     return metric_score(metric.id, metric.name, Readout(value=p, distribution={"yes": p, "no": 1 - p}), explanation)
 
 
@@ -190,20 +235,24 @@ def grounding(
 ) -> ProbabilityGrounding:
     """`note`: how the claims were checked, when the reader should know (the judge's own answer shown with them)."""
     cut = cut or DecisionCut(value=SUPPORT_CUT, source="default")
-    scored = [s for s in support if s.p_supported is not None]
-    if any(s.supported is False for s in scored):
+    if any(s.supported is False for s in support):
         is_grounded: bool | None = False
-    elif scored and len(scored) == len(support):
+    elif support and all(s.supported is True for s in support):
         is_grounded = True
     else:
         is_grounded = None
     unsupported = [s.sentence for s in support if s.supported is False]
-    weakest = min((s.p_supported for s in scored if s.p_supported is not None), default=None)
-    parts = [
-        f"{len(scored) - len(unsupported)} of {len(support)} sentences supported (cut {cut.value:.3g}, {cut.source})"
-    ]
+    decided = [s for s in support if s.supported is not None and s.p_supported is not None]
+    # The deciding claim is the one nearest (or furthest below) the bar it had to clear: the cut, or its support
+    # without the passages when that is higher.
+    deciding = min(decided, key=lambda s: (s.p_supported or 0.0) - _bar(s, cut.value), default=None)
+    supported = sum(s.supported is True for s in support)
+    parts = [f"{supported} of {len(support)} sentences supported (cut {cut.value:.3g}, {cut.source})"]
     if unsupported:
         parts.append(f"unsupported: {'; '.join(f'“{one_line(s, CLAIM_CHARS)}”' for s in unsupported[:3])}")
+    lowered = [s for s in support if s.supported is False and s.p_supported is not None and s.p_supported >= cut.value]
+    if lowered:
+        parts.append(f"{len(lowered)} of them read no higher with the passages than without them")
     for name, readout in (("contradicts the passages", contradicts), ("passages address the question", relevant)):
         if readout is not None and readout.value is not None:
             parts.append(f"P({name}) {readout.value:.2f}")
@@ -216,9 +265,16 @@ def grounding(
         contradicts_passages=_decided(contradicts),
         unsupported_claims=unsupported,
         reasoning="; ".join(parts),
-        confidence=_margin(weakest, cut.value) if weakest is not None and is_grounded is not None else None,
+        confidence=_margin(deciding.p_supported or 0.0, _bar(deciding, cut.value))
+        if deciding is not None and is_grounded is not None
+        else None,
         cut=cut,
     )
+
+
+def _bar(sentence: SentenceSupport, cut: float) -> float:
+    """What a claim's P(supported) had to reach: the cut, or its P without the passages when that is higher."""
+    return max(cut, sentence.p_without_passages) if sentence.p_without_passages is not None else cut
 
 
 def _margin(p: float, cut: float) -> float:
