@@ -14,9 +14,8 @@ once and each check its sentence alone. Rules, fixed here and documented:
   86 % -> 82 %, hallucinated ones rejected 78 % -> 86 %. It is asked only of a claim at or above the cut;
 - accuracy is the weakest sentence's P(supported): one unsupported sentence makes the answer unfaithful;
   it is unscored when any sentence is (its minimum is then unknown);
-- is_grounded is False when a scored sentence is below the cut, True when every sentence is at or above it,
-  else undecided;
-- unsupported_claims are the answer's own sentences below the cut, verbatim;
+- is_grounded is False when a sentence is unsupported, True when every sentence is supported, else undecided;
+- unsupported_claims are the answer's own unsupported sentences, verbatim;
 - the contradiction and passage-relevance checks, which only the diagnosis reads, are asked only when
   something is wrong (a sentence unsupported or a dimension below the pass threshold).
 """
@@ -215,7 +214,7 @@ def accuracy_score(metric: Metric, support: Sequence[SentenceSupport], cut: floa
         f"{held} of {len(support)} sentences supported by the passages (P(supported) >= {cut:.3g}, and no lower "
         f"than without the passages); the weakest decides: P {p:.2f} for “{one_line(weakest.sentence, CLAIM_CHARS)}”"
     )
-    lowered = [s for s in support if s.supported is False and s.p_without_passages is not None]
+    lowered = [s for s in support if _lowered(s)]
     if lowered:
         first = lowered[0]
         explanation += (
@@ -250,7 +249,7 @@ def grounding(
     parts = [f"{supported} of {len(support)} sentences supported (cut {cut.value:.3g}, {cut.source})"]
     if unsupported:
         parts.append(f"unsupported: {'; '.join(f'“{one_line(s, CLAIM_CHARS)}”' for s in unsupported[:3])}")
-    lowered = [s for s in support if s.supported is False and s.p_supported is not None and s.p_supported >= cut.value]
+    lowered = [s for s in support if _lowered(s)]
     if lowered:
         parts.append(f"{len(lowered)} of them read no higher with the passages than without them")
     for name, readout in (("contradicts the passages", contradicts), ("passages address the question", relevant)):
@@ -270,6 +269,11 @@ def grounding(
         else None,
         cut=cut,
     )
+
+
+def _lowered(sentence: SentenceSupport) -> bool:
+    """Unsupported although it reached the cut: the passages did not raise it (only such claims are asked again)."""
+    return sentence.supported is False and sentence.p_without_passages is not None
 
 
 def _bar(sentence: SentenceSupport, cut: float) -> float:
