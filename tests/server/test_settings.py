@@ -24,6 +24,7 @@ GIVEN = {
     "GAVEL_TEMPERATURE": "0.1",
     "GAVEL_SAMPLE_TEMPERATURE": "0.5",
     "GAVEL_SEED": "7",
+    "GAVEL_EMBEDDED_REPACK": "true",
     "GAVEL_STRATEGY": "joint",
     "GAVEL_READOUT": "generated",
     "GAVEL_USE_CALIBRATED_CUT": "true",
@@ -39,7 +40,7 @@ def test_the_engine_config_carries_every_setting_of_its_name_and_keeps_its_own_d
     settings = load_settings(GIVEN)
     config = settings.engine_config()
     shared = [f.name for f in fields(EngineConfig) if f.name in Settings.model_fields]
-    assert len(shared) == 18
+    assert len(shared) == 19
     assert all(getattr(settings, name) != Settings.model_fields[name].default for name in shared)
     assert {name: getattr(config, name) for name in shared} == {name: getattr(settings, name) for name in shared}
     assert config.default_ollama_model == DEFAULT_OLLAMA_MODEL

@@ -24,6 +24,8 @@ class EngineConfig:
     timeout_s: float
     max_concurrency: int
     num_ctx: int
+    # The embedded backend: let llama.cpp repack the weights into its interleaved CPU layout (see Settings).
+    embedded_repack: bool
     temperature: float
     sample_temperature: float  # with samples > 1: at 0.0 each seed would give the same greedy reply
     seed: int

@@ -109,6 +109,7 @@ class BackendProvider:
                 self.config.model_path,
                 timeout_s=self.config.timeout_s,
                 n_ctx=self.config.num_ctx,
+                repack=self.config.embedded_repack,
                 # Generated replies gain from batched decoding across slots; probability readouts are pinned
                 # to one slot by the backend, so their shared prompt prefix stays in one cache.
                 parallel=self.config.max_concurrency,
