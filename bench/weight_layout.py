@@ -29,17 +29,10 @@ WORDS += ["and", "low", "mood", "poor", "appetite"]
 
 def measure(no_extra_bufts: bool, prompts: int) -> list[float]:
     """Tokens a second of each prompt's evaluation, in this process (the child's side)."""
-    import xllamacpp
-
     from gavel.tools.engine.embedded import EmbeddedBackend, assemble_default_model
 
-    path = assemble_default_model()
-    backend = EmbeddedBackend(path, repack=not no_extra_bufts)
-    params = xllamacpp.CommonParams()
-    params.model.path = str(path)
-    backend._size(params)
-    params.verbosity = -1
-    server = xllamacpp.Server(params)
+    backend = EmbeddedBackend(assemble_default_model(), repack=not no_extra_bufts)
+    backend.load_sync()
     rates = []
     for index in range(prompts + 1):  # the first warms the caches up and is not counted
         rng = random.Random(index)
@@ -51,7 +44,7 @@ def measure(no_extra_bufts: bool, prompts: int) -> list[float]:
             "top_logprobs": 20,
             "cache_prompt": False,
         }
-        timings = server.handle_chat_completions(body)["timings"]
+        timings = backend.complete_sync(body)["timings"]
         if index:
             rates.append(float(timings["prompt_per_second"]))
     return rates
