@@ -101,7 +101,7 @@ def _support(sentence: str, readout: Readout, cut: float, without: Readout | Non
         )  # fmt: skip
     return SentenceSupport(
         sentence=sentence, p_supported=readout.value, p_without_passages=without.value,
-        supported=readout.value >= cut and readout.value >= without.value,
+        supported=readout.value >= _bar(cut, without.value),
     )  # fmt: skip
 
 
@@ -244,7 +244,7 @@ def grounding(
     decided = [s for s in support if s.supported is not None and s.p_supported is not None]
     # The deciding claim is the one nearest (or furthest below) the bar it had to clear: the cut, or its support
     # without the passages when that is higher.
-    deciding = min(decided, key=lambda s: (s.p_supported or 0.0) - _bar(s, cut.value), default=None)
+    deciding = min(decided, key=lambda s: (s.p_supported or 0.0) - _bar(cut.value, s.p_without_passages), default=None)
     supported = sum(s.supported is True for s in support)
     parts = [f"{supported} of {len(support)} sentences supported (cut {cut.value:.3g}, {cut.source})"]
     if unsupported:
@@ -264,7 +264,7 @@ def grounding(
         contradicts_passages=_decided(contradicts),
         unsupported_claims=unsupported,
         reasoning="; ".join(parts),
-        confidence=_margin(deciding.p_supported or 0.0, _bar(deciding, cut.value))
+        confidence=_margin(deciding.p_supported or 0.0, _bar(cut.value, deciding.p_without_passages))
         if deciding is not None and is_grounded is not None
         else None,
         cut=cut,
@@ -276,9 +276,10 @@ def _lowered(sentence: SentenceSupport) -> bool:
     return sentence.supported is False and sentence.p_without_passages is not None
 
 
-def _bar(sentence: SentenceSupport, cut: float) -> float:
-    """What a claim's P(supported) had to reach: the cut, or its P without the passages when that is higher."""
-    return max(cut, sentence.p_without_passages) if sentence.p_without_passages is not None else cut
+def _bar(cut: float, p_without_passages: float | None) -> float:
+    """What a claim's P(supported) must reach to be supported: the cut, or its P without the passages when that was
+    asked and is higher. The one statement of the rule, for the decision and for its margin."""
+    return cut if p_without_passages is None else max(cut, p_without_passages)
 
 
 def _margin(p: float, cut: float) -> float:
