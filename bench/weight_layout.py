@@ -22,16 +22,16 @@ from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say, table
 
-LAYOUTS = {"plain": True, "repacked": False}  # layout -> no_extra_bufts
+LAYOUTS = {"plain": False, "repacked": True}  # layout -> repack (GAVEL_EMBEDDED_REPACK)
 WORDS = ["patient", "reports", "sleep", "problems", "for", "three", "weeks", "with", "early", "waking"]
 WORDS += ["and", "low", "mood", "poor", "appetite"]
 
 
-def measure(no_extra_bufts: bool, prompts: int) -> list[float]:
+def measure(repack: bool, prompts: int) -> list[float]:
     """Tokens a second of each prompt's evaluation, in this process (the child's side)."""
     from gavel.tools.engine.embedded import EmbeddedBackend, assemble_default_model
 
-    backend = EmbeddedBackend(assemble_default_model(), repack=not no_extra_bufts)
+    backend = EmbeddedBackend(assemble_default_model(), repack=repack)
     backend.load_sync()
     rates = []
     for index in range(prompts + 1):  # the first warms the caches up and is not counted
