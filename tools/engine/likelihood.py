@@ -106,7 +106,9 @@ async def score_likelihood(
         readings[name] = await _log_likelihood(calls, messages, text, tally, model, f"{metric.name}: {name}")
 
     # Side by side: each reading decodes the whole text token by token, and a backend with two free slots (the
-    # embedded default) decodes both in one batch in about the time of one.
+    # embedded default) decodes both in one batch. On 2 cores decoding is bound by arithmetic, so the pair takes
+    # 1.7-1.9 times one reading rather than the time of one, still less than one after the other (bench/README.md,
+    # "Reading a given text faster").
     async with anyio.create_task_group() as tg:
         tg.start_soon(read, "after", given)
         tg.start_soon(read, "without", without)
