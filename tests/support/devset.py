@@ -35,6 +35,8 @@ def data_path() -> Path:
 # Gavel's probe items and probability prompts were chosen on the first 20 question pairs (the first 40 items):
 # a held-out figure leaves them out.
 TUNED_PAIRS = 20
+# The RAG cut, the judge's own answer and the rule that the passages must raise a claim were chosen on the first 50.
+RULE_PAIRS = 50
 
 
 def question_number(item: dict[str, Any]) -> int:

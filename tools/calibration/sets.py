@@ -21,7 +21,7 @@ from gavel.tools import assessment, rag
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import ToolDeps
 from gavel.tools.errors import InvalidInput
-from gavel.tools.rag.sentence_support import SUPPORT_CUT
+from gavel.tools.rag.sentence_support import SUPPORT_CUT, not_raised
 from gavel.tools.rubrics import Rubric, RubricRegistry, Scale
 
 DATA_DIR = Path(__file__).with_name("data")
@@ -65,6 +65,20 @@ def _assessment_request(item: Item, rubric: str) -> BaseModel:
     )
 
 
+def _rag_score(result: rag.RagJudgment) -> float | None:
+    """The weakest claim's P(supported), or 0 when a claim read no higher with the passages than without them.
+
+    The verdict's rule (tools/rag/sentence_support.py): a claim is supported when its P reaches the cut and the
+    passages did not lower it. Such a claim fails at every cut, so the answer scores below all of them, and the
+    cut decided on this score is the verdict's own. The check without the passages is asked only of claims at or
+    above the cut the calibration judged at (Gavel's default), so a fitted cut below it reads slightly optimistic.
+    """
+    score = result.accuracy.score
+    if score is None:
+        return None
+    return 0.0 if any(not_raised(s) for s in result.sentence_support) else score
+
+
 def _assessment_score(result: assessment.EvaluationResult) -> float | None:
     if result.average is None or result.unscored_metrics:
         return None
@@ -78,9 +92,12 @@ ADAPTERS: dict[str, Adapter] = {
         result_model=rag.RagJudgment,
         request=_rag_request,
         impl=rag.judge_rag_answer,
-        score=lambda result: result.accuracy.score,
+        score=_rag_score,
         default_cut=lambda rubric: SUPPORT_CUT,
-        score_note="accuracy (probability readout: the weakest sentence's P(supported)); good when >= the cut",
+        score_note=(
+            "accuracy (probability readout: the weakest sentence's P(supported), 0 when the passages did not raise "
+            "a claim above its P without them, as the verdict's rule fails it); good when >= the cut"
+        ),
     ),
     "evaluate_assessment": Adapter(
         tool="evaluate_assessment",

@@ -214,7 +214,7 @@ def accuracy_score(metric: Metric, support: Sequence[SentenceSupport], cut: floa
         f"{held} of {len(support)} sentences supported by the passages (P(supported) >= {cut:.3g}, and no lower "
         f"than without the passages); the weakest decides: P {p:.2f} for “{one_line(weakest.sentence, CLAIM_CHARS)}”"
     )
-    lowered = [s for s in support if _lowered(s)]
+    lowered = [s for s in support if not_raised(s)]
     if lowered:
         first = lowered[0]
         explanation += (
@@ -249,7 +249,7 @@ def grounding(
     parts = [f"{supported} of {len(support)} sentences supported (cut {cut.value:.3g}, {cut.source})"]
     if unsupported:
         parts.append(f"unsupported: {'; '.join(f'“{one_line(s, CLAIM_CHARS)}”' for s in unsupported[:3])}")
-    lowered = [s for s in support if _lowered(s)]
+    lowered = [s for s in support if not_raised(s)]
     if lowered:
         parts.append(f"{len(lowered)} of them read no higher with the passages than without them")
     for name, readout in (("contradicts the passages", contradicts), ("passages address the question", relevant)):
@@ -271,7 +271,7 @@ def grounding(
     )
 
 
-def _lowered(sentence: SentenceSupport) -> bool:
+def not_raised(sentence: SentenceSupport) -> bool:
     """Unsupported although it reached the cut: the passages did not raise it (only such claims are asked again)."""
     return sentence.supported is False and sentence.p_without_passages is not None
 

@@ -13,12 +13,13 @@ import pytest
 from gavel.tools.calibration import stats
 from gavel.tools.calibration.measure import CalibrationRun
 from gavel.tools.calibration.records import calibrations_for
-from gavel.tools.calibration.sets import DATA_DIR, load_file, load_set, shipped_sets
+from gavel.tools.calibration.sets import ADAPTERS, DATA_DIR, load_file, load_set, shipped_sets
 from gavel.tools.engine.backend import ChatReply, ChatRequest
 from gavel.tools.errors import InvalidInput
 from gavel.tools.ledger import Ledger
+from gavel.tools.rag import JudgeRagAnswerRequest, Passage, judge_rag_answer
 from tests.support.deps import REGISTRY, ProgressLog, make_deps
-from tests.support.devset import TUNED_PAIRS, load_pairs
+from tests.support.devset import RULE_PAIRS, load_pairs
 from tests.support.graded import blind, by_people, dialogue_model
 from tests.support.scripted import ScriptedBackend, yes_no
 
@@ -42,7 +43,7 @@ def test_halueval_keeps_its_attribution_and_puts_the_tuned_pairs_last() -> None:
     items = load_set("halueval-qa", REGISTRY).items
     assert len(items) == 200 and shipped_sets() == ["clinical-assessment", "halueval-qa", "topicalchat-usr"]
     pairs = load_pairs()  # the development set the benchmarks read, by question number
-    tuned = {judged["id"] for pair in pairs[:TUNED_PAIRS] for judged in pair}
+    tuned = {judged["id"] for pair in pairs[:RULE_PAIRS] for judged in pair}
     assert {item.id for item in items[-meta["tuned_items"] :]} == tuned
     labels = {judged["id"]: "bad" if judged["hallucinated"] else "good" for pair in pairs for judged in pair}
     assert {item.id: "good" if item.good else "bad" for item in items} == labels
@@ -127,6 +128,27 @@ def checks_by_label(request: ChatRequest) -> object:
     judged = prompt.rsplit("<<<\n", 1)[1].split("\n>>>", 1)[0]
     good = any(text in prompt for text in GOOD_TEXTS) or any(judged in text for text in GOOD_TEXTS)
     return yes_no(0.95 if good else 0.05)
+
+
+@pytest.mark.parametrize(("without", "expected"), [(0.7, 0.0), (0.5, 0.6)], ids=["not-raised", "raised"])
+async def test_a_rag_answer_scores_as_its_verdict_decides_claims_the_passages_did_not_raise(
+    without: float, expected: float
+) -> None:
+    def reply(request: ChatRequest) -> ChatReply:
+        asked_without_passages = request.top_logprobs is not None and not request.messages[-1].content.startswith(
+            "Document:"
+        )
+        return yes_no(without if asked_without_passages else 0.6)
+
+    request = JudgeRagAnswerRequest(
+        question="What was the Eiffel Tower built as?",
+        answer="It was built as a radio mast for the army.",
+        sources=[Passage(content="The Eiffel Tower was built as the entrance arch for the World's Fair of 1889.")],
+    )
+    result = await judge_rag_answer(request, make_deps(ScriptedBackend(default=reply, probabilities=True)))
+    assert result.accuracy.score == pytest.approx(0.6)
+    assert (result.verdict == "approved") is (expected > 0)
+    assert ADAPTERS["judge_rag_answer"].score(result) == pytest.approx(expected)
 
 
 async def test_the_clinical_set_is_judged_by_evaluate_assessment(tmp_path: Path) -> None:
