@@ -23,6 +23,8 @@ from typing import Any
 import pytest
 
 from gavel.server.cli.eval import ProgressBar
+from gavel.tools.engine.sentences import split_sentences
+from gavel.tools.rag.sentence_support import claims
 from tests.conftest import PYTHON, REPO_ROOT
 from tests.support.chromium import load_page
 from tests.support.ollama_server import OllamaReply, OllamaTestServer
@@ -47,12 +49,14 @@ def _hallucinated() -> list[str]:
 
 
 BAD_ANSWERS = _hallucinated()
+# A hallucinated answer of two sentences is checked one sentence at a time: each of its claims is recognised alone.
+BAD_CLAIMS = {claim for answer in BAD_ANSWERS for claim in [answer, *claims(answer)]}
 
 
 def responder(body: dict[str, Any]) -> OllamaReply:
     """Yes to everything about a right answer, No to anything about a hallucinated one."""
     prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages") or [])
-    if any(answer in prompt for answer in BAD_ANSWERS):
+    if any(claim in prompt for claim in BAD_CLAIMS):
         return OllamaReply("No", logprobs=_tokens("No", "Yes"))
     return OllamaReply("Yes", logprobs=_tokens("Yes", "No"))
 
@@ -153,7 +157,7 @@ def test_compare_lists_what_changed_since_the_earlier_run(evaluated: EvalEnv, tm
     data = tmp_path / "changed.jsonl"
     lines = HALUEVAL.read_text(encoding="utf-8").splitlines()[:ITEMS]
     first = json.loads(lines[0])  # a right answer, approved; now a new answer the model finds unsupported
-    lines[0] = json.dumps({**first, "answer": f"{BAD_ANSWERS[0]} It was."})
+    lines[0] = json.dumps({**first, "answer": f"Reportedly, {BAD_ANSWERS[0]}"})  # one sentence, not item 2's twin
     data.write_text("\n".join([*lines[1:], lines[0]]) + "\n", encoding="utf-8")
     run = evaluated.run(str(data), "--tool", "judge_rag_answer", "--map", "sources=context", "--out",
                         str(tmp_path / "now"), "--compare", str(evaluated.first))  # fmt: skip
@@ -206,7 +210,8 @@ def test_the_report_loads_in_chromium_with_every_item_and_no_console_error(evalu
 
 def test_the_report_marks_the_unsupported_sentences(evaluated: EvalEnv) -> None:
     html = (evaluated.first / "report.html").read_text(encoding="utf-8")
-    assert html.count('<mark class="unsupported"') == len(BAD_ANSWERS)
+    # One mark per unsupported sentence: each sentence of every hallucinated answer.
+    assert html.count('<mark class="unsupported"') == sum(len(split_sentences(a)) for a in BAD_ANSWERS)
 
 
 def test_the_compare_report_loads_with_its_diff(evaluated: EvalEnv, chromium: Path, tmp_path: Path) -> None:
