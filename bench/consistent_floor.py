@@ -19,35 +19,48 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say, table
-from bench.rubric_agreement import METRICS
+from bench.rubric_agreement import METRICS, clinical_figures
 from gavel.tools.engine.checks import count_anchors, counted, score_from_mistakes
 from gavel.tools.rubrics import RubricRegistry
 
 FLOORS = [0.5, 0.55, 0.6, 0.625, 0.65, 0.7, 0.75, 0.8]
 
 
-def at_floor(items: list[dict[str, Any]], floor: float) -> dict[str, Any]:
-    rubric = RubricRegistry.load().get("clinical-assessment")
-    points = count_anchors(rubric.metric("coherence").levels)
+def rescored(items: list[dict[str, Any]], floor: float) -> list[dict[str, Any]]:
+    """The items with coherence, and the average, recomputed at `floor` from the stored P(mistake)."""
+    points = count_anchors(RubricRegistry.load().get("clinical-assessment").metric("coherence").levels)
     assert points is not None
-    scored: dict[tuple[str, str], tuple[float, float]] = {}  # (case, version) -> (coherence, average)
+    out = []
     for item in items:
         p_mistakes = [finding["p_mistake"] for finding in item["findings"].get("coherence") or []]
-        scores = dict(item["scores"])
-        scores["coherence"] = score_from_mistakes(sum(counted(p, floor) for p in p_mistakes), points)
-        scored[(item["case"], item["version"])] = (scores["coherence"], sum(scores.values()) / len(scores))
-    cases = sorted({case for case, _ in scored})
-    pair_margins = [scored[(c, "good")][1] - scored[(c, v)][1] for c in cases for v in METRICS]
-    coherence_margins = [scored[(c, "good")][0] - scored[(c, "coherence")][0] for c in cases]
+        scores = {
+            **item["scores"],
+            "coherence": score_from_mistakes(sum(counted(p, floor) for p in p_mistakes), points),
+        }
+        out.append({**item, "scores": scores, "average": sum(scores.values()) / len(scores)})
+    return out
+
+
+def at_floor(items: list[dict[str, Any]], floor: float) -> dict[str, Any]:
+    """What `bench.rubric_agreement` counts at this floor (its `clinical_figures`), with the smallest margins and the
+    coherence versions under the pass threshold."""
+    threshold = RubricRegistry.load().get("clinical-assessment").pass_threshold
+    recounted = rescored(items, floor)
+    figures = clinical_figures(recounted)
+    by = {(item["case"], item["version"]): item for item in recounted}
+    cases = sorted({case for case, _ in by})
+    pair_margins = [by[(c, "good")]["average"] - by[(c, v)]["average"] for c in cases for v in METRICS]
+    coherence = [by[(c, "coherence")]["scores"]["coherence"] for c in cases]
+    coherence_margins = [by[(c, "good")]["scores"]["coherence"] - own for c, own in zip(cases, coherence, strict=True)]
     return {
         "floor": floor,
-        "pairs_good_higher": sum(m > 0 for m in pair_margins),
-        "pairs": len(pair_margins),
+        "pairs_good_higher": figures["good_average_higher"]["higher"],
+        "pairs": figures["good_average_higher"]["pairs"],
         "smallest_pair_margin": round(min(pair_margins), 4),
-        "coherence_version_below": sum(m > 0 for m in coherence_margins),
-        "cases": len(cases),
+        "coherence_version_below": figures["per_metric"]["coherence"]["broken_below_good"],
+        "cases": figures["per_metric"]["coherence"]["cases"],
         "smallest_coherence_margin": round(min(coherence_margins), 4),
-        "coherence_versions_below_threshold": sum(scored[(c, "coherence")][0] < rubric.pass_threshold for c in cases),
+        "coherence_versions_below_threshold": sum(own < threshold for own in coherence),
     }
 
 

@@ -9,7 +9,7 @@ from bench.consistent_floor import at_floor
 def item(version: str, flags: list[float], **scores: float) -> dict:
     base = {"specificity": 5.0, "completeness": 5.0, "coherence": 0.0, "accuracy": 5.0, **scores}
     return {
-        "case": "c", "version": version, "scores": base,
+        "case": "c", "version": version, "scores": base, "passed": False, "seconds": 1.0,
         "findings": {"coherence": [{"item": "s", "p_mistake": p} for p in flags]},
     }  # fmt: skip
 
