@@ -109,7 +109,7 @@ def test_likelihood_checks_need_a_centre_and_spread_and_other_kinds_take_none():
 
 
 def test_a_text_is_forced_by_its_token_ids_and_read_only_when_the_reply_is_exactly_those_ids():
-    assert token_grammar([72, 10245]) == "root ::= <[72]> <[10245]>"
+    assert token_grammar([72, 10245]) == "%llguidance {}\nstart: <[72]> <[10245]>"
     choice = {"logprobs": {"content": [{"id": 72, "logprob": -1.5}, {"id": 10245, "logprob": -0.5}, {"id": 1}]}}
     assert forced_logprobs(choice, [72, 10245]) == (-1.5, -0.5)
     assert forced_logprobs(choice, [72, 99]) is None
