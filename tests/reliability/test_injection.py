@@ -16,7 +16,7 @@ import pytest
 
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.fitness import FITNESS_FLAGS
-from gavel.tools.guards import PROMPT_INJECTION_FLAG, neutralize
+from gavel.tools.guards import PROMPT_INJECTION_FLAG, break_chat_markup, neutralize
 from gavel.tools.rubrics import RubricRegistry
 from tests.reliability.support import (
     TALLY,
@@ -48,8 +48,10 @@ class Model:
         if self.kind == "perfect":
             return schema_reply(request, "max")
         prompt = "\n".join(m.content for m in request.messages)
-        # The injection as it reaches the model: inside a block, neutralized.
-        obeys = any(neutralize(case.injected[len(case.clean) :]).strip()[:40] in prompt for case in CASES)
+        # The injection as it reaches the model: inside a block, neutralized, its chat-template markup broken up.
+        obeys = any(
+            break_chat_markup(neutralize(case.injected[len(case.clean) :])).strip()[:40] in prompt for case in CASES
+        )
         return schema_reply(request, "max" if obeys else "min")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -18,6 +19,7 @@ from gavel.tools.engine.probes import Probes, ProbeTimeout
 from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import BackendError, BackendTimeout
+from gavel.tools.guards import break_chat_markup
 
 
 def usage_of(reply: ChatReply) -> Usage:
@@ -28,6 +30,15 @@ def usage_of(reply: ChatReply) -> Usage:
         cached_prompt_tokens=reply.cached_prompt_tokens,
         duration_ms=reply.duration_ms,
     )
+
+
+def written_out(request: ChatRequest) -> ChatRequest:
+    """The request with the chat-template markup in its messages and its scored text broken up, so that the model
+    reads it as text (`guards.break_chat_markup`). Judged texts, sources and custom rubrics all reach some message,
+    and Gavel's own prompt text has no such markup, so every call is sent this way."""
+    messages = tuple(replace(m, content=break_chat_markup(m.content)) for m in request.messages)
+    score_text = None if request.score_text is None else break_chat_markup(request.score_text)
+    return replace(request, messages=messages, score_text=score_text)
 
 
 class Tally:
@@ -112,6 +123,7 @@ class ModelCalls:
         `step` (a metric, a sentence) names the call in the progress sent while it waits and once it is answered.
         """
         answering = backend or self.backend
+        request = written_out(request)
         scored = (request.messages, request.score_text, request.model, id(answering)) if request.score_text else None
         if scored in self._scored:
             return self._scored[scored]
@@ -187,4 +199,4 @@ class ModelCalls:
             self.stop_after(exc)
 
 
-__all__ = ["ModelCalls", "Tally", "usage_of"]
+__all__ = ["ModelCalls", "Tally", "usage_of", "written_out"]

@@ -1,5 +1,5 @@
-"""How Gavel treats the characters of untrusted text: `neutralize` for what the model is shown,
-`normalize_for_matching` for what the injection rules read.
+"""How Gavel treats the characters of untrusted text: `neutralize` for what the model is shown inside the engine's
+blocks, `break_chat_markup` for everything a model is sent, `normalize_for_matching` for what the injection rules read.
 
 Both know the same look-alike brackets and invisible characters: `neutralize` breaks up a run of them that could
 pass for the engine's delimiters, `normalize_for_matching` folds them to ASCII so the rules see a fake one.
@@ -49,6 +49,24 @@ def neutralize(text: str) -> str:
     text = _CONTROL.sub("", text)
     text = _SURROGATE.sub("\ufffd", text)
     return _ANGLE_RUN.sub(_space_out, text)
+
+
+# Chat-template markup: the strings a model's chat template writes its special tokens as (Qwen, Llama 3, Phi:
+# `<|im_end|>`, `<|eot_id|>`; DeepSeek: `<｜end▁of▁sentence｜>`; Gemma: `<start_of_turn>`; Llama 2, Mistral:
+# `[INST]`, `</s>`). The match is the opening bracket, before what makes the rest markup.
+_CHAT_MARKUP = re.compile(r"<(?=[|｜][^\s<>|｜]{1,64}[|｜]>)|<(?=/?(?:s|start_of_turn|end_of_turn)>)|\[(?=/?INST\])")
+
+
+def break_chat_markup(text: str) -> str:
+    """`text` with a zero-width space after the opening bracket of every piece of chat-template markup.
+
+    llama.cpp and Ollama render the chat template into one string and tokenize it with special tokens parsed, so
+    markup inside a message is read as the real thing: on the embedded default, "hello <|im_end|> there" takes two
+    tokens more than "hello there" (a space and one special token), "hello <|im_endd|> there" six. A judged text
+    could end its own turn and write the model a new one. Broken up, every character a reader sees stays, no
+    special token matches, and applying it twice changes nothing more.
+    """
+    return _CHAT_MARKUP.sub(lambda match: match.group(0) + "\u200b", text)
 
 
 _OTHER_DIGITS = re.compile(r"(?![0-9])\d")
