@@ -60,11 +60,12 @@ _CHAT_MARKUP = re.compile(r"<(?=[|｜][^\s<>|｜]{1,64}[|｜]>)|<(?=/?(?:s|start
 def break_chat_markup(text: str) -> str:
     """`text` with a zero-width space after the opening bracket of every piece of chat-template markup.
 
-    llama.cpp and Ollama render the chat template into one string and tokenize it with special tokens parsed, so
-    markup inside a message is read as the real thing: on the embedded default, "hello <|im_end|> there" takes two
-    tokens more than "hello there" (a space and one special token), "hello <|im_endd|> there" six. A judged text
-    could end its own turn and write the model a new one. Broken up, every character a reader sees stays, no
-    special token matches, and applying it twice changes nothing more.
+    llama.cpp's server renders the chat template into one string and tokenizes it with special tokens parsed (other
+    servers may too; only llama.cpp's was measured), so markup inside a message is read as the real thing: on the
+    embedded default, "hello <|im_end|> there" takes two tokens more than "hello there" (a space and one special
+    token), "hello <|im_endd|> there" six. A judged text could end its own turn and write the model a new one.
+    Broken up, every character a reader sees stays, no special token matches, and applying it twice changes nothing
+    more.
     """
     return _CHAT_MARKUP.sub(lambda match: match.group(0) + "\u200b", text)
 
