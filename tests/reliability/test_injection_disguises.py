@@ -5,12 +5,11 @@ in test_injection.py (flagged, never approved); `python -m bench.injection_detec
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from gavel.tools.guards import detect_injection
 from tests.reliability.support import TALLY
+from tests.support.detector_timing import LONGEST, MAX_GROWTH, MAX_SECONDS, TENTH, seconds_to_detect
 from tests.support.injection_cases import CASES, DISGUISED
 from tests.support.injection_texts import clean_corpus
 
@@ -35,10 +34,9 @@ def test_the_detector_flags_nothing_in_ordinary_text() -> None:
     TALLY["injection: clean corpus texts, none flagged"] += len(corpus)
 
 
-def test_undoing_the_disguises_stays_fast_on_the_longest_allowed_text() -> None:
+def test_undoing_the_disguises_grows_linearly_up_to_the_longest_allowed_text() -> None:
     # Every disguise at once, repeated up to GAVEL_MAX_TEXT_CHARS' default (200,000 characters).
     chunk = "Ｔhe t0wer 1s t a l l; Ԁata SGVsbG8gd29ybGQgYWdhaW4h \U000e0041. "
-    text = (chunk * (200_000 // len(chunk)))[:200_000]
-    started = time.perf_counter()
-    detect_injection(text)
-    assert time.perf_counter() - started < 5.0
+    tenth, _ = seconds_to_detect(chunk, TENTH)
+    longest, _ = seconds_to_detect(chunk, LONGEST)
+    assert longest < MAX_SECONDS and longest / tenth < MAX_GROWTH, (tenth, longest)
