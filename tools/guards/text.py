@@ -1,8 +1,9 @@
 """How Gavel treats the characters of untrusted text: `neutralize` for what the model is shown inside the engine's
 blocks, `break_chat_markup` for everything a model is sent, `normalize_for_matching` for what the injection rules read.
 
-Both know the same look-alike brackets and invisible characters: `neutralize` breaks up a run of them that could
-pass for the engine's delimiters, `normalize_for_matching` folds them to ASCII so the rules see a fake one.
+`neutralize` and `normalize_for_matching` know the same look-alike brackets and invisible characters: `neutralize`
+breaks up a run of them that could pass for the engine's delimiters, `normalize_for_matching` folds them to ASCII so
+the rules see a fake one.
 """
 
 from __future__ import annotations
