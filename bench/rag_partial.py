@@ -1,0 +1,84 @@
+"""Does a complete answer outrank one that answers only part of the question? Each question of
+`bench/data/rag_partial_dev.jsonl` (invented by the team: two or three parts, one passage) has a complete answer and
+a partial one, both faithful and cited; the partial one is often as long, its words spent on a detail the question
+did not ask for. Both are judged in one `judge_rag_answers` batch on the embedded default, their order alternating
+by question. Reports, per split, how often the complete answer ranks first and how often its completeness score is
+the higher.
+
+    python -m bench.rag_partial                      # writes bench/results/rag-partial.json
+    python -m bench.rag_partial --name rag-partial-question --split tune
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+from bench.common import REPO_ROOT, probe_and_write, say
+from gavel.tools.engine.embedded import EmbeddedBackend
+from gavel.tools.rag import AgentAnswer, JudgeRagAnswersRequest, Passage, judge_rag_answers
+from tests.support.deps import make_deps
+
+DATA = REPO_ROOT / "bench" / "data" / "rag_partial_dev.jsonl"
+KINDS = ("complete", "partial")
+
+
+async def probe(split: str) -> list[dict[str, Any]]:
+    rows = [row for row in map(json.loads, DATA.read_text().splitlines()) if split in ("all", row["split"])]
+    # As `gavel serve` builds the embedded backend: one generation slot per concurrent call.
+    deps, records = make_deps(EmbeddedBackend(timeout_s=300, parallel=4), timeout_s=300), []
+    for index, row in enumerate(rows):
+        kinds = KINDS if index % 2 == 0 else KINDS[::-1]
+        request = JudgeRagAnswersRequest(
+            question=row["question"],
+            answers=[AgentAnswer(agent_name=kind, answer=row[kind]) for kind in kinds],
+            sources=[Passage(id="p1", content=row["passage"])],
+        )
+        started = time.perf_counter()
+        batch = await judge_rag_answers(request, deps)
+        seconds = round(time.perf_counter() - started, 2)
+        for rank, result in enumerate(batch.results, 1):
+            records.append({
+                "id": row["id"], "split": row["split"], "kind": result.agent_name, "rank": rank,
+                "verdict": result.verdict, "overall": result.overall_score,
+                "completeness": result.completeness.score, "seconds": seconds,
+                "dimensions": {m.metric: m.score for m in result.dimensions()},
+            })  # fmt: skip
+        first = records[-2]
+        say(f"  {row['id']} {row['split']:7s} first: {first['kind']:8s} "
+            + " ".join(f"{r['kind']} {r['completeness']} / {r['overall']}" for r in records[-2:]))  # fmt: skip
+    return records
+
+
+def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for split in sorted({r["split"] for r in records}):
+        by_id: dict[str, dict[str, dict[str, Any]]] = {}
+        for r in records:
+            if r["split"] == split:
+                by_id.setdefault(r["id"], {})[r["kind"]] = r
+        pairs = list(by_id.values())
+        scored = [p for p in pairs if all(p[k]["completeness"] is not None for k in KINDS)]
+        out[split] = {
+            "questions": len(pairs),
+            "complete_ranked_first": sum(p["complete"]["rank"] == 1 for p in pairs),
+            "completeness_higher": sum(p["complete"]["completeness"] > p["partial"]["completeness"] for p in scored),
+            "completeness_scored": len(scored),
+            "partial_verdicts": sorted(p["partial"]["verdict"] for p in pairs),
+            "complete_verdicts": sorted(p["complete"]["verdict"] for p in pairs),
+        }
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--name", default="rag-partial")
+    parser.add_argument("--split", default="all", choices=("all", "tune", "heldout"))
+    args = parser.parse_args()
+    probe_and_write(args.name, lambda: probe(args.split), figures)
+
+
+if __name__ == "__main__":
+    main()
