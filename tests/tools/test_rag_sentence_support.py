@@ -133,6 +133,10 @@ async def test_the_passages_come_first_so_every_check_shares_the_prompt_prefix()
     await judge(backend, MIXED)
     checks = [r for r in backend.requests if r.top_logprobs]  # not the judge's own answer (own_answer.py)
     assert len(checks) == len(backend.requests) - 1
+    # Completeness (coverage.py) has the answer as its document, so it is asked last, after every check that
+    # shares the passages.
+    completeness = checks.pop()
+    assert completeness.messages[-1].content.startswith(f"Document:\n<<<\n{MIXED}")
     # A claim that reached the cut is asked once more with the passages left out (its question still shared).
     without = [r for r in checks if not r.messages[-1].content.startswith("Document:")]
     assert len(without) == 2 and all(r.messages[-1].content.startswith(f"Question: {QUESTION}\n\n") for r in without)

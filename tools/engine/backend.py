@@ -41,8 +41,9 @@ class ChatRequest:
     # temperature 0 the embedded default otherwise loops on one line until the token limit.
     repeat_penalty: float | None = None
     # "screen": the model-read injection screen, kept in a llama.cpp slot of its own so its worked examples stay
-    # in that slot's prompt cache.
-    purpose: Literal["judge", "generate", "screen"] = "judge"
+    # in that slot's prompt cache. "apart": a one-token check whose prompt shares nothing with the checks' shared
+    # prefix (the passages), asked in a slot of its own so it does not push that prefix out of their cache.
+    purpose: Literal["judge", "generate", "screen", "apart"] = "judge"
     # Ask for the k most likely tokens (with log-probabilities) at each reply position; None: not asked.
     top_logprobs: int | None = None
     # Not generated but given: the reply is this text, and `ChatReply.text_logprobs` carries the log-probability

@@ -156,8 +156,13 @@ class EmbeddedBackend:
         self.slots = 1 if self.parallel == 1 else self.parallel + 1
         # The injection screen's slot (GAVEL_INJECTION_SCREEN=model): its worked examples stay cached there
         # instead of pushing the checks' shared prefix out of the probability slot.
-        self.screen_slot = self.slots if screen_slot and self.parallel > 1 else None
         self._free_slots = list(range(self.slots - 1, PROBABILITY_SLOT, -1))
+        # One-token checks whose prompt shares nothing with the checks' prefix (ChatRequest.purpose "apart"),
+        # so that prefix stays cached in the probability slot for the next call on the same passages.
+        self.apart_slot = self.slots if self.parallel > 1 else None
+        if self.apart_slot is not None:
+            self.slots += 1
+        self.screen_slot = self.slots if screen_slot and self.parallel > 1 else None
         if self.screen_slot is not None:
             self.slots += 1
         # The cores this process may run on (taskset, a cpuset), not every core of the machine.
@@ -270,7 +275,7 @@ class EmbeddedBackend:
             body["id_slot"] = slot
         lease = (
             Lease(self._free_slots, slot)
-            if slot is not None and slot not in (PROBABILITY_SLOT, self.screen_slot)
+            if slot is not None and slot not in (PROBABILITY_SLOT, self.apart_slot, self.screen_slot)
             else None
         )
 
@@ -331,6 +336,8 @@ class EmbeddedBackend:
             return None
         if request.purpose == "screen" and self.screen_slot is not None:
             return self.screen_slot
+        if request.purpose == "apart" and self.apart_slot is not None:
+            return self.apart_slot
         if request.top_logprobs is not None and request.score_text is None:
             return PROBABILITY_SLOT  # one-token calls; scoring a given text decodes it token by token, as generation
         return self._free_slots.pop() if self._free_slots else None

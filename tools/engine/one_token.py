@@ -79,7 +79,7 @@ async def ask(
     system: str = "probability_system",
     step: str = "a yes/no check",
     messages: tuple[ChatMessage, ...] | None = None,
-    purpose: Literal["judge", "screen"] = "judge",
+    purpose: Literal["judge", "screen", "apart"] = "judge",
 ) -> Readout:
     """One one-token call; its first token read as P(yes), or as the expectation over `values`. `step` names it
     in progress. `messages`: a whole conversation to ask instead of `system` and `user` (the injection screen's
@@ -135,10 +135,11 @@ async def yes_no(
     model: str | None = None,
     step: str = "a yes/no check",
     question_first: bool = False,
+    purpose: Literal["judge", "apart"] = "judge",
 ) -> tuple[Readout, Usage]:
     """One Yes/No check after the judgment's shared prefix, read as P(yes). `step` names it in progress;
-    `question_first` as in `user_prompt`."""
+    `question_first` as in `user_prompt`; `purpose` as in `ChatRequest`."""
     tally = Tally()
     user = user_prompt(shared, instruction, extra, question_first=question_first)
-    readout = await ask(calls, user, tally, model=model, system=shared.system, step=step)
+    readout = await ask(calls, user, tally, model=model, system=shared.system, step=step, purpose=purpose)
     return readout, tally.usage

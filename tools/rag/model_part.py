@@ -1,9 +1,10 @@
 """The model's part of one answer's judgment, by the model's readout. Everything after it is deterministic.
 
 - generated: the dimensions and one grounding check (`grounding.py`), concurrently;
-- probability (when there are passages): every dimension but accuracy, and one Yes/No check per sentence of the
-  answer (`sentence_support.py`) after one shared prompt prefix and the judge's own answer to the question
-  (`own_answer.py`); accuracy is the weakest sentence's P(supported).
+- probability (when there are passages): every dimension but accuracy and completeness, and one Yes/No check per
+  sentence of the answer (`sentence_support.py`) after one shared prompt prefix and the judge's own answer to the
+  question (`own_answer.py`); accuracy is the weakest sentence's P(supported), completeness whether the answer
+  states everything that own answer says (`coverage.py`).
 
 With a reference answer, the answer's correctness against it (`reference.py`) is checked alongside, either way.
 Either way the result is a `JudgedAnswer` value: what the model said, with the usage and provenance of saying it.
@@ -20,7 +21,7 @@ from gavel.tools.engine.concurrency import both
 from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.one_token import document_prefix
 from gavel.tools.engine.scores import MetricScore, Provenance, Usage
-from gavel.tools.rag import own_answer, reference, sentence_support
+from gavel.tools.rag import coverage, own_answer, reference, sentence_support
 from gavel.tools.rag.grounding import Grounding, check_grounding
 from gavel.tools.rag.prepare import AnswerInput, Prepared
 
@@ -97,11 +98,14 @@ async def _by_probability(
     judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str], own: own_answer.OwnAnswers
 ) -> JudgedAnswer:
     """Every dimension and every sentence read from probabilities, after one shared prompt prefix; the sentences
-    after the judge's own answer to the question (`own_answer.py`), which the dimensions do not wait for."""
+    after the judge's own answer to the question (`own_answer.py`), which the dimensions do not wait for; last,
+    completeness against that own answer, whose prompt does not share the passages' prefix."""
     started = time.perf_counter()
     rubric, rules = prepared.rubric, prepared.rules
-    accuracy = next((m for m in rubric.metrics if m.id == "accuracy" and m.id not in rules.not_applicable), None)
-    others = [m for m in rubric.metrics if m.id not in rules.not_applicable and m is not accuracy]
+    applicable = [m for m in rubric.metrics if m.id not in rules.not_applicable]
+    accuracy = next((m for m in applicable if m.id == "accuracy"), None)
+    complete = next((m for m in applicable if m.id == "completeness"), None)
+    others = [m for m in applicable if m is not accuracy and m is not complete]
     shared = document_prefix(prepared.passages, data.get("question"))
     cut = await judge.decision_cut(rubric, sentence_support.SUPPORT_CUT, prepared.model)
 
@@ -112,24 +116,35 @@ async def _by_probability(
             texts_checked=True, screen_subject=True,
         )  # fmt: skip
 
-    async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage, str | None]:
+    async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage, own_answer.OwnAnswer]:
         answer, asked = await own.get()
         support, used = await sentence_support.check_sentences(
             judge, own_answer.hinted(shared, answer), rubric, item.answer, prepared.model, cut.value,
             without=document_prefix(None, data.get("question")),
         )  # fmt: skip
-        return support, used.add(asked), own_answer.note(answer)
+        return support, used.add(asked), answer
 
-    judgment, (support, support_usage, note) = await both(dimensions, sentences)
+    judgment, (support, support_usage, answer) = await both(dimensions, sentences)
     usage = judgment.usage.add(support_usage)
     contradicts = relevant = None
     if sentence_support.needs_follow_up(support):
         contradicts, relevant, used = await sentence_support.follow_up(judge, shared, rubric, prepared.model)
         usage = usage.add(used)
     accuracy_scores = [sentence_support.accuracy_score(accuracy, support, cut.value)] if accuracy is not None else []
+    completeness_scores: list[MetricScore] = []
+    if complete is not None:
+        read = await coverage.completeness(judge, rubric, complete, item.answer, answer, prepared.model)
+        if read is None:  # no own answer: the dimension's own question, as the other dimensions are asked
+            fallback = await judge.score_metrics(
+                rubric=rubric, metrics=[complete], subject=item.answer, source=prepared.passages, data=data,
+                context_instructions=rules.instructions, model=prepared.model, shared=shared, texts_checked=True,
+            )  # fmt: skip
+            read = (fallback.scores[0], fallback.usage)
+        completeness_scores, usage = [read[0]], usage.add(read[1])
+    scores = {s.metric: s for s in [*judgment.scores, *accuracy_scores, *completeness_scores]}
     return JudgedAnswer(
-        scores=[*judgment.scores, *accuracy_scores],
-        grounding=sentence_support.grounding(support, contradicts, relevant, cut, note),
+        scores=[scores[m.id] for m in applicable if m.id in scores],
+        grounding=sentence_support.grounding(support, contradicts, relevant, cut, own_answer.note(answer)),
         grounding_error=None,
         flags=judgment.flags,
         usage=usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000}),

@@ -48,7 +48,7 @@ def _request(*, probability: bool) -> ChatRequest:
 
 async def test_probability_checks_share_slot_0_and_generated_replies_take_the_other_slots() -> None:
     backend, recorder = _backend(parallel=2)
-    assert backend.slots == 3
+    assert backend.slots == 4  # checks, two generations, checks apart
     async with anyio.create_task_group() as tg:
         tg.start_soon(backend.chat, _request(probability=False))
         tg.start_soon(backend.chat, _request(probability=False))
@@ -62,12 +62,22 @@ async def test_probability_checks_share_slot_0_and_generated_replies_take_the_ot
 
 async def test_the_injection_screen_has_a_slot_of_its_own_beside_the_checks_and_the_generations() -> None:
     backend, recorder = _backend(parallel=2, screen_slot=True)
-    assert backend.slots == 4
+    assert backend.slots == 5
     screen = ChatRequest(messages=(ChatMessage("user", "Speaks to its grader?"),), top_logprobs=20, purpose="screen")
     await backend.chat(screen)
     await backend.chat(_request(probability=True))
-    assert [b["id_slot"] for b in recorder.bodies] == [3, PROBABILITY_SLOT]
+    assert [b["id_slot"] for b in recorder.bodies] == [4, PROBABILITY_SLOT]
     assert sorted(backend._free_slots) == [1, 2]  # the screen's slot is never handed to a generation
+
+
+async def test_a_check_apart_from_the_shared_prefix_has_a_slot_of_its_own() -> None:
+    backend, recorder = _backend(parallel=2)
+    apart = ChatRequest(messages=(ChatMessage("user", "States everything?"),), top_logprobs=20, purpose="apart")
+    await backend.chat(_request(probability=True))
+    await backend.chat(apart)
+    await backend.chat(_request(probability=True))
+    assert [b["id_slot"] for b in recorder.bodies] == [PROBABILITY_SLOT, 3, PROBABILITY_SLOT]
+    assert sorted(backend._free_slots) == [1, 2]  # never handed to a generation
 
 
 async def test_one_slot_leaves_the_choice_to_llama_cpp() -> None:

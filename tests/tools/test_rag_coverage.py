@@ -1,0 +1,80 @@
+"""judge_rag_answer reads completeness as whether the answer states everything the judge's own answer says
+(tools/rag/coverage.py). The scripted model answers by the prompt it is sent; the tests assert on the prompts and
+on the dimension that comes back."""
+
+from __future__ import annotations
+
+from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.rag import (
+    AgentAnswer,
+    JudgeRagAnswerRequest,
+    JudgeRagAnswersRequest,
+    Passage,
+    judge_rag_answer,
+    judge_rag_answers,
+)
+from tests.support.deps import make_deps
+from tests.support.scripted import ScriptedBackend, yes_no
+
+PASSAGE = "Jane Austen wrote Pride and Prejudice. It was first published in 1813."
+QUESTION = "Who wrote Pride and Prejudice, and when was it published?"
+OWN_SYSTEM = "Answer the question from the document in a few words."
+COMPLETE = "Jane Austen wrote it, and it was published in 1813 [1]."
+PARTIAL = "Jane Austen wrote Pride and Prejudice [1]."
+
+
+def covers(request: ChatRequest) -> bool:
+    return "Does the document state everything the claim says?" in request.messages[-1].content
+
+
+def model(own: str = "Jane Austen, 1813") -> ScriptedBackend:
+    def reply(request: ChatRequest):
+        if request.messages[0].content == OWN_SYSTEM:
+            return own
+        if covers(request):  # the judged answer is the document: does it state the year?
+            return yes_no(0.9 if "1813" in request.messages[-1].content.split("Claim:")[0] else 0.2)
+        return yes_no(0.9)
+
+    return ScriptedBackend(default=reply, probabilities=True)
+
+
+async def judge(backend: ScriptedBackend, answer: str):
+    request = JudgeRagAnswerRequest(question=QUESTION, answer=answer, sources=[Passage(content=PASSAGE)])
+    return await judge_rag_answer(request, make_deps(backend))
+
+
+async def test_the_answer_is_the_document_and_the_own_answer_the_claim_in_a_slot_apart():
+    backend = model()
+    result = await judge(backend, PARTIAL)
+    (check,) = [r for r in backend.requests if covers(r)]
+    user = check.messages[-1].content
+    assert user.startswith(f"Document:\n<<<\n{PARTIAL}\n>>>\n\nClaim:\n<<<\nJane Austen, 1813\n>>>")
+    assert PASSAGE not in user and check.purpose == "apart" and check.max_tokens == 1
+    assert backend.requests[-1] is check  # after every check that shares the passages' prefix
+    assert result.completeness.score == 0.2
+    assert "everything the judge's own answer from the passages says (“Jane Austen, 1813”)" in (
+        result.completeness.explanation
+    )
+
+
+async def test_what_the_answer_misses_is_named_as_a_finding_only_when_it_more_likely_misses_it():
+    partial, complete = await judge(model(), PARTIAL), await judge(model(), COMPLETE)
+    assert [(f.item, f.p_mistake) for f in partial.completeness.findings or []] == [("Jane Austen, 1813", 0.8)]
+    assert complete.completeness.score == 0.9 and complete.completeness.findings is None
+
+
+async def test_a_complete_answer_outranks_a_partial_one_whatever_their_order():
+    answers = [AgentAnswer(agent_name="partial", answer=PARTIAL), AgentAnswer(agent_name="complete", answer=COMPLETE)]
+    request = JudgeRagAnswersRequest(question=QUESTION, answers=answers, sources=[Passage(content=PASSAGE)])
+    result = await judge_rag_answers(request, make_deps(model()))
+    assert [r.agent_name for r in result.results] == ["complete", "partial"]
+    assert all(r.verdict == "approved" for r in result.results)  # the verdict follows the claims, not completeness
+
+
+async def test_without_an_own_answer_the_dimension_question_is_asked_as_before():
+    backend = model(own="")
+    result = await judge(backend, PARTIAL)
+    assert not any(covers(r) for r in backend.requests)
+    asked = [r.messages[-1].content for r in backend.requests if "Metric: Completeness." in r.messages[-1].content]
+    assert len(asked) == 1 and asked[0].startswith("Document:\n<<<\n[1]\n" + PASSAGE)
+    assert result.completeness.score == 0.9 and result.completeness.status == "scored"

@@ -1,0 +1,60 @@
+"""judge_rag_answer's completeness, read against the judge's own answer: does the answer state everything that the
+judge, answering the question from the passages alone (`own_answer.py`), found?
+
+Asked the dimension's own question ("Does the answer cover what the question needs?"), the 1.5B default gives an
+answer that leaves part of the question unanswered nearly the P(yes) of a complete one, so a partial answer could
+outrank a complete one on the overall score. Asked the concrete question of the clinical `covered` check instead,
+with the judged answer as the document and the judge's own answer as the claim, it tells them apart. Measured on
+the tuning questions of bench/data/rag_partial_dev.jsonl (12 two- and three-part questions, a complete and a
+partial answer each, both faithful and cited; bench/README.md, "RAG: partial answers"): the complete answer read the
+higher P(yes) in 12 of 12 with a mean gap of 0.41, against 11 of 12 and 0.04 for the dimension's question.
+
+Without an own answer (the call failed, or the model gave none) the caller reads the dimension's question as before.
+The check's prompt does not share the passages' prefix, so it is asked after every check that does, and in a slot
+of its own on the embedded model (`purpose="apart"`): in the checks' slot it pushed the passages out of the prompt
+cache, and the question's next answer took 2 s longer to judge (bench/README.md, "RAG: partial answers").
+"""
+
+from __future__ import annotations
+
+from gavel.tools.common import one_line
+from gavel.tools.engine import prompts
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.logprobs import Readout
+from gavel.tools.engine.one_token import document_prefix, metric_score, yes_no
+from gavel.tools.engine.scores import Finding, MetricScore, Usage
+from gavel.tools.rag.own_answer import OwnAnswer
+from gavel.tools.rubrics import Metric, Rubric
+
+# Below this P(yes) the answer more likely misses part of the judge's own answer than not: the own answer is then
+# named as what the answer misses (`findings`), for the caller or a rewrite to act on.
+MISSING_BELOW = 0.5
+
+
+async def completeness(
+    judge: Judge, rubric: Rubric, metric: Metric, answer: str, own: OwnAnswer, model: str | None
+) -> tuple[MetricScore, Usage] | None:
+    """The metric from P(the answer states everything the judge's own answer says); None without an own answer."""
+    if own.text is None:
+        return None
+    readout, used = await yes_no(
+        judge.calls,
+        document_prefix(answer, None),
+        prompts.prompt_set().text["check_covered"],
+        extra={"claim": own.text},
+        model=model,
+        step=f"{metric.name}: the answer against the judge's own answer",
+        purpose="apart",
+    )
+    if readout.value is None:
+        return metric_score(metric.id, metric.name, readout, ""), used
+    p_yes = readout.value
+    placed = Readout(value=rubric.scale.from_share(p_yes), distribution=readout.distribution, mass=readout.mass)
+    explanation = (
+        f"P(yes) {p_yes:.2f} that the answer states everything the judge's own answer from the passages says "
+        f"(“{one_line(own.text, 120)}”)"
+    )
+    score = metric_score(metric.id, metric.name, placed, explanation)
+    if p_yes < MISSING_BELOW:
+        score = score.model_copy(update={"findings": [Finding(item=own.text, p_mistake=round(1 - p_yes, 4))]})
+    return score, used
