@@ -91,7 +91,7 @@ async def run_demo(settings: Settings) -> int:
                 # its passage: a rewrite that passes the rubric must still say only what the patient said.
                 results.append(
                     await _call(client, "2b. Check the refined text against the transcript", "judge_rag_answer",
-                                {"question": ev["task"], "answer": refined["final_text"],
+                                {"question": ev["question"], "answer": refined["final_text"],
                                  "sources": [{"id": "transcript", "content": ev["source"]}]})
                 )  # fmt: skip
             rag = data["rag"]
