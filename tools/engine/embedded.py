@@ -154,14 +154,14 @@ class EmbeddedBackend:
         # Generated replies decoded side by side; above 1, one more slot is kept for probability checks.
         self.parallel = max(1, parallel)
         self.slots = 1 if self.parallel == 1 else self.parallel + 1
-        # The injection screen's slot (GAVEL_INJECTION_SCREEN=model): its worked examples stay cached there
-        # instead of pushing the checks' shared prefix out of the probability slot.
         self._free_slots = list(range(self.slots - 1, PROBABILITY_SLOT, -1))
         # One-token checks whose prompt shares nothing with the checks' prefix (ChatRequest.purpose "apart"),
         # so that prefix stays cached in the probability slot for the next call on the same passages.
         self.apart_slot = self.slots if self.parallel > 1 else None
         if self.apart_slot is not None:
             self.slots += 1
+        # The injection screen's slot (GAVEL_INJECTION_SCREEN=model): its worked examples stay cached there
+        # instead of pushing the checks' shared prefix out of the probability slot.
         self.screen_slot = self.slots if screen_slot and self.parallel > 1 else None
         if self.screen_slot is not None:
             self.slots += 1
