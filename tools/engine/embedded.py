@@ -157,14 +157,10 @@ class EmbeddedBackend:
         self._free_slots = list(range(self.slots - 1, PROBABILITY_SLOT, -1))
         # One-token checks whose prompt shares nothing with the checks' prefix (ChatRequest.purpose "apart"),
         # so that prefix stays cached in the probability slot for the next call on the same passages.
-        self.apart_slot = self.slots if self.parallel > 1 else None
-        if self.apart_slot is not None:
-            self.slots += 1
+        self.apart_slot = self._slot_of_its_own(True)
         # The injection screen's slot (GAVEL_INJECTION_SCREEN=model): its worked examples stay cached there
         # instead of pushing the checks' shared prefix out of the probability slot.
-        self.screen_slot = self.slots if screen_slot and self.parallel > 1 else None
-        if self.screen_slot is not None:
-            self.slots += 1
+        self.screen_slot = self._slot_of_its_own(screen_slot)
         # The cores this process may run on (taskset, a cpuset), not every core of the machine.
         self.threads = threads or max(1, len(os.sched_getaffinity(0)))
         self.repack = repack
@@ -207,6 +203,13 @@ class EmbeddedBackend:
             log.warning("the embedded model's HTTP server listens on a network address", address=listening)
         log.info("loaded embedded model", path=str(path), seconds=round(time.perf_counter() - started, 2))
         return server
+
+    def _slot_of_its_own(self, wanted: bool) -> int | None:
+        """One more slot, never handed to a generation; None when not wanted or with a single slot."""
+        if not wanted or self.parallel == 1:
+            return None
+        self.slots += 1
+        return self.slots - 1
 
     def _size(self, params: Any) -> None:
         """The context, slots and threads, and how llama.cpp lays out the weights."""

@@ -24,6 +24,7 @@ from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.rag import coverage, own_answer, reference, sentence_support
 from gavel.tools.rag.grounding import Grounding, check_grounding
 from gavel.tools.rag.prepare import AnswerInput, Prepared
+from gavel.tools.rubrics import Metric
 
 
 @dataclass(frozen=True)
@@ -109,11 +110,11 @@ async def _by_probability(
     shared = document_prefix(prepared.passages, data.get("question"))
     cut = await judge.decision_cut(rubric, sentence_support.SUPPORT_CUT, prepared.model)
 
-    async def dimensions() -> Judgment:
+    async def dimensions(metrics: Sequence[Metric], *, screen: bool) -> Judgment:
         return await judge.score_metrics(
-            rubric=rubric, metrics=others, subject=item.answer, source=prepared.passages, data=data,
+            rubric=rubric, metrics=metrics, subject=item.answer, source=prepared.passages, data=data,
             context_instructions=rules.instructions, model=prepared.model, shared=shared,
-            texts_checked=True, screen_subject=True,
+            texts_checked=True, screen_subject=screen,
         )  # fmt: skip
 
     async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage, own_answer.OwnAnswer]:
@@ -124,26 +125,24 @@ async def _by_probability(
         )  # fmt: skip
         return support, used.add(asked), answer
 
-    judgment, (support, support_usage, answer) = await both(dimensions, sentences)
+    judgment, (support, support_usage, answer) = await both(lambda: dimensions(others, screen=True), sentences)
     usage = judgment.usage.add(support_usage)
     contradicts = relevant = None
     if sentence_support.needs_follow_up(support):
         contradicts, relevant, used = await sentence_support.follow_up(judge, shared, rubric, prepared.model)
         usage = usage.add(used)
-    accuracy_scores = [sentence_support.accuracy_score(accuracy, support, cut.value)] if accuracy is not None else []
-    completeness_scores: list[MetricScore] = []
+    scores = list(judgment.scores)
+    if accuracy is not None:
+        scores.append(sentence_support.accuracy_score(accuracy, support, cut.value))
     if complete is not None:
         read = await coverage.completeness(judge, rubric, complete, item.answer, answer, prepared.model)
-        if read is None:  # no own answer: the dimension's own question, as the other dimensions are asked
-            fallback = await judge.score_metrics(
-                rubric=rubric, metrics=[complete], subject=item.answer, source=prepared.passages, data=data,
-                context_instructions=rules.instructions, model=prepared.model, shared=shared, texts_checked=True,
-            )  # fmt: skip
+        if read is None:  # no own answer: the dimension's own question, as the others were asked (and screened)
+            fallback = await dimensions([complete], screen=False)
             read = (fallback.scores[0], fallback.usage)
-        completeness_scores, usage = [read[0]], usage.add(read[1])
-    scores = {s.metric: s for s in [*judgment.scores, *accuracy_scores, *completeness_scores]}
+        scores.append(read[0])
+        usage = usage.add(read[1])
     return JudgedAnswer(
-        scores=[scores[m.id] for m in applicable if m.id in scores],
+        scores=scores,  # assemble.py puts them in the rubric's order
         grounding=sentence_support.grounding(support, contradicts, relevant, cut, own_answer.note(answer)),
         grounding_error=None,
         flags=judgment.flags,
