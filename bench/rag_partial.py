@@ -7,6 +7,7 @@ the higher.
 
     python -m bench.rag_partial                      # writes bench/results/rag-partial.json
     python -m bench.rag_partial --name rag-partial-question --split tune
+    python -m bench.rag_partial --name rag-partial-fresh --split fresh
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", default="rag-partial")
-    parser.add_argument("--split", default="all", choices=("all", "tune", "heldout"))
+    parser.add_argument("--split", default="all", choices=("all", "tune", "heldout", "fresh"))
     args = parser.parse_args()
     probe_and_write(args.name, lambda: probe(args.split), figures)
 
