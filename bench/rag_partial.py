@@ -76,7 +76,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", default="rag-partial")
-    parser.add_argument("--split", default="all", choices=("all", "tune", "heldout", "fresh"))
+    parser.add_argument("--split", default="all", choices=("all", "tune", "heldout", "fresh", "fresh2"))
     args = parser.parse_args()
     probe_and_write(args.name, lambda: probe(args.split), figures)
 
