@@ -231,13 +231,13 @@ def scored(values: dict[str, float | None]) -> list[MetricScore]:
         pytest.param(uniform(0.7), "RAG", 0.7, id="all-0.7-is-exactly-0.7"),
         pytest.param(uniform(0.85), "RAG", 0.85, id="all-0.85-is-exactly-0.85"),
         pytest.param(uniform(0.5), "RAG", 0.5, id="all-0.5-is-exactly-0.5"),
-        pytest.param({**uniform(1.0), "completeness": 0.0, "source_attribution": 0.0}, "RAG", 0.7,
+        pytest.param({**uniform(1.0), "relevance": 0.0, "coherence": 0.0}, "RAG", 0.7,
                      id="weights-0.25-0.35-0.10-sum-to-exactly-0.7"),
         pytest.param(uniform(0.7), "DIAGNOSTIC", 0.7, id="diagnostic-renormalized-all-0.7-is-exactly-0.7"),
         pytest.param({**uniform(0.8), "source_attribution": 0.0}, "DIAGNOSTIC", 0.8,
                      id="diagnostic-ignores-source-attribution"),
-        pytest.param({**uniform(0.0), "relevance": 1.0, "accuracy": 1.0}, "DIAGNOSTIC", float(Fraction(60, 85)),
-                     id="diagnostic-weights-renormalized-over-0.85"),
+        pytest.param({**uniform(0.0), "relevance": 1.0, "accuracy": 1.0}, "DIAGNOSTIC", float(Fraction(55, 90)),
+                     id="diagnostic-weights-renormalized-over-0.90"),
     ],
 )  # fmt: skip
 def test_overall_score_is_the_rubric_weighted_mean_in_exact_decimal_arithmetic(values, context, expected):
@@ -618,8 +618,8 @@ async def test_a_low_injected_answer_stays_rejected_and_flagged():
 async def test_the_verdict_card_shows_verdict_dimensions_facts_diagnosis_and_issues():
     result, _ = await judge(Script({**uniform(0.9), "completeness": 0.3}))
     lines = result.render_text().splitlines()
-    assert lines[0] == "APPROVED · overall 0.81 · context RAG · confidence 0.90 (judge-stated)"
-    assert lines[1] == "why: overall 0.81 ≥ 0.7 and the answer is grounded in the passages"
+    assert lines[0] == "APPROVED · overall 0.75 · context RAG · confidence 0.90 (judge-stated)"
+    assert lines[1] == "why: overall 0.75 ≥ 0.7 and the answer is grounded in the passages"
     assert [line.split()[0] for line in lines[2:7]] == DIMENSIONS
     assert lines[3].split()[:3] == ["completeness", "0.3", "Completeness"]
     assert "has_sources: yes (cited: S1) · is_grounded: yes" in lines
@@ -642,7 +642,7 @@ def test_the_grounding_prompt_keeps_the_context_instructions_verbatim():
 
 async def test_the_summary_states_the_overall_score_once():
     result, _ = await judge(Script(uniform(0.3)))
-    assert result.summary == "rejected (RAG, rag-answer v1.0.0): overall 0.3 < 0.5; diagnosis answer_miss"
+    assert result.summary == "rejected (RAG, rag-answer v1.1.0): overall 0.3 < 0.5; diagnosis answer_miss"
     assert result.summary.count("overall") == 1
 
 
