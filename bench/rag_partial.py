@@ -26,8 +26,12 @@ DATA = REPO_ROOT / "bench" / "data" / "rag_partial_dev.jsonl"
 KINDS = ("complete", "partial")
 
 
+def questions() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in DATA.read_text().splitlines()]
+
+
 async def probe(split: str) -> list[dict[str, Any]]:
-    rows = [row for row in map(json.loads, DATA.read_text().splitlines()) if split in ("all", row["split"])]
+    rows = [row for row in questions() if split in ("all", row["split"])]
     # As `gavel serve` builds the embedded backend: one generation slot per concurrent call.
     deps, records = make_deps(EmbeddedBackend(timeout_s=300, parallel=4), timeout_s=300), []
     for index, row in enumerate(rows):
@@ -76,7 +80,8 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", default="rag-partial")
-    parser.add_argument("--split", default="all", choices=("all", "tune", "heldout", "fresh", "fresh2"))
+    # The splits the data file has: each set written later got one of its own.
+    parser.add_argument("--split", default="all", choices=("all", *sorted({row["split"] for row in questions()})))
     args = parser.parse_args()
     probe_and_write(args.name, lambda: probe(args.split), figures)
 

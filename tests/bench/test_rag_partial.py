@@ -3,9 +3,7 @@ unscored completeness is left out of the comparison, never counted as lower."""
 
 from __future__ import annotations
 
-import json
-
-from bench.rag_partial import DATA, figures
+from bench.rag_partial import figures, questions
 
 
 def _pair(qid: str, split: str, complete: float | None, partial: float | None, complete_first: bool) -> list[dict]:
@@ -28,6 +26,6 @@ def test_each_split_counts_first_places_and_higher_completeness():
 
 
 def test_the_set_has_both_answers_and_a_split_for_every_question():
-    rows = [json.loads(line) for line in DATA.read_text().splitlines()]
+    rows = questions()
     assert len(rows) == 48 and {r["split"] for r in rows} == {"tune", "heldout", "fresh", "fresh2"}
     assert all(r["complete"] != r["partial"] and "[p1]" in r["complete"] and "[p1]" in r["partial"] for r in rows)
