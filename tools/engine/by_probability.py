@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import anyio
 
-from gavel.tools.engine import checks, prompts
+from gavel.tools.engine import checks, prompts, reply_likelihood
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import Readout, single_token_values
 from gavel.tools.engine.one_token import Prefix, ask, metric_score, user_prompt
@@ -117,12 +117,23 @@ async def score_metrics(
             calls, shared, subject, rubric, metric, context_instructions, tally, model
         )
 
+    def reads_reply(metric: Metric) -> bool:
+        # A 1-5 metric without checks would be read as a digit; a reply to a conversation is read from likelihood.
+        digits = single_token_values(rubric.scale.min, rubric.scale.max, rubric.scale.integer) is not None
+        return metric.checks is None and digits and reply_likelihood.is_reply(subject, source)
+
+    replies = [m for m in metrics if reads_reply(m)]
+
     async def checked_in_turn(likelihood: bool) -> None:
         # One metric's checks after another's, those against the same document together: the backend keeps one
         # prompt cache for these one-token calls, and interleaved documents would evict each other's prefix.
         chosen = [m for m in metrics if m.checks is not None and (m.checks.kind == "likelihood") == likelihood]
-        for metric in sorted(chosen, key=checks.document_order):
-            score, used = await checks.score_checked(calls, rubric, metric, subject, source, context or {}, model)
+        for metric in [*sorted(chosen, key=checks.document_order), *(replies if likelihood else [])]:
+            if metric.checks is None:
+                assert source is not None
+                score, used = await reply_likelihood.score_reply(calls, metric, rubric, subject, source, model)
+            else:
+                score, used = await checks.score_checked(calls, rubric, metric, subject, source, context or {}, model)
             tally.merge(used)
             if score.reason_code == "text_not_scored":
                 # A backend that cannot score a given text (Ollama, a sampling client): the metric's plain readout.
@@ -136,6 +147,6 @@ async def score_metrics(
         # metrics that read the same text's likelihood find the first one's readings remembered.
         tg.start_soon(checked_in_turn, True)
         for metric in metrics:
-            if metric.checks is None:
+            if metric.checks is None and metric not in replies:
                 tg.start_soon(one, metric)
     return [results[m.id] for m in metrics]

@@ -58,7 +58,7 @@ def conversation(system: str, source: str, label: str, turns: int) -> tuple[Chat
     )
 
 
-async def _log_likelihood(
+async def log_likelihood(
     calls: ModelCalls, messages: tuple[ChatMessage, ...], text: str, tally: Tally, model: str | None, step: str
 ) -> tuple[float | None, int] | Readout:
     """The text's summed log-probability after `messages` and its token count (None when the backend does not
@@ -90,7 +90,7 @@ async def score_likelihood(
         reason = f"{metric.name} reads how much the {source_label} explains the {subject}; give source"
         return metric_score(metric.id, metric.name, Readout.failed("source_missing", reason), ""), Usage()
     if calls.probes.scores_text(calls.backend) is False:
-        return _not_scored(metric, subject), Usage()
+        return not_scored(metric, subject), Usage()
     texts = prompts.prompt_set()
     labels = {"subject": subject, "source_label": source_label}
     system = texts.fill("likelihood_system", **labels)
@@ -103,7 +103,7 @@ async def score_likelihood(
     readings: dict[str, tuple[float | None, int] | Readout] = {}
 
     async def read(name: str, messages: tuple[ChatMessage, ...]) -> None:
-        readings[name] = await _log_likelihood(calls, messages, text, tally, model, f"{metric.name}: {name}")
+        readings[name] = await log_likelihood(calls, messages, text, tally, model, f"{metric.name}: {name}")
 
     # Side by side: each reading decodes the whole text token by token, and a backend with two free slots (the
     # embedded default) decodes both in one batch. On 2 cores decoding is bound by arithmetic, so the pair takes
@@ -120,7 +120,7 @@ async def score_likelihood(
     (after, tokens), (alone, _) = given_reading, alone_reading
     calls.probes.learned_scores_text(calls.backend, after is not None and alone is not None)
     if after is None or alone is None:
-        return _not_scored(metric, subject), tally.usage
+        return not_scored(metric, subject), tally.usage
     nats = after - alone
     score = rubric.scale.from_share(placed(nats, checks.centre, checks.spread))
     explanation = (
@@ -131,6 +131,6 @@ async def score_likelihood(
     return metric_score(metric.id, metric.name, readout, explanation), tally.usage
 
 
-def _not_scored(metric: Metric, subject: str) -> MetricScore:
+def not_scored(metric: Metric, subject: str) -> MetricScore:
     reason = f"{metric.name} reads the likelihood of the {subject}, which this backend cannot score"
     return metric_score(metric.id, metric.name, Readout.failed("text_not_scored", reason), "")

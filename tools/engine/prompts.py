@@ -64,6 +64,27 @@ def check_floor(kind: str) -> float:
     return float(floors.get(kind, 0.0))
 
 
+@dataclass(frozen=True)
+class ReplyLikelihood:
+    """How a reply to a conversation is read when its metric states no checks (judge.toml's [reply_likelihood])."""
+
+    turns: int
+    centre: float
+    spread: float
+    max_chars: int
+
+
+def reply_likelihood() -> ReplyLikelihood:
+    table = _prompt_data()["reply_likelihood"]
+    assert isinstance(table, dict)
+    return ReplyLikelihood(
+        turns=int(table["turns"]),
+        centre=float(table["centre"]),
+        spread=float(table["spread"]),
+        max_chars=int(table["max_chars"]),
+    )
+
+
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 

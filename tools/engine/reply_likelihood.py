@@ -1,0 +1,115 @@
+"""A reply to a conversation, judged on a 1-5 metric that states no checks: read from likelihood, not asked for
+a digit.
+
+Asked "how natural is this reply, 1 to 5?", the small default model gives every reply about the same digit: on
+the Topical-Chat dev set an inline rubric read that way followed people at Spearman 0.13-0.18 on every USR
+dimension. What it does know is how likely each reply is as the next turn. So when the source is a conversation
+and the judged text is one short turn, a metric without checks is read as `dialogue-response` reads its own (the
+nats the conversation adds to the text's log-likelihood, `engine.likelihood`), from two readings whose nats are
+added: the last turns alone as chat turns (how the reply follows on) and every turn with the rest of the source,
+such as a fact, after the system text (what the reply takes up from all of it). Every such metric of a judgment
+shares the one reading and scores alike; the explanation says so. On a backend that cannot score a given text the
+metric keeps its digit readout (the caller falls back on `text_not_scored`).
+
+The layout and the curve are judge.toml's (`reply_likelihood_*`, `[reply_likelihood]`), chosen and fitted on the
+dev set's first 6 conversations (bench/README.md, "Dialogue: a rubric that states no checks").
+"""
+
+from __future__ import annotations
+
+import anyio
+
+from gavel.tools.engine import prompts
+from gavel.tools.engine.backend import ChatMessage
+from gavel.tools.engine.calls import ModelCalls, Tally
+from gavel.tools.engine.likelihood import log_likelihood, not_scored, placed
+from gavel.tools.engine.logprobs import Readout
+from gavel.tools.engine.one_token import metric_score
+from gavel.tools.engine.scores import MetricScore, Usage
+from gavel.tools.rubrics import Metric, Rubric
+
+
+def conversation_of(source: str) -> tuple[list[str], str] | None:
+    """The source as a conversation: the turns (the lines of its paragraph with the most lines, a heading line
+    such as 'Conversation:' left out) and the rest of the source (its other paragraphs, such as a fact). None when
+    no paragraph holds two turns."""
+    blocks = ([line.strip() for line in block.splitlines() if line.strip()] for block in source.strip().split("\n\n"))
+    paragraphs = [lines for lines in blocks if lines]
+    if not paragraphs:
+        return None
+    widest = max(range(len(paragraphs)), key=lambda i: len(paragraphs[i]))
+    turns = paragraphs[widest][1:] if _heading(paragraphs[widest][0]) else paragraphs[widest]
+    if len(turns) < 2:
+        return None
+    rest = "\n\n".join("\n".join(p) for i, p in enumerate(paragraphs) if i != widest)
+    return turns, rest
+
+
+def _heading(line: str) -> bool:
+    return line.endswith(":") and len(line.split()) <= 4
+
+
+def is_reply(text: str, source: str | None) -> bool:
+    """Whether the text is one short turn after a conversation: one paragraph, at most `max_chars` characters."""
+    body = text.strip()
+    if not body or "\n\n" in body or len(body) > prompts.reply_likelihood().max_chars:
+        return False
+    return source is not None and conversation_of(source) is not None
+
+
+def _as_turns(system: str, lines: list[str]) -> tuple[ChatMessage, ...]:
+    """The lines as the chat's own turns, the last one the partner's (`user`), so the judged text is the reply."""
+    last = len(lines) - 1
+    turns = (ChatMessage("user" if (last - i) % 2 == 0 else "assistant", line) for i, line in enumerate(lines))
+    return (ChatMessage("system", system), *turns)
+
+
+async def score_reply(
+    calls: ModelCalls, metric: Metric, rubric: Rubric, text: str, source: str, model: str | None
+) -> tuple[MetricScore, Usage]:
+    """The metric from the nats the conversation adds to the reply, both readings summed."""
+    if calls.probes.scores_text(calls.backend) is False:
+        return not_scored(metric, rubric.prompt.subject), Usage()
+    settings, texts = prompts.reply_likelihood(), prompts.prompt_set().text
+    parsed = conversation_of(source)
+    assert parsed is not None  # is_reply chose this path
+    turns, rest = parsed
+    system = texts["reply_likelihood_system"]
+    layouts = {
+        "last turns": _as_turns(system, turns[-settings.turns :]),
+        "every turn": _as_turns(f"{system}\n{rest}" if rest else system, turns),
+        "without": (ChatMessage("system", system), ChatMessage("user", texts["reply_likelihood_without"])),
+    }
+    tally = Tally()
+    readings: dict[str, tuple[float | None, int] | Readout] = {}
+
+    async def read(name: str) -> None:
+        readings[name] = await log_likelihood(calls, layouts[name], text, tally, model, f"{metric.name}: {name}")
+
+    # Side by side, as engine.likelihood reads its two: the backend batches the forced decodings in its slots.
+    async with anyio.create_task_group() as tg:
+        for name in layouts:
+            tg.start_soon(read, name)
+    values: list[float | None] = []
+    tokens = 0
+    for name in layouts:
+        reading = readings[name]
+        if isinstance(reading, Readout):
+            return metric_score(metric.id, metric.name, reading, ""), tally.usage
+        values.append(reading[0])
+        tokens = max(tokens, reading[1])
+    calls.probes.learned_scores_text(calls.backend, None not in values)
+    last, every, alone = values
+    if last is None or every is None or alone is None:
+        return not_scored(metric, rubric.prompt.subject), tally.usage
+    recent, whole = last - alone, every - alone
+    score = rubric.scale.from_share(placed(recent + whole, settings.centre, settings.spread))
+    explanation = (
+        f"read from likelihood, as a reply to the conversation (every metric without checks shares this reading): "
+        f"the last {settings.turns} turns make the {rubric.prompt.subject} {recent:+.1f} nats more likely and the "
+        f"whole source {whole:+.1f} ({tokens} tokens; {settings.centre:g} nats in all is the middle of the scale, "
+        f"{settings.spread:g} its spread)"
+    )
+    return metric_score(metric.id, metric.name, Readout(value=score, distribution={}, mass=None), explanation), (
+        tally.usage
+    )
