@@ -15,6 +15,7 @@ Three labelled sets, each judged as a client would call the tool:
     python -m bench.rubric_agreement clinical --split heldout
     python -m bench.rubric_agreement dialogue --limit 60
     python -m bench.rubric_agreement preferences --limit 60
+    python -m bench.rubric_agreement dialogue --data other_conversations.jsonl   # another set, the same fields
 
 Writes bench/results/rubric-<set>.json with every item's scores and the machine it ran on.
 """
@@ -112,8 +113,8 @@ def _scores(result: dict[str, Any] | None) -> dict[str, float | None]:
     return {s["metric"]: s["score"] for s in result["scores"]}
 
 
-async def run_clinical(client: mcp.Client, split: str) -> dict[str, Any]:
-    rows = [r for r in _rows(CLINICAL) if split == "all" or r["split"] == split]
+async def run_clinical(client: mcp.Client, split: str, path: Path = CLINICAL) -> dict[str, Any]:
+    rows = [r for r in _rows(path) if split == "all" or r.get("split", split) == split]
     items = []
     for row in rows:
         result, seconds = await _evaluate(client, {"assessment": row["assessment"], "source": row["source"]})
@@ -171,9 +172,14 @@ DIALOGUE_TUNE_CONVERSATIONS = 6
 
 
 async def run_dialogue(
-    client: mcp.Client, limit: int, skip: int, checks: bool, rubric_id: str | None = None
+    client: mcp.Client,
+    limit: int,
+    skip: int,
+    checks: bool,
+    rubric_id: str | None = None,
+    path: Path = SHARED / "topicalchat_usr_dev.jsonl",
 ) -> dict[str, Any]:
-    rows = _rows(SHARED / "topicalchat_usr_dev.jsonl")[skip : skip + limit]
+    rows = _rows(path)[skip : skip + limit]
     items = []
     for row in rows:
         source = dialogue_source(row)
@@ -197,8 +203,10 @@ async def run_dialogue(
             "tune_conversations": sorted(tune), "seconds_per_item": _mean_seconds(items)}  # fmt: skip
 
 
-async def run_preferences(client: mcp.Client, limit: int, skip: int) -> dict[str, Any]:
-    rows = [r for r in _rows(SHARED / "autoj_pairwise_dev.jsonl") if r["human_label"] != "tie"][skip : skip + limit]
+async def run_preferences(
+    client: mcp.Client, limit: int, skip: int, path: Path = SHARED / "autoj_pairwise_dev.jsonl"
+) -> dict[str, Any]:
+    rows = [r for r in _rows(path) if r["human_label"] != "tie"][skip : skip + limit]
     items = []
     for row in rows:
         overall = []
@@ -226,11 +234,12 @@ def _mean_seconds(items: list[dict[str, Any]]) -> float:
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     with open(os.devnull, "w") as quiet:  # noqa: ASYNC230 - opened once, before the session
         async with mcp.Client(stdio_client(gavel_serve(args.threads), errlog=quiet)) as client:
+            data = {"path": Path(args.data)} if args.data else {}
             if args.set == "clinical":
-                return await run_clinical(client, args.split)
+                return await run_clinical(client, args.split, **data)
             if args.set == "dialogue":
-                return await run_dialogue(client, args.limit, args.skip, args.checks, args.rubric)
-            return await run_preferences(client, args.limit, args.skip)
+                return await run_dialogue(client, args.limit, args.skip, args.checks, args.rubric, **data)
+            return await run_preferences(client, args.limit, args.skip, **data)
 
 
 def main() -> None:
@@ -243,6 +252,7 @@ def main() -> None:
     parser.add_argument("--checks", action="store_true", help="dialogue: each metric as one yes/no check")
     parser.add_argument("--rubric", help="dialogue: a shipped rubric id instead of the inline one")
     parser.add_argument("--name", default=None, help="results file name (default rubric-<set>)")
+    parser.add_argument("--data", default=None, help="another labelled set with the dev set's fields (a .jsonl file)")
     args = parser.parse_args()
     run = Run(args.name or f"rubric-{args.set}", RESULTS_DIR, smoke=False)
     payload = anyio.run(main_async, args)

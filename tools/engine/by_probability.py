@@ -118,27 +118,27 @@ async def score_metrics(
         )
 
     def reads_reply(metric: Metric) -> bool:
-        # A 1-5 metric without checks would be read as a digit; a reply to a conversation is read from likelihood.
-        digits = single_token_values(rubric.scale.min, rubric.scale.max, rubric.scale.integer) is not None
-        return metric.checks is None and digits and reply_likelihood.is_reply(subject, source)
+        # A Likert metric without checks on a reply to a conversation: its own readout and the reply's likelihood.
+        return metric.checks is None and rubric.scale.likert and reply_likelihood.is_reply(subject, source)
 
     replies = [m for m in metrics if reads_reply(m)]
+    likely: dict[str, MetricScore] = {}
 
     async def checked_in_turn(likelihood: bool) -> None:
         # One metric's checks after another's, those against the same document together: the backend keeps one
         # prompt cache for these one-token calls, and interleaved documents would evict each other's prefix.
         chosen = [m for m in metrics if m.checks is not None and (m.checks.kind == "likelihood") == likelihood]
-        for metric in [*sorted(chosen, key=checks.document_order), *(replies if likelihood else [])]:
-            if metric.checks is None:
-                assert source is not None
-                score, used = await reply_likelihood.score_reply(calls, metric, rubric, subject, source, model)
-            else:
-                score, used = await checks.score_checked(calls, rubric, metric, subject, source, context or {}, model)
+        for metric in sorted(chosen, key=checks.document_order):
+            score, used = await checks.score_checked(calls, rubric, metric, subject, source, context or {}, model)
             tally.merge(used)
             if score.reason_code == "text_not_scored":
                 # A backend that cannot score a given text (Ollama, a sampling client): the metric's plain readout.
                 score = await score_metric(calls, shared, subject, rubric, metric, context_instructions, tally, model)
             results[metric.id] = score
+        for metric in replies if likelihood else []:
+            assert source is not None
+            likely[metric.id], used = await reply_likelihood.score_reply(calls, metric, rubric, subject, source, model)
+            tally.merge(used)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(checked_in_turn, False)
@@ -147,6 +147,8 @@ async def score_metrics(
         # metrics that read the same text's likelihood find the first one's readings remembered.
         tg.start_soon(checked_in_turn, True)
         for metric in metrics:
-            if metric.checks is None and metric not in replies:
+            if metric.checks is None:
                 tg.start_soon(one, metric)
+    for metric_id, reading in likely.items():
+        results[metric_id] = reply_likelihood.blended(results[metric_id], reading)
     return [results[m.id] for m in metrics]

@@ -71,6 +71,9 @@ async def log_likelihood(
         return reply
     if reply.text_logprobs is None:
         return None, 0
+    if not all(math.isfinite(logprob) for logprob in reply.text_logprobs):
+        # A NaN or infinite log-probability would carry through every sum into the score.
+        return Readout.failed("no_logprobs", f"{step}: the backend gave a log-probability that is not a finite number")
     return math.fsum(reply.text_logprobs), len(reply.text_logprobs)
 
 

@@ -1,15 +1,16 @@
-"""A reply to a conversation, judged on a 1-5 metric that states no checks: read from likelihood, not asked for
-a digit.
+"""A reply to a conversation, judged on a rating-scale metric that states no checks: the metric's own readout
+averaged with a reading from likelihood.
 
-Asked "how natural is this reply, 1 to 5?", the small default model gives every reply about the same digit: on
+Asked "how natural is this reply, 1 to 5?", the small default model gives every reply about the same answer: on
 the Topical-Chat dev set an inline rubric read that way followed people at Spearman 0.13-0.18 on every USR
-dimension. What it does know is how likely each reply is as the next turn. So when the source is a conversation
-and the judged text is one short turn, a metric without checks is read as `dialogue-response` reads its own (the
-nats the conversation adds to the text's log-likelihood, `engine.likelihood`), from two readings whose nats are
-added: the last turns alone as chat turns (how the reply follows on) and every turn with the rest of the source,
-such as a fact, after the system text (what the reply takes up from all of it). Every such metric of a judgment
-shares the one reading and scores alike; the explanation says so. On a backend that cannot score a given text the
-metric keeps its digit readout (the caller falls back on `text_not_scored`).
+dimension (digits), or 0.04-0.52 (one yes/no question each). What it does know is how likely each reply is as the
+next turn. So when the source is a conversation and the judged text is one short turn, a metric without checks on
+a 3- to 7-point scale also reads the nats the conversation adds to the text's log-likelihood (`engine.likelihood`),
+from two readings whose nats are added: the last turns alone as chat turns (how the reply follows on) and every
+turn with the rest of the source, such as a fact, after the system text (what the reply takes up from all of it).
+The metric's score is the mean of its own readout and that reading, which every such metric of a judgment shares:
+its own question keeps half the say, so a property likelihood cannot see (politeness, safety) is not replaced by
+how well the reply fits. On a backend that cannot score a given text the metric keeps its own readout alone.
 
 The layout and the curve are judge.toml's (`reply_likelihood_*`, `[reply_likelihood]`), chosen and fitted on the
 dev set's first 6 conversations (bench/README.md, "Dialogue: a rubric that states no checks").
@@ -25,7 +26,7 @@ from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.likelihood import log_likelihood, not_scored, placed
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import metric_score
-from gavel.tools.engine.scores import MetricScore, Usage
+from gavel.tools.engine.scores import MetricScore, SampleRecord, Usage
 from gavel.tools.rubrics import Metric, Rubric
 
 
@@ -105,11 +106,28 @@ async def score_reply(
     recent, whole = last - alone, every - alone
     score = rubric.scale.from_share(placed(recent + whole, settings.centre, settings.spread))
     explanation = (
-        f"read from likelihood, as a reply to the conversation (every metric without checks shares this reading): "
-        f"the last {settings.turns} turns make the {rubric.prompt.subject} {recent:+.1f} nats more likely and the "
-        f"whole source {whole:+.1f} ({tokens} tokens; {settings.centre:g} nats in all is the middle of the scale, "
-        f"{settings.spread:g} its spread)"
+        f"{_fmt(score)} read from likelihood as a reply to the conversation, a reading every metric without checks "
+        f"shares: the last {settings.turns} turns make the {rubric.prompt.subject} {recent:+.1f} nats more likely "
+        f"and the whole source {whole:+.1f} ({tokens} tokens; {settings.centre:g} nats in all is the middle of the "
+        f"scale, {settings.spread:g} its spread)"
     )
     return metric_score(metric.id, metric.name, Readout(value=score, distribution={}, mass=None), explanation), (
         tally.usage
     )
+
+
+def blended(plain: MetricScore, likely: MetricScore) -> MetricScore:
+    """The metric's own readout and the reply's likelihood reading, weighted alike; unscored when either is, and
+    the plain readout alone where the backend cannot score a given text."""
+    if likely.reason_code == "text_not_scored" or plain.score is None:
+        return plain
+    if likely.score is None:
+        return likely
+    score = (plain.score + likely.score) / 2
+    explanation = f"{_fmt(score)}, the mean of two readings: {plain.explanation}; and {likely.explanation}"
+    samples = [SampleRecord(score=score, explanation=explanation)]
+    return plain.model_copy(update={"score": score, "explanation": explanation, "samples": samples})
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.2f}"

@@ -1,6 +1,7 @@
-"""A reply to a conversation judged on a 1-5 rubric that states no checks is read from likelihood: two readings
-after the conversation, their nats added. The scripted model scores the given text by the prompt it follows; the
-tests assert on what Gavel asked, the score it made of the numbers, and where it keeps the digit readout."""
+"""A reply to a conversation judged on a 1-5 rubric that states no checks: each metric's own readout averaged with
+a reading from likelihood, two readings after the conversation with their nats added. The scripted model scores
+the given text by the prompt it follows; the tests assert on what Gavel asked, the score it made of the numbers,
+and where it keeps the metric's own readout alone."""
 
 from __future__ import annotations
 
@@ -71,13 +72,14 @@ def test_a_reply_is_one_short_paragraph_after_a_conversation():
     assert not is_reply("word " * prompts.reply_likelihood().max_chars, SOURCE)
 
 
-async def test_every_metric_without_checks_shares_one_reading_of_both_layouts_and_their_nats_add():
+async def test_each_metric_averages_its_own_digit_with_one_shared_reading_whose_two_layouts_add_their_nats():
     backend = scored_by_prompt(last=-30.0, every=-25.0, without=-60.0)
     result = await evaluate(backend)
     settings = prompts.reply_likelihood()
-    expected = 1 + 4 * placed(30.0 + 35.0, settings.centre, settings.spread)
-    assert [s.score for s in result.scores] == [pytest.approx(expected)] * 2
-    assert "+30.0 nats" in result.scores[0].explanation and "+35.0" in result.scores[0].explanation
+    likely = 1 + 4 * placed(30.0 + 35.0, settings.centre, settings.spread)
+    assert [s.score for s in result.scores] == [pytest.approx((4.25 + likely) / 2)] * 2
+    explanation = result.scores[0].explanation
+    assert "expected score 4.25" in explanation and "+30.0 nats" in explanation and "+35.0" in explanation
     scored = [r for r in backend.requests if r.score_text is not None]
     assert len(scored) == 3 and all(r.score_text == REPLY for r in scored)
     layouts = {tuple((m.role, m.content) for m in r.messages[1:]) for r in scored}
@@ -103,7 +105,8 @@ async def test_a_backend_that_cannot_score_a_given_text_keeps_the_digit_readout(
     [
         ("What is a good film to watch tonight?", REPLY, (1, 5)),  # not a conversation
         (SOURCE, REPLY + "\n\nAnd another paragraph.", (1, 5)),  # not one turn
-        (SOURCE, REPLY, (0, 10)),  # not a digit scale: one yes/no question, as before
+        (SOURCE, REPLY, (0, 10)),  # not a rating scale of 3 to 7 points
+        (SOURCE, REPLY, (0, 1)),
     ],
 )
 async def test_other_texts_sources_and_scales_are_read_as_before(source: str, text: str, scale: tuple[int, int]):
@@ -111,3 +114,13 @@ async def test_other_texts_sources_and_scales_are_read_as_before(source: str, te
     result = await evaluate(backend, source=source, text=text, scale=scale)
     assert not any(r.score_text is not None for r in backend.requests)
     assert all("nats" not in s.explanation for s in result.scores)
+
+
+async def test_a_reading_that_fails_leaves_the_metric_unscored_not_read_from_its_other_half():
+    def reply(request: ChatRequest) -> ChatReply:
+        if request.score_text is None:
+            return token_reply({"4": 0.75, "5": 0.25})
+        return ChatReply(text="", model="", text_logprobs=(float("nan"),))
+
+    result = await evaluate(ScriptedBackend(default=reply, probabilities=True))
+    assert all(s.status == "unscored" and s.score is None and s.reason_code for s in result.scores)
