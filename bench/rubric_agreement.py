@@ -178,12 +178,15 @@ async def run_dialogue(
     checks: bool,
     rubric_id: str | None = None,
     path: Path = SHARED / "topicalchat_usr_dev.jsonl",
+    integer: bool = True,
 ) -> dict[str, Any]:
     rows = _rows(path)[skip : skip + limit]
     items = []
     for row in rows:
         source = dialogue_source(row)
         rubric = DIALOGUE_CHECKS_RUBRIC if checks else DIALOGUE_RUBRIC
+        if not integer:
+            rubric = {**rubric, "scale": {**rubric["scale"], "integer": False}}
         arguments: dict[str, Any] = {"assessment": row["response"].strip(), "source": source}
         arguments |= {"rubric": rubric_id} if rubric_id else {"custom_rubric": rubric}
         result, seconds = await _evaluate(client, arguments)
@@ -238,7 +241,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             if args.set == "clinical":
                 return await run_clinical(client, args.split, **data)
             if args.set == "dialogue":
-                return await run_dialogue(client, args.limit, args.skip, args.checks, args.rubric, **data)
+                return await run_dialogue(
+                    client, args.limit, args.skip, args.checks, args.rubric, integer=not args.real_scale, **data
+                )
             return await run_preferences(client, args.limit, args.skip, **data)
 
 
@@ -252,6 +257,9 @@ def main() -> None:
     parser.add_argument("--checks", action="store_true", help="dialogue: each metric as one yes/no check")
     parser.add_argument("--rubric", help="dialogue: a shipped rubric id instead of the inline one")
     parser.add_argument("--name", default=None, help="results file name (default rubric-<set>)")
+    parser.add_argument(
+        "--real-scale", action="store_true", help="dialogue: the inline 1-5 scale without integer = true"
+    )
     parser.add_argument("--data", default=None, help="another labelled set with the dev set's fields (a .jsonl file)")
     args = parser.parse_args()
     run = Run(args.name or f"rubric-{args.set}", RESULTS_DIR, smoke=False)
