@@ -69,11 +69,6 @@ class Scale(BaseModel):
     def contains(self, value: float) -> bool:
         return self.min <= value <= self.max
 
-    @property
-    def likert(self) -> bool:
-        """A rating scale of 3 to 7 points (1-3, 1-5, 0-4, 1-7): not a 0-1 share, nor a 10- or 100-point score."""
-        return 2 <= self.max - self.min <= 6
-
     def from_share(self, share: float) -> float:
         """A share of the way from the worst end of the scale (0) to its best (1), as a score: where a Yes
         probability lands, whichever way the scale points."""

@@ -117,11 +117,8 @@ async def score_metrics(
             calls, shared, subject, rubric, metric, context_instructions, tally, model
         )
 
-    def reads_reply(metric: Metric) -> bool:
-        # A Likert metric without checks on a reply to a conversation: its own readout and the reply's likelihood.
-        return metric.checks is None and rubric.scale.likert and reply_likelihood.is_reply(subject, source)
-
-    replies = [m for m in metrics if reads_reply(m)]
+    # A rating-scale metric without checks on a reply to a conversation: its own readout and the reply's likelihood.
+    replies = [m for m in metrics if reply_likelihood.applies(m, rubric.scale, subject, source)]
     likely: dict[str, MetricScore] = {}
 
     async def checked_in_turn(likelihood: bool) -> None:

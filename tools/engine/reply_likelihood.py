@@ -27,7 +27,7 @@ from gavel.tools.engine.likelihood import log_likelihood, not_scored, placed
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import metric_score
 from gavel.tools.engine.scores import MetricScore, SampleRecord, Usage
-from gavel.tools.rubrics import Metric, Rubric
+from gavel.tools.rubrics import Metric, Rubric, Scale
 
 
 def conversation_of(source: str) -> tuple[list[str], str] | None:
@@ -48,6 +48,12 @@ def conversation_of(source: str) -> tuple[list[str], str] | None:
 
 def _heading(line: str) -> bool:
     return line.endswith(":") and len(line.split()) <= 4
+
+
+def applies(metric: Metric, scale: Scale, text: str, source: str | None) -> bool:
+    """Whether the metric is read this way: no checks, a rating scale of 3 to 7 points (1-5 with or without
+    `integer`; not a 0-1 share nor a 10- or 100-point score), and the text a reply to a conversation."""
+    return metric.checks is None and 2 <= scale.max - scale.min <= 6 and is_reply(text, source)
 
 
 def is_reply(text: str, source: str | None) -> bool:
