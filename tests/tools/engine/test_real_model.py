@@ -14,7 +14,7 @@ from gavel.tools.candidates import ScoreCandidatesRequest, score_candidates
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.embedded import EmbeddedBackend, embedded_available
 from gavel.tools.engine.judge import Judge
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.support.config import engine_config, input_limits
 
 pytestmark = [
@@ -187,6 +187,28 @@ async def test_the_embedded_model_scores_a_given_reply_by_how_much_the_conversat
         )
         (score,) = judgment.scores
         assert score.status == "scored" and "nats more likely" in score.explanation, score.reason
+        scores.append(score.score)
+    assert scores[0] > scores[1], scores
+
+
+async def test_a_rubric_without_checks_reads_a_reply_to_a_conversation_from_its_likelihood_too(embedded_backend):
+    inline = Rubric.model_validate(
+        {
+            "id": "inline-dialogue", "version": "1", "title": "Dialogue", "description": "The next turn.",
+            "scale": {"min": 1, "max": 5, "integer": True}, "pass_threshold": 3,
+            "metrics": [{"id": "overall", "name": "Overall", "description": "Is the response a good next turn?"}],
+        }
+    )  # fmt: skip
+    source = (
+        "Conversation:\ndid you watch jaws ?\nyes , the music scared me .\ndid you know spielberg played on it ?"
+        "\n\nFact: Steven Spielberg played the clarinet on the Jaws soundtrack."
+    )
+    judge = Judge(embedded_backend, engine_config(timeout_s=600))
+    scores = []
+    for reply in ("no , i did not know spielberg played the clarinet on the jaws soundtrack !", "i bought shoes ."):
+        judgment = await judge.score_metrics(rubric=inline, metrics=inline.metrics, subject=reply, source=source)
+        (score,) = judgment.scores
+        assert score.status == "scored" and "the mean of two readings" in score.explanation, score.reason
         scores.append(score.score)
     assert scores[0] > scores[1], scores
 
