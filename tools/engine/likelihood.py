@@ -19,6 +19,7 @@ remembers it (`Probes.scores_text`), so later judgments on that backend fall bac
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 
 import anyio
 
@@ -51,11 +52,15 @@ def conversation(system: str, source: str, label: str, turns: int) -> tuple[Chat
     lines = lines[-turns:]
     if not lines:
         return (ChatMessage("system", system), ChatMessage("user", source))
+    return as_turns(system, lines)
+
+
+def as_turns(system: str, lines: Sequence[str]) -> tuple[ChatMessage, ...]:
+    """The lines as the chat's own turns after the system text, the last one the partner's (`user`), so that the
+    judged text is the reply."""
     last = len(lines) - 1
-    return (
-        ChatMessage("system", system),
-        *(ChatMessage("user" if (last - i) % 2 == 0 else "assistant", line) for i, line in enumerate(lines)),
-    )
+    turns = (ChatMessage("user" if (last - i) % 2 == 0 else "assistant", line) for i, line in enumerate(lines))
+    return (ChatMessage("system", system), *turns)
 
 
 async def log_likelihood(
@@ -103,27 +108,12 @@ async def score_likelihood(
     else:
         given = (ChatMessage("system", system), ChatMessage("user", source))
     tally = Tally()
-    readings: dict[str, tuple[float | None, int] | Readout] = {}
-
-    async def read(name: str, messages: tuple[ChatMessage, ...]) -> None:
-        readings[name] = await log_likelihood(calls, messages, text, tally, model, f"{metric.name}: {name}")
-
-    # Side by side: each reading decodes the whole text token by token, and a backend with two free slots (the
-    # embedded default) decodes both in one batch. On 2 cores decoding is bound by arithmetic, so the pair takes
-    # 1.7-1.9 times one reading rather than the time of one, still less than one after the other (bench/README.md,
-    # "Reading a given text faster").
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(read, "after", given)
-        tg.start_soon(read, "without", without)
-    given_reading, alone_reading = readings["after"], readings["without"]
-    if isinstance(given_reading, Readout):
-        return metric_score(metric.id, metric.name, given_reading, ""), tally.usage
-    if isinstance(alone_reading, Readout):
-        return metric_score(metric.id, metric.name, alone_reading, ""), tally.usage
-    (after, tokens), (alone, _) = given_reading, alone_reading
-    calls.probes.learned_scores_text(calls.backend, after is not None and alone is not None)
-    if after is None or alone is None:
+    read = await read_side_by_side(calls, {"after": given, "without": without}, text, model, metric.name, tally)
+    if isinstance(read, Readout):
+        return metric_score(metric.id, metric.name, read, ""), tally.usage
+    if read is None:
         return not_scored(metric, subject), tally.usage
+    (after, alone), tokens = read
     nats = after - alone
     score = rubric.scale.from_share(placed(nats, checks.centre, checks.spread))
     explanation = (
@@ -132,6 +122,42 @@ async def score_likelihood(
     )
     readout = Readout(value=score, distribution={}, mass=None)
     return metric_score(metric.id, metric.name, readout, explanation), tally.usage
+
+
+async def read_side_by_side(
+    calls: ModelCalls,
+    layouts: Mapping[str, tuple[ChatMessage, ...]],
+    text: str,
+    model: str | None,
+    metric_name: str,
+    tally: Tally,
+) -> tuple[list[float], int] | Readout | None:
+    """The text's summed log-probability after each layout, in the layouts' order, and its token count; the first
+    failed readout, in that order, when a call failed; None when the backend does not score a given text (the
+    probes remember which)."""
+    readings: dict[str, tuple[float | None, int] | Readout] = {}
+
+    async def read(name: str) -> None:
+        readings[name] = await log_likelihood(calls, layouts[name], text, tally, model, f"{metric_name}: {name}")
+
+    # Side by side: each reading decodes the whole text token by token, and a backend with free slots (the
+    # embedded default) decodes them in one batch. On 2 cores decoding is bound by arithmetic, so a pair takes
+    # 1.7-1.9 times one reading rather than the time of one, still less than one after the other (bench/README.md,
+    # "Reading a given text faster").
+    async with anyio.create_task_group() as tg:
+        for name in layouts:
+            tg.start_soon(read, name)
+    sums: list[float] = []
+    tokens = 0
+    for name in layouts:
+        reading = readings[name]
+        if isinstance(reading, Readout):
+            return reading
+        if reading[0] is not None:
+            sums.append(reading[0])
+            tokens = max(tokens, reading[1])
+    calls.probes.learned_scores_text(calls.backend, len(sums) == len(layouts))
+    return (sums, tokens) if len(sums) == len(layouts) else None
 
 
 def not_scored(metric: Metric, subject: str) -> MetricScore:

@@ -18,12 +18,10 @@ dev set's first 6 conversations (bench/README.md, "Dialogue: a rubric that state
 
 from __future__ import annotations
 
-import anyio
-
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage
 from gavel.tools.engine.calls import ModelCalls, Tally
-from gavel.tools.engine.likelihood import log_likelihood, not_scored, placed
+from gavel.tools.engine.likelihood import as_turns, not_scored, placed, read_side_by_side
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import metric_score
 from gavel.tools.engine.scores import MetricScore, SampleRecord, Usage
@@ -64,13 +62,6 @@ def is_reply(text: str, source: str | None) -> bool:
     return source is not None and conversation_of(source) is not None
 
 
-def _as_turns(system: str, lines: list[str]) -> tuple[ChatMessage, ...]:
-    """The lines as the chat's own turns, the last one the partner's (`user`), so the judged text is the reply."""
-    last = len(lines) - 1
-    turns = (ChatMessage("user" if (last - i) % 2 == 0 else "assistant", line) for i, line in enumerate(lines))
-    return (ChatMessage("system", system), *turns)
-
-
 async def score_reply(
     calls: ModelCalls, metric: Metric, rubric: Rubric, text: str, source: str, model: str | None
 ) -> tuple[MetricScore, Usage]:
@@ -83,32 +74,17 @@ async def score_reply(
     turns, rest = parsed
     system = texts["reply_likelihood_system"]
     layouts = {
-        "last turns": _as_turns(system, turns[-settings.turns :]),
-        "every turn": _as_turns(f"{system}\n{rest}" if rest else system, turns),
+        "last turns": as_turns(system, turns[-settings.turns :]),
+        "every turn": as_turns(f"{system}\n{rest}" if rest else system, turns),
         "without": (ChatMessage("system", system), ChatMessage("user", texts["reply_likelihood_without"])),
     }
     tally = Tally()
-    readings: dict[str, tuple[float | None, int] | Readout] = {}
-
-    async def read(name: str) -> None:
-        readings[name] = await log_likelihood(calls, layouts[name], text, tally, model, f"{metric.name}: {name}")
-
-    # Side by side, as engine.likelihood reads its two: the backend batches the forced decodings in its slots.
-    async with anyio.create_task_group() as tg:
-        for name in layouts:
-            tg.start_soon(read, name)
-    values: list[float | None] = []
-    tokens = 0
-    for name in layouts:
-        reading = readings[name]
-        if isinstance(reading, Readout):
-            return metric_score(metric.id, metric.name, reading, ""), tally.usage
-        values.append(reading[0])
-        tokens = max(tokens, reading[1])
-    calls.probes.learned_scores_text(calls.backend, None not in values)
-    last, every, alone = values
-    if last is None or every is None or alone is None:
+    read = await read_side_by_side(calls, layouts, text, model, metric.name, tally)
+    if isinstance(read, Readout):
+        return metric_score(metric.id, metric.name, read, ""), tally.usage
+    if read is None:
         return not_scored(metric, rubric.prompt.subject), tally.usage
+    (last, every, alone), tokens = read
     recent, whole = last - alone, every - alone
     score = rubric.scale.from_share(placed(recent + whole, settings.centre, settings.spread))
     explanation = (
