@@ -1,6 +1,6 @@
 """Rubric judgments against people: `evaluate_assessment` through a real `gavel serve` over stdio.
 
-Three labelled sets, each judged as a client would call the tool:
+Four labelled sets, each judged as a client would call the tool:
 
 - **clinical** (bench/data/clinical_dev.jsonl): per case a good assessment and four versions, each breaking one
   metric of `clinical-assessment`. Reports, per metric, the share of cases whose broken version scores below the
@@ -11,10 +11,15 @@ Three labelled sets, each judged as a client would call the tool:
 - **preferences** (../shared/data/autoj_pairwise_dev.jsonl): each response judged alone with an inline 0-10
   rubric; the higher `overall` is the pick; agreement with the people on the non-tie pairs (ties in the
   judge's scores count as wrong).
+- **essays** (bench/data/essay_dev.jsonl): a user's own rubric (`ESSAY_RUBRIC`, inline, 1-5, no checks) on 12
+  essay prompts, each with a good essay and three weaker versions: rambling (no thesis, no evidence, repeats
+  itself), unsupported (organized, but bare assertions) and a three-line draft. Reports, per weaker version, how
+  often the metrics it breaks score below the good essay's, and how many of each version pass.
 
     python -m bench.rubric_agreement clinical --split heldout
     python -m bench.rubric_agreement dialogue --limit 60
     python -m bench.rubric_agreement preferences --limit 60
+    python -m bench.rubric_agreement essays --split all
     python -m bench.rubric_agreement dialogue --data other_conversations.jsonl   # another set, the same fields
 
 Writes bench/results/rubric-<set>.json with every item's scores and the machine it ran on.
@@ -39,6 +44,7 @@ from gavel.tools.calibration.stats import bootstrap_ci, spearman
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data"
 CLINICAL = REPO / "bench" / "data" / "clinical_dev.jsonl"
+ESSAYS = REPO / "bench" / "data" / "essay_dev.jsonl"
 METRICS = ("specificity", "completeness", "coherence", "accuracy")
 DIMENSIONS = ("naturalness", "coherence", "engagingness", "groundedness", "overall")
 
@@ -91,6 +97,42 @@ PREFERENCE_RUBRIC: dict[str, Any] = {
          "levels": {"10": "excellent: helpful, correct and complete", "0": "useless or wrong"}},
     ],
 }  # fmt: skip
+
+
+# A rubric as a user writes one for GAVEL_RUBRICS_DIR: four metrics, anchors at 1, 3 and 5, no checks.
+ESSAY_RUBRIC: dict[str, Any] = {
+    "id": "short-essay",
+    "version": "1",
+    "title": "Short argumentative essay",
+    "description": "Judges a short argumentative essay written in answer to a prompt.",
+    "scale": {"min": 1, "max": 5, "integer": True},
+    "pass_threshold": 3.5,
+    "prompt": {"subject": "essay", "source_label": "essay prompt"},
+    "metrics": [
+        {"id": "thesis", "name": "Thesis",
+         "description": "Does the essay take a clear position on the prompt and keep to it?",
+         "levels": {"1": "no position", "3": "a position, but vague or drifting",
+                    "5": "a clear, arguable position stated early and kept"}},
+        {"id": "evidence", "name": "Evidence",
+         "description": "Are the essay's claims supported by specific evidence: examples, facts, figures or sources?",
+         "levels": {"1": "no support, only assertions", "3": "some general support",
+                    "5": "every point backed by specific examples, facts or sources"}},
+        {"id": "organization", "name": "Organization",
+         "description": "Is the essay organized into paragraphs that develop one point each, in a logical order?",
+         "levels": {"1": "no structure", "3": "some structure, loose order",
+                    "5": "clear paragraphs in a logical order, one point each"}},
+        {"id": "clarity", "name": "Clarity and concision",
+         "description": "Is the writing clear and concise, without filler, repetition or digression?",
+         "levels": {"1": "confusing, padded or repetitive", "3": "mostly clear with some filler",
+                    "5": "clear and concise throughout"}},
+    ],
+}  # fmt: skip
+# What each weaker version breaks, by design of the set.
+ESSAY_BROKEN = {
+    "rambling": ("thesis", "evidence", "organization", "clarity"),
+    "unsupported": ("evidence",),
+    "draft": ("evidence", "organization"),
+}
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -230,6 +272,43 @@ async def run_preferences(
             "pairs": len(agree)}  # fmt: skip
 
 
+async def run_essays(client: mcp.Client, split: str, path: Path = ESSAYS) -> dict[str, Any]:
+    rows = [r for r in _rows(path) if split == "all" or r["split"] == split]
+    items = []
+    for row in rows:
+        arguments = {"assessment": row["essay"], "source": row["prompt"], "custom_rubric": ESSAY_RUBRIC}
+        result, seconds = await _evaluate(client, arguments)
+        items.append({"prompt_id": row["prompt_id"], "version": row["version"], "scores": _scores(result),
+                      "average": result and result["average"], "passed": result and result["passed"],
+                      "seconds": round(seconds, 1)})  # fmt: skip
+        say(f"  {row['id']:16s} {items[-1]['scores']}  avg {items[-1]['average']}  {seconds:.1f} s")
+    return {"split": split, "items": items, **essay_figures(items), "seconds_per_text": _mean_seconds(items)}
+
+
+def essay_figures(items: list[dict[str, Any]]) -> dict[str, Any]:
+    by = {(i["prompt_id"], i["version"]): i for i in items}
+    prompts = sorted({i["prompt_id"] for i in items if (i["prompt_id"], "good") in by})
+    below: dict[str, dict[str, list[int]]] = {}
+    for version, broken in ESSAY_BROKEN.items():
+        pairs = [(by[(p, "good")], by[(p, version)]) for p in prompts if (p, version) in by]
+        below[version] = {
+            metric: [sum(1 for good, weak in pairs if _below(weak["scores"].get(metric), good["scores"].get(metric))),
+                     len(pairs)]
+            for metric in (*broken, "average")
+        }  # fmt: skip
+        below[version]["average"][0] = sum(1 for good, weak in pairs if _below(weak["average"], good["average"]))
+    passed = {
+        version: [sum(1 for i in items if i["version"] == version and i["passed"]),
+                  sum(1 for i in items if i["version"] == version)]
+        for version in ("good", *ESSAY_BROKEN)
+    }  # fmt: skip
+    return {"below_good": below, "passed": passed}
+
+
+def _below(weak: float | None, good: float | None) -> bool:
+    return weak is not None and good is not None and weak < good
+
+
 def _mean_seconds(items: list[dict[str, Any]]) -> float:
     return round(sum(i["seconds"] for i in items) / max(1, len(items)), 1)
 
@@ -244,12 +323,14 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 return await run_dialogue(
                     client, args.limit, args.skip, args.checks, args.rubric, integer=not args.real_scale, **data
                 )
+            if args.set == "essays":
+                return await run_essays(client, args.split, **data)
             return await run_preferences(client, args.limit, args.skip, **data)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("set", choices=["clinical", "dialogue", "preferences"])
+    parser.add_argument("set", choices=["clinical", "dialogue", "preferences", "essays"])
     parser.add_argument("--split", default="heldout", choices=["tune", "heldout", "all"])
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--skip", type=int, default=0)
@@ -271,6 +352,10 @@ def main() -> None:
         g = payload["good_average_higher"]
         say(f"good average higher in {g['higher']}/{g['pairs']} pairs; good passed {payload['good_passed']}, "
             f"degraded passed {payload['degraded_passed']}; {payload['seconds_per_text']} s per text")  # fmt: skip
+    elif args.set == "essays":
+        rows = [[v, m, f"{n}/{of}"] for v, ms in payload["below_good"].items() for m, (n, of) in ms.items()]
+        say(table(["version", "metric", "below the good essay"], rows))
+        say("passed: " + ", ".join(f"{v} {n}/{of}" for v, (n, of) in payload["passed"].items()))
     elif args.set == "dialogue":
         say(table(["dimension", "Spearman"], [[d, v] for d, v in payload["spearman"].items()]))
     else:

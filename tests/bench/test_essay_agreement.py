@@ -1,0 +1,30 @@
+"""bench.rubric_agreement's essay set: a weaker version counts as below the good essay only where both were
+scored, and every version's passes are counted."""
+
+from __future__ import annotations
+
+import json
+
+from bench.rubric_agreement import ESSAY_BROKEN, ESSAYS, essay_figures
+
+
+def _item(prompt: int, version: str, score: float | None, passed: bool | None) -> dict:
+    scores = dict.fromkeys(("thesis", "evidence", "organization", "clarity"), score)
+    return {"prompt_id": prompt, "version": version, "scores": scores, "average": score, "passed": passed}
+
+
+def test_a_weaker_version_is_below_only_where_both_were_scored():
+    items = [_item(1, "good", 4.5, True), _item(1, "rambling", 4.0, True), _item(1, "unsupported", None, None)]
+    items += [_item(1, "draft", 4.6, True)]
+    figures = essay_figures(items)
+    assert figures["below_good"]["rambling"]["evidence"] == [1, 1]
+    assert figures["below_good"]["unsupported"]["evidence"] == [0, 1]
+    assert figures["below_good"]["draft"]["average"] == [0, 1]
+    assert figures["passed"] == {"good": [1, 1], "rambling": [1, 1], "unsupported": [0, 1], "draft": [1, 1]}
+
+
+def test_the_set_has_four_versions_of_twelve_prompts_split_in_half():
+    rows = [json.loads(line) for line in ESSAYS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) == 48 and {r["version"] for r in rows} == {"good", *ESSAY_BROKEN}
+    assert {r["prompt_id"] for r in rows if r["split"] == "tune"} == set(range(1, 7))
+    assert {r["prompt_id"] for r in rows if r["split"] == "heldout"} == set(range(7, 13))
