@@ -31,6 +31,7 @@ import argparse
 import json
 import os
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -99,34 +100,8 @@ PREFERENCE_RUBRIC: dict[str, Any] = {
 }  # fmt: skip
 
 
-# A rubric as a user writes one for GAVEL_RUBRICS_DIR: four metrics, anchors at 1, 3 and 5, no checks.
-ESSAY_RUBRIC: dict[str, Any] = {
-    "id": "short-essay",
-    "version": "1",
-    "title": "Short argumentative essay",
-    "description": "Judges a short argumentative essay written in answer to a prompt.",
-    "scale": {"min": 1, "max": 5, "integer": True},
-    "pass_threshold": 3.5,
-    "prompt": {"subject": "essay", "source_label": "essay prompt"},
-    "metrics": [
-        {"id": "thesis", "name": "Thesis",
-         "description": "Does the essay take a clear position on the prompt and keep to it?",
-         "levels": {"1": "no position", "3": "a position, but vague or drifting",
-                    "5": "a clear, arguable position stated early and kept"}},
-        {"id": "evidence", "name": "Evidence",
-         "description": "Are the essay's claims supported by specific evidence: examples, facts, figures or sources?",
-         "levels": {"1": "no support, only assertions", "3": "some general support",
-                    "5": "every point backed by specific examples, facts or sources"}},
-        {"id": "organization", "name": "Organization",
-         "description": "Is the essay organized into paragraphs that develop one point each, in a logical order?",
-         "levels": {"1": "no structure", "3": "some structure, loose order",
-                    "5": "clear paragraphs in a logical order, one point each"}},
-        {"id": "clarity", "name": "Clarity and concision",
-         "description": "Is the writing clear and concise, without filler, repetition or digression?",
-         "levels": {"1": "confusing, padded or repetitive", "3": "mostly clear with some filler",
-                    "5": "clear and concise throughout"}},
-    ],
-}  # fmt: skip
+# A rubric as a user writes one for GAVEL_RUBRICS_DIR (four metrics, anchors at 1, 3 and 5, no checks), sent inline.
+ESSAY_RUBRIC: dict[str, Any] = tomllib.loads((REPO / "bench" / "data" / "rubrics" / "short-essay.toml").read_text())
 # What each weaker version breaks, by design of the set.
 ESSAY_BROKEN = {
     "rambling": ("thesis", "evidence", "organization", "clarity"),

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from bench.rubric_agreement import ESSAY_BROKEN, ESSAYS, essay_figures
+from bench.rubric_agreement import ESSAY_BROKEN, ESSAY_RUBRIC, ESSAYS, REPO, essay_figures
+from gavel.tools.rubrics import RubricRegistry
 
 
 def _item(prompt: int, version: str, score: float | None, passed: bool | None) -> dict:
@@ -28,3 +29,10 @@ def test_the_set_has_four_versions_of_twelve_prompts_split_in_half():
     assert len(rows) == 48 and {r["version"] for r in rows} == {"good", *ESSAY_BROKEN}
     assert {r["prompt_id"] for r in rows if r["split"] == "tune"} == set(range(1, 7))
     assert {r["prompt_id"] for r in rows if r["split"] == "heldout"} == set(range(7, 13))
+
+
+def test_the_essay_rubric_is_a_file_gavel_rubrics_dir_serves_without_checks():
+    registry = RubricRegistry.load([REPO / "bench" / "data" / "rubrics"])
+    rubric = registry.get(ESSAY_RUBRIC["id"])
+    assert [m.id for m in rubric.metrics] == ["thesis", "evidence", "organization", "clarity"]
+    assert all(m.checks is None for m in rubric.metrics) and rubric.scale.integer
