@@ -11,10 +11,11 @@ Four labelled sets, each judged as a client would call the tool:
 - **preferences** (../shared/data/autoj_pairwise_dev.jsonl): each response judged alone with an inline 0-10
   rubric; the higher `overall` is the pick; agreement with the people on the non-tie pairs (ties in the
   judge's scores count as wrong).
-- **essays** (bench/data/essay_dev.jsonl): a user's own rubric (`ESSAY_RUBRIC`, inline, 1-5, no checks) on 12
-  essay prompts, each with a good essay and three weaker versions: rambling (no thesis, no evidence, repeats
-  itself), unsupported (organized, but bare assertions) and a three-line draft. Reports, per weaker version, how
-  often the metrics it breaks score below the good essay's, and how many of each version pass.
+- **essays** (bench/data/essay_dev.jsonl): a user's own rubric (bench/data/rubrics/short-essay.toml, sent
+  inline; 1-5, no checks) on 12 essay prompts, each with a good essay and three weaker versions: rambling (no
+  thesis, no evidence, repeats itself), unsupported (organized, but bare assertions) and a three-line draft.
+  Reports, per weaker version, how often the metrics it breaks score below the good essay's, and how many of each
+  version pass.
 
     python -m bench.rubric_agreement clinical --split heldout
     python -m bench.rubric_agreement dialogue --limit 60
@@ -266,12 +267,12 @@ def essay_figures(items: list[dict[str, Any]]) -> dict[str, Any]:
     below: dict[str, dict[str, list[int]]] = {}
     for version, broken in ESSAY_BROKEN.items():
         pairs = [(by[(p, "good")], by[(p, version)]) for p in prompts if (p, version) in by]
+        readings = {metric: (lambda i, metric=metric: i["scores"].get(metric)) for metric in broken}
+        readings["average"] = lambda i: i["average"]
         below[version] = {
-            metric: [sum(1 for good, weak in pairs if _below(weak["scores"].get(metric), good["scores"].get(metric))),
-                     len(pairs)]
-            for metric in (*broken, "average")
-        }  # fmt: skip
-        below[version]["average"][0] = sum(1 for good, weak in pairs if _below(weak["average"], good["average"]))
+            name: [sum(1 for good, weak in pairs if _below(read(weak), read(good))), len(pairs)]
+            for name, read in readings.items()
+        }
     passed = {
         version: [sum(1 for i in items if i["version"] == version and i["passed"]),
                   sum(1 for i in items if i["version"] == version)]
@@ -281,6 +282,7 @@ def essay_figures(items: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _below(weak: float | None, good: float | None) -> bool:
+    """A weaker version below the good one; an unscored side is no evidence either way."""
     return weak is not None and good is not None and weak < good
 
 
