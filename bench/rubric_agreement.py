@@ -152,19 +152,24 @@ async def run_clinical(client: mcp.Client, split: str, path: Path = CLINICAL) ->
     return {"split": split, "items": items, **clinical_figures(items)}
 
 
+def _below(weak: float | None, good: float | None) -> bool:
+    """A weaker version below the good one; an unscored side is no evidence either way."""
+    return weak is not None and good is not None and weak < good
+
+
 def clinical_figures(items: list[dict[str, Any]]) -> dict[str, Any]:
     by = {(i["case"], i["version"]): i for i in items}
     cases = sorted({i["case"] for i in items})
     per_metric = {}
     for metric in METRICS:
         wins = [
-            by[(c, metric)]["scores"].get(metric, 99) < by[(c, "good")]["scores"].get(metric, -99)
+            _below(by[(c, metric)]["scores"].get(metric), by[(c, "good")]["scores"].get(metric))
             for c in cases
             if (c, metric) in by and (c, "good") in by
         ]
         per_metric[metric] = {"broken_below_good": sum(wins), "cases": len(wins)}
     pairs = [
-        (by[(c, "good")]["average"] or -1) > (by[(c, m)]["average"] or 99)
+        _below(by[(c, m)]["average"], by[(c, "good")]["average"])
         for c in cases
         for m in METRICS
         if (c, m) in by and (c, "good") in by
@@ -174,7 +179,7 @@ def clinical_figures(items: list[dict[str, Any]]) -> dict[str, Any]:
         "good_average_higher": {"pairs": len(pairs), "higher": sum(pairs)},
         "good_passed": sum(1 for i in items if i["version"] == "good" and i["passed"]),
         "degraded_passed": sum(1 for i in items if i["version"] != "good" and i["passed"]),
-        "seconds_per_text": round(sum(i["seconds"] for i in items) / max(1, len(items)), 1),
+        "seconds_per_text": _mean_seconds(items),
     }
 
 
@@ -279,11 +284,6 @@ def essay_figures(items: list[dict[str, Any]]) -> dict[str, Any]:
         for version in ("good", *ESSAY_BROKEN)
     }  # fmt: skip
     return {"below_good": below, "passed": passed}
-
-
-def _below(weak: float | None, good: float | None) -> bool:
-    """A weaker version below the good one; an unscored side is no evidence either way."""
-    return weak is not None and good is not None and weak < good
 
 
 def _mean_seconds(items: list[dict[str, Any]]) -> float:

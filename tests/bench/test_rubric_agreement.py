@@ -1,11 +1,11 @@
-"""bench.rubric_agreement's essay set: a weaker version counts as below the good essay only where both were
-scored, and every version's passes are counted."""
+"""bench.rubric_agreement's figures: a weaker or broken version counts as below the good one only where both were
+scored, and every version's passes are counted; the essay set and its rubric file."""
 
 from __future__ import annotations
 
 import json
 
-from bench.rubric_agreement import ESSAY_BROKEN, ESSAY_RUBRIC, ESSAYS, REPO, essay_figures
+from bench.rubric_agreement import ESSAY_BROKEN, ESSAY_RUBRIC, ESSAYS, REPO, clinical_figures, essay_figures
 from gavel.tools.rubrics import RubricRegistry
 
 
@@ -36,3 +36,13 @@ def test_the_essay_rubric_is_a_file_gavel_rubrics_dir_serves_without_checks():
     rubric = registry.get(ESSAY_RUBRIC["id"])
     assert [m.id for m in rubric.metrics] == ["thesis", "evidence", "organization", "clarity"]
     assert all(m.checks is None for m in rubric.metrics) and rubric.scale.integer
+
+
+def test_a_clinical_metric_left_unscored_counts_as_no_evidence_either_way():
+    def item(version: str, accuracy: float | None, average: float | None) -> dict:
+        return {"case": "c1", "version": version, "scores": {"accuracy": accuracy}, "average": average,
+                "passed": False, "seconds": 1.0}  # fmt: skip
+
+    figures = clinical_figures([item("good", 4.0, 4.0), item("accuracy", None, None), item("coherence", 3.0, 3.0)])
+    assert figures["per_metric"]["accuracy"] == {"broken_below_good": 0, "cases": 1}
+    assert figures["good_average_higher"] == {"pairs": 2, "higher": 1}
