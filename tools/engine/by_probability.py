@@ -1,7 +1,8 @@
 """Metric scores read from token probabilities: one one-token call per metric (`one_token`), nothing generated.
 
 A metric whose scale values are single digits (1-5) is read as the probability-weighted mean of the digits
-(G-Eval); any other scale (0-1, 0-10) as one Yes/No question whose P(yes) is placed on the scale. A metric with
+(G-Eval); any other scale (0-1, 0-10) as one Yes/No question whose P(yes) is placed on the scale (a rubric's
+overall judgment as that question and four general ones, averaged: `overall`). A metric with
 `checks` is read item by item (`checks`). The explanation is written by Gavel from the numbers; the model writes
 nothing.
 """
@@ -12,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import anyio
 
-from gavel.tools.engine import checks, prompts, reply_likelihood
+from gavel.tools.engine import checks, overall, prompts, reply_likelihood
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import Readout, single_token_values
 from gavel.tools.engine.one_token import Prefix, ask, metric_score, user_prompt
@@ -34,7 +35,9 @@ def _fmt(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".") if not float(value).is_integer() else str(int(value))
 
 
-def _explain(rubric: Rubric, metric: Metric, readout: Readout, values: Sequence[int] | None) -> str:
+def _explain(
+    rubric: Rubric, metric: Metric, readout: Readout, values: Sequence[int] | None, general: Mapping[str, float]
+) -> str:
     assert readout.value is not None
     if values:
         likely = max(readout.distribution.items(), key=lambda item: item[1])
@@ -44,6 +47,13 @@ def _explain(rubric: Rubric, metric: Metric, readout: Readout, values: Sequence[
         )
     p_yes = readout.distribution["yes"]
     met = "meets" if p_yes >= 0.5 else "does not meet"
+    if general:
+        asked = ", ".join(f"{name} {p:.2f}" for name, p in general.items())
+        return (
+            f"mean P(yes) {p_yes:.2f} over the metric's own question and four general ones, 'fails' counted "
+            f"against (P(yes): {asked}): it {met} {metric.name.lower()} by the model's probabilities (score "
+            f"{_fmt(readout.value)} on {_fmt(rubric.scale.min)}-{_fmt(rubric.scale.max)})"
+        )
     return (
         f"P(yes) {p_yes:.2f} that the {rubric.prompt.subject} fully meets {metric.name.lower()}: it {met} it by "
         f"the model's probabilities (score {_fmt(readout.value)} on {_fmt(rubric.scale.min)}-"
@@ -83,6 +93,11 @@ async def score_metric(
     instruction = _instruction(rubric, metric, context_instructions, values)
     user = user_prompt(shared, instruction, {rubric.prompt.subject: subject})
     readout = await ask(calls, user, tally, model=model, values=values, system=shared.system, step=metric.name)
+    general: dict[str, float] = {}
+    if overall.applies(rubric, metric, shared, values):
+        readout, general = await overall.overall_readout(
+            calls, shared, rubric, subject, readout, tally, model=model, step=metric.name
+        )
     if readout.value is not None and not values:
         # A Yes means the metric is met: P(yes) is the share of the way from the scale's worst end to its best.
         readout = Readout(
@@ -92,7 +107,7 @@ async def score_metric(
         )
     if readout.value is None:
         return metric_score(metric.id, metric.name, readout, "")
-    return metric_score(metric.id, metric.name, readout, _explain(rubric, metric, readout, values))
+    return metric_score(metric.id, metric.name, readout, _explain(rubric, metric, readout, values, general))
 
 
 async def score_metrics(
