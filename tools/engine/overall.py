@@ -1,17 +1,18 @@
 """A rubric's overall judgment, read as several yes/no questions averaged instead of one.
 
 A metric on a scale that is not single digits (0-10, 1-10, 0-1) and states neither `question` nor `checks` is
-asked one Yes/No question (`probability_yes_no`). When that metric is the rubric's overall judgment (the rubric's
-only metric, or a metric with the id `overall`) and the text answers a source, it is also asked four general
-questions about how the text serves the source (judge.toml's `overall_questions`): helpful, correct, complete, and
-whether it fails the source. The score is the mean P(yes) of the five, the last one turned round.
+asked one Yes/No question (`probability_yes_no`). When that metric is the rubric's overall judgment (its id is
+`overall`) and the text answers a source, it is also asked four general questions about how the text serves the
+source (judge.toml's `overall_*`): helpful, correct, complete, and whether it fails the source. The score is the
+mean P(yes) of the five, the last one turned round.
 
 Why: on Auto-J's preference pairs each single question picks the human's choice in 86-95 of 142 non-tie pairs on
 the embedded default, and any average of two or more in 91-104; the five were chosen on pairs 1-60 (44 of 60
 against 40 for the metric's own question) before pairs 61-142 were read (57 of 82 against 54). The picks hinge on
 gaps of a few hundredths, and one question's reading of near-equal responses is noise that several questions
 average out (bench/README.md, "Preferences"). A metric with a narrower aim keeps its own single question: general
-quality would drown it.
+quality would drown it. That holds for a rubric's only metric too ("Is the response in French?"), so the id, which
+the author chooses, is what marks the overall judgment.
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ OVERALL_ID = "overall"
 
 
 def applies(rubric: Rubric, metric: Metric, shared: Prefix, values: Sequence[int] | None) -> bool:
-    """Whether the metric is a yes/no-read overall judgment of a text that answers a source."""
-    overall = len(rubric.metrics) == 1 or metric.id == OVERALL_ID
+    """Whether the metric is a yes/no-read overall judgment (`overall`, no question of its own) of a text that
+    answers a source."""
     plain = metric.question is None and metric.checks is None
-    return overall and plain and not values and rubric.prompt.source_label in shared.blocks
+    return metric.id == OVERALL_ID and plain and not values and rubric.prompt.source_label in shared.blocks
 
 
 def _questions(rubric: Rubric) -> list[tuple[str, str, bool]]:

@@ -63,10 +63,16 @@ async def test_one_unanswered_question_leaves_the_metric_unscored_not_averaged_o
     assert score.status == "unscored" and score.score is None and score.reason_code
 
 
-async def test_without_a_source_or_beside_other_metrics_the_metric_keeps_its_one_question():
+async def test_without_a_source_or_under_another_id_a_metric_keeps_its_one_question():
     backend = ScriptedBackend(default=lambda request: yes_no(0.8), probabilities=True)
     (score,) = await _judge(RUBRIC, backend, source=None)
     assert len(backend.requests) == 1 and score.score == pytest.approx(8.0)
+
+    short = {**OVERALL, "id": "short", "name": "Short", "description": "Is the response short?"}
+    alone = Rubric.model_validate({**RUBRIC.model_dump(), "metrics": [short]})
+    backend = ScriptedBackend(default=by_question_or_short, probabilities=True)
+    (score,) = await _judge(alone, backend)
+    assert len(backend.requests) == 1 and score.score == pytest.approx(3.0)
 
     narrow = {**OVERALL, "id": "concise", "name": "Concise", "description": "Is the response short?"}
     rubric = RUBRIC.model_copy(update={"metrics": [RUBRIC.metrics[0].model_copy(update=narrow), *RUBRIC.metrics]})
