@@ -3,9 +3,7 @@ scored, and every version's passes are counted; the essay set and its rubric fil
 
 from __future__ import annotations
 
-import json
-
-from bench.rubric_agreement import ESSAY_BROKEN, ESSAY_RUBRIC, ESSAYS, REPO, clinical_figures, essay_figures
+from bench.rubric_agreement import ESSAY_BROKEN, ESSAY_RUBRIC, ESSAYS, REPO, _rows, clinical_figures, essay_figures
 from gavel.tools.rubrics import RubricRegistry
 
 
@@ -25,7 +23,7 @@ def test_a_weaker_version_is_below_only_where_both_were_scored():
 
 
 def test_the_set_has_four_versions_of_twelve_prompts_split_in_half():
-    rows = [json.loads(line) for line in ESSAYS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = _rows(ESSAYS)
     assert len(rows) == 48 and {r["version"] for r in rows} == {"good", *ESSAY_BROKEN}
     assert {r["prompt_id"] for r in rows if r["split"] == "tune"} == set(range(1, 7))
     assert {r["prompt_id"] for r in rows if r["split"] == "heldout"} == set(range(7, 13))

@@ -75,8 +75,7 @@ async def test_without_a_source_or_under_another_id_a_metric_keeps_its_one_quest
     assert len(backend.requests) == 1 and score.score == pytest.approx(3.0)
 
     narrow = {**OVERALL, "id": "concise", "name": "Concise", "description": "Is the response short?"}
-    rubric = RUBRIC.model_copy(update={"metrics": [RUBRIC.metrics[0].model_copy(update=narrow), *RUBRIC.metrics]})
-    rubric = Rubric.model_validate(rubric.model_dump())
+    rubric = Rubric.model_validate({**RUBRIC.model_dump(), "metrics": [narrow, OVERALL]})
     backend = ScriptedBackend(default=by_question_or_short, probabilities=True)
     concise, overall = await _judge(rubric, backend)
     assert concise.score == pytest.approx(3.0) and overall.score == pytest.approx(7.6)
