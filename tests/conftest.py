@@ -1,7 +1,8 @@
-"""Fixtures shared by the whole suite: process environments and free ports for end-to-end tests."""
+"""Fixtures shared by the whole suite: process environments, free ports, servers, and logging kept per test."""
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import sys
@@ -9,7 +10,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 
+from gavel.server import logging as gavel_logging
 from tests.support.chromium import ensure_chromium
 from tests.support.postgres import PostgresServer, PostgresUnavailable
 from tests.support.postgres import start as start_postgres
@@ -74,3 +77,36 @@ def chromium() -> Path:
     if path is None:
         pytest.skip(f"no chromium for the browser tests: {reason}")
     return path
+
+
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    """Put the logging configuration back as it was after a test that configures it (`main(argv)` does)."""
+    root = logging.getLogger()
+    saved_handlers, saved_level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        for handler in saved_handlers:
+            root.addHandler(handler)
+        root.setLevel(saved_level)
+        structlog.reset_defaults()
+        structlog.contextvars.clear_contextvars()
+        gavel_logging._deferred = None  # a deferring configuration is undone with the rest
+
+
+def _own_handlers() -> list[logging.Handler]:
+    return [h for h in logging.getLogger().handlers if not type(h).__module__.startswith("_pytest")]
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_log_handler() -> Iterator[None]:
+    """A handler a test leaves on the root logger writes to that test's captured stderr, which pytest closes: a
+    later log line from any thread (a server thread's "Terminating session") then fails with "I/O operation on
+    closed file". Set up before `restore_logging`, so this checks after it has put things back."""
+    before = _own_handlers()
+    yield
+    leaked = [h for h in _own_handlers() if h not in before]
+    assert not leaked, f"the test left {leaked} on the root logger: use the restore_logging fixture"

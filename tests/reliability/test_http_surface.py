@@ -111,6 +111,7 @@ async def test_a_loopback_origin_on_the_bound_port_is_served() -> None:
     assert response.status_code not in (401, 403, 413, 421)
 
 
+@pytest.mark.usefixtures("restore_logging")
 def test_gavel_config_json_never_shows_the_token(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

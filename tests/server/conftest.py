@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import io
-import logging
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
-import structlog
 from mcp.server.mcpserver import Context, MCPServer
 
-from gavel.server import logging as gavel_logging
 from gavel.server.app import build_server
 from gavel.server.boundary import DepsFactory, judging_annotations
 from gavel.server.logging import configure_logging
@@ -36,24 +32,6 @@ def registry() -> RubricRegistry:
 @pytest.fixture
 def settings() -> Settings:
     return load_settings({"GAVEL_LEDGER_PATH": "off"})
-
-
-@pytest.fixture
-def restore_logging() -> Iterator[None]:
-    """Put the logging configuration back as it was after a test that configures it."""
-    root = logging.getLogger()
-    saved_handlers, saved_level = list(root.handlers), root.level
-    try:
-        yield
-    finally:
-        for handler in list(root.handlers):
-            root.removeHandler(handler)
-        for handler in saved_handlers:
-            root.addHandler(handler)
-        root.setLevel(saved_level)
-        structlog.reset_defaults()
-        structlog.contextvars.clear_contextvars()
-        gavel_logging._deferred = None  # a deferring configuration is undone with the rest
 
 
 @pytest.fixture

@@ -122,6 +122,7 @@ def test_the_dialogue_set_runs_from_the_command_line_and_reports_spearman(tmp_pa
     assert "SPEARMAN" in header and "topicalchat-usr" in row
 
 
+@pytest.mark.usefixtures("restore_logging")
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
