@@ -39,3 +39,6 @@ def serving(server: MCPServer[Any], port: int, *, stateless: bool = True) -> Ite
     finally:
         runner.should_exit = True
         thread.join(STOP_TIMEOUT_S)
+        # A server thread left running would serve, and log, into the tests after this one.
+        if thread.is_alive():
+            raise AssertionError(f"the test server on {port} did not stop within {STOP_TIMEOUT_S:g} s")
