@@ -10,7 +10,8 @@ Four labelled sets, each judged as a client would call the tool:
   five USR dimensions (`DIALOGUE_RUBRIC`, no checks: Gavel's default readout); Spearman with the people's means.
 - **preferences** (../shared/data/autoj_pairwise_dev.jsonl): each response judged alone with an inline 0-10
   rubric; the higher `overall` is the pick; agreement with the people on the non-tie pairs (ties in the
-  judge's scores count as wrong).
+  judge's scores count as wrong). `--via score_candidates` judges both responses in one `score_candidates` call
+  with the request as its `source` instead.
 - **essays** (bench/data/essay_dev.jsonl): a user's own rubric (bench/data/rubrics/short-essay.toml, sent
   inline; 1-5, no checks) on 12 essay prompts, each with a good essay and three weaker versions: rambling (no
   thesis, no evidence, repeats itself), unsupported (organized, but bare assertions) and a three-line draft.
@@ -20,6 +21,7 @@ Four labelled sets, each judged as a client would call the tool:
     python -m bench.rubric_agreement clinical --split heldout
     python -m bench.rubric_agreement dialogue --limit 60
     python -m bench.rubric_agreement preferences --limit 60
+    python -m bench.rubric_agreement preferences --limit 10 --via score_candidates
     python -m bench.rubric_agreement essays --split all
     python -m bench.rubric_agreement dialogue --data other_conversations.jsonl   # another set, the same fields
 
@@ -229,14 +231,32 @@ async def run_dialogue(
             "tune_conversations": sorted(tune), "seconds_per_item": _mean_seconds(items)}  # fmt: skip
 
 
+async def _overall_as_candidates(client: mcp.Client, row: dict[str, Any]) -> list[float | None]:
+    """Both responses in one score_candidates call with the request as its source. The accept threshold is the
+    scale's top so that no pick is accepted and no key points are written: only the two scores are read."""
+    arguments = {
+        "candidates": [{"id": f"response_{i}", "text": c} for i, c in enumerate(row["candidates"], start=1)],
+        "custom_rubric": PREFERENCE_RUBRIC, "source": row["input"], "top_k": 2, "accept_threshold": 10,
+    }  # fmt: skip
+    result = await client.call_tool("score_candidates", arguments, read_timeout_seconds=3600)
+    if result.is_error or result.structured_content is None:
+        say(f"  error: {' '.join(getattr(b, 'text', '') for b in result.content)[:300]}")
+        return [None, None]
+    scores = {e["id"]: e["judge_score"] for e in result.structured_content["ranking"]}
+    return [None if scores.get(f"response_{i}") is None else 10 * scores[f"response_{i}"] for i in (1, 2)]
+
+
 async def run_preferences(
-    client: mcp.Client, limit: int, skip: int, path: Path = SHARED / "autoj_pairwise_dev.jsonl"
-) -> dict[str, Any]:
+    client: mcp.Client, limit: int, skip: int, path: Path = SHARED / "autoj_pairwise_dev.jsonl",
+    via: str = "evaluate_assessment",
+) -> dict[str, Any]:  # fmt: skip
     rows = [r for r in _rows(path) if r["human_label"] != "tie"][skip : skip + limit]
     items = []
     for row in rows:
-        overall = []
-        for candidate in row["candidates"]:
+        overall: list[float | None] = []
+        if via == "score_candidates":
+            overall = await _overall_as_candidates(client, row)
+        for candidate in row["candidates"] if via == "evaluate_assessment" else []:
             arguments = {"assessment": candidate, "source": row["input"], "custom_rubric": PREFERENCE_RUBRIC}
             result, _ = await _evaluate(client, arguments)
             overall.append(_scores(result).get("overall"))
@@ -302,7 +322,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 )
             if args.set == "essays":
                 return await run_essays(client, args.split, **data)
-            return await run_preferences(client, args.limit, args.skip, **data)
+            return await run_preferences(client, args.limit, args.skip, via=args.via, **data)
 
 
 def main() -> None:
@@ -319,6 +339,10 @@ def main() -> None:
         "--real-scale", action="store_true", help="dialogue: the inline 1-5 scale without integer = true"
     )
     parser.add_argument("--data", default=None, help="another labelled set with the dev set's fields (a .jsonl file)")
+    parser.add_argument(
+        "--via", default="evaluate_assessment", choices=["evaluate_assessment", "score_candidates"],
+        help="preferences: each response alone, or both in one score_candidates call with the request as source",
+    )  # fmt: skip
     args = parser.parse_args()
     run = Run(args.name or f"rubric-{args.set}", RESULTS_DIR, smoke=False)
     payload = anyio.run(main_async, args)

@@ -18,7 +18,7 @@ from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.server.conftest import RecordingDepsFactory
 
 # Every tools/list reply lands in the agent's context; the full schemas came to ~110,000 characters.
-TOOLS_LIST_BUDGET = 12_000
+TOOLS_LIST_BUDGET = 12_200
 # What MCP Inspector's --strict asks of a schema node that is a property or an array's items.
 VALIDATION_KEYWORDS = {"type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not"}
 

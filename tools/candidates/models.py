@@ -59,6 +59,13 @@ class ScoreCandidatesRequest(BaseModel):
     ] = DEFAULT_TOP_K
     rubric: RubricId = None
     custom_rubric: CustomRubric = None
+    source: Annotated[
+        str | None,
+        Field(
+            default=None,
+            description="The request the candidates answer; the judge reads them as answers to it.",
+        ),
+    ] = None
     accept_threshold: Annotated[
         float | None,
         Field(

@@ -86,8 +86,9 @@ async def _score(prepared: PreparedCandidates, deps: ToolDeps) -> ScoreCandidate
     if scan.needs:
         judge = await deps.judge()
         judged, judge_notes = await judge_phase(
-            judge, candidates, plan, scan, samples=request.samples, model=request.model, deps=deps
-        )
+            judge, candidates, plan, scan, source=request.source, samples=request.samples, model=request.model,
+            deps=deps,
+        )  # fmt: skip
         notes.append(judge_notes)
     notes.append(unused_threshold(plan, judged))
     scored = Scored.of(scan, judged)

@@ -14,7 +14,7 @@ from gavel.tools.candidates.display import id_list
 from gavel.tools.candidates.models import ScoreCandidatesRequest
 from gavel.tools.candidates.notes import Notes
 from gavel.tools.candidates.values import candidate_id, candidate_text, given_value
-from gavel.tools.common import check_samples
+from gavel.tools.common import check_samples, require_text
 from gavel.tools.deps import ToolDeps
 from gavel.tools.errors import InvalidInput
 from gavel.tools.rubrics import Metric, Rubric
@@ -103,6 +103,12 @@ def _check_shape(request: ScoreCandidatesRequest, deps: ToolDeps) -> None:
     for index, candidate in enumerate(request.candidates):
         if not isinstance(candidate, Mapping):
             raise InvalidInput(f"candidate {index} is not a JSON object", field=f"candidates[{index}]")
+    require_text(request.source, "source", deps.limits, required=False)
+    if request.source is not None and request.rubric is None and request.custom_rubric is None:
+        raise InvalidInput(
+            "is read by the judge in rubric mode only; give a rubric or custom_rubric, or leave source out",
+            field="source",
+        )
     if request.top_k < 1:
         raise InvalidInput("must be at least 1", field="top_k")
     if request.top_k > deps.limits.max_candidates:

@@ -71,20 +71,22 @@ class Scored:
 
 
 async def judge_phase(
-    judge: Judge, candidates: Sequence[Mapping[str, Any]], plan: Plan, scan: Scan, *, samples: int,
-    model: str | None, deps: ToolDeps,
+    judge: Judge, candidates: Sequence[Mapping[str, Any]], plan: Plan, scan: Scan, *, source: str | None,
+    samples: int, model: str | None, deps: ToolDeps,
 ) -> tuple[JudgedCandidates, Notes]:  # fmt: skip
-    """The judge scores the criteria candidates lack; the notes say what came of it."""
+    """The judge scores the criteria candidates lack, each candidate's text as an answer to `source` when one is
+    given; the notes say what came of it."""
     rubric = plan.rubric
     assert rubric is not None
     jobs = {index: (candidate_text(candidates[index]), metrics) for index, metrics in scan.needs.items()}
-    judgments = await _judge_criteria(judge, rubric, jobs, samples=samples, model=model, deps=deps)
+    judgments = await _judge_criteria(judge, rubric, jobs, source=source, samples=samples, model=model, deps=deps)
     judged = _apply_judgments(candidates, plan, scan.ids, judgments)
     notes = Notes()
     judged_criteria = sorted({m.id for metrics in scan.needs.values() for m in metrics})
+    answering = f" as answers to the {rubric.prompt.source_label}" if source is not None else ""
     notes.log.append(
-        f"The judge scored {', '.join(judged_criteria)} from the text of {len(scan.needs)} candidate(s) with rubric "
-        f"{rubric.id!r} v{rubric.version}; judge scores enter the sum as score ÷ {rubric.scale.max:g}."
+        f"The judge scored {', '.join(judged_criteria)} from the text of {len(scan.needs)} candidate(s){answering} "
+        f"with rubric {rubric.id!r} v{rubric.version}; judge scores enter the sum as score ÷ {rubric.scale.max:g}."
     )
     if not rubric.scale.higher_is_better:
         notes.warnings.append(
@@ -129,27 +131,38 @@ async def _judge_criteria(
     rubric: Rubric,
     jobs: Mapping[int, tuple[str, list[Metric]]],
     *,
+    source: str | None,
     samples: int,
     model: str | None,
     deps: ToolDeps,
 ) -> dict[int, Judgment]:
-    """Score each candidate's missing rubric criteria from its text, all candidates concurrently.
+    """Score each candidate's missing rubric criteria from its text.
 
-    The judge's process-wide limiter bounds the real concurrency; the task group only queues the work.
+    Generated judgments run for all candidates concurrently: the judge's process-wide limiter bounds the real
+    concurrency, and the task group only queues the work. One-token checks go one candidate at a time: each
+    candidate's checks then follow one another in the model's prompt cache (the source, the candidate, a
+    question), where candidates judged side by side take turns in a one-slot cache and every check evaluates its
+    candidate's text again (two responses of about 250 tokens to one request took 2.7 times as long side by side).
     """
     results: dict[int, Judgment] = {}
     total = len(jobs)
     step = max(1, total // 100)  # at most ~100 progress notifications however many candidates
+    readout = judge.config.candidate_readout
+    one_at_a_time = readout != "generated" and await judge.readout_kind(model) == "probability"
 
     async def one(index: int, text: str, metrics: list[Metric]) -> None:
         results[index] = await judge.score_metrics(
-            rubric=rubric, metrics=metrics, subject=text, samples=samples, model=model,
-            readout=judge.config.candidate_readout,
+            rubric=rubric, metrics=metrics, subject=text, source=source, samples=samples, model=model,
+            readout=readout,
         )  # fmt: skip
         done = len(results)
         if done % step == 0 or done == total:
             await deps.progress(done, total, f"judged {done} of {total} candidates")
 
+    if one_at_a_time:
+        for index, (text, metrics) in jobs.items():
+            await one(index, text, metrics)
+        return results
     async with anyio.create_task_group() as tg:
         for index, (text, metrics) in jobs.items():
             tg.start_soon(one, index, text, metrics)
