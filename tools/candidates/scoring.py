@@ -148,7 +148,7 @@ async def _judge_criteria(
     total = len(jobs)
     step = max(1, total // 100)  # at most ~100 progress notifications however many candidates
     readout = judge.config.candidate_readout
-    one_at_a_time = readout != "generated" and await judge.readout_kind(model) == "probability"
+    one_at_a_time = await judge.reads_probabilities(model, readout)
 
     async def one(index: int, text: str, metrics: list[Metric]) -> None:
         results[index] = await judge.score_metrics(

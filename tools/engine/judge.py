@@ -107,6 +107,11 @@ class Judge:
             self._readouts[model] = "probability" if reads else "generated"
         return self._readouts[model]
 
+    async def reads_probabilities(self, model: str | None = None, readout: str | None = None) -> bool:
+        """Whether a judgment asked for `readout` is read from probabilities: "generated" asks for generation
+        whatever the backend can do."""
+        return readout != "generated" and await self.readout_kind(model) == "probability"
+
     async def model_info(self, model: str | None = None) -> ModelInfo:
         """Which model answers, with its digest where known; asked of the backend once per process (`Probes`)."""
         try:
@@ -174,7 +179,7 @@ class Judge:
         started = time.perf_counter()
         tally = Tally()
         kind: ReadoutKind | None
-        if readout != "generated" and await self.readout_kind(model) == "probability":
+        if await self.reads_probabilities(model, readout):
             # One readout per metric: it is the model's distribution already, so `samples` has nothing to sample.
             shared = shared or one_token.prefix(rubric, source, data or {})
             scores = await by_probability.score_metrics(
