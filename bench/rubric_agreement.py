@@ -246,6 +246,12 @@ async def _overall_as_candidates(client: mcp.Client, row: dict[str, Any]) -> lis
     return [None if scores.get(f"response_{i}") is None else 10 * scores[f"response_{i}"] for i in (1, 2)]
 
 
+async def _overall_alone(client: mcp.Client, request: str, response: str) -> float | None:
+    arguments = {"assessment": response, "source": request, "custom_rubric": PREFERENCE_RUBRIC}
+    result, _ = await _evaluate(client, arguments)
+    return _scores(result).get("overall")
+
+
 async def run_preferences(
     client: mcp.Client, limit: int, skip: int, path: Path = SHARED / "autoj_pairwise_dev.jsonl",
     via: str = "evaluate_assessment",
@@ -253,13 +259,10 @@ async def run_preferences(
     rows = [r for r in _rows(path) if r["human_label"] != "tie"][skip : skip + limit]
     items = []
     for row in rows:
-        overall: list[float | None] = []
         if via == "score_candidates":
             overall = await _overall_as_candidates(client, row)
-        for candidate in row["candidates"] if via == "evaluate_assessment" else []:
-            arguments = {"assessment": candidate, "source": row["input"], "custom_rubric": PREFERENCE_RUBRIC}
-            result, _ = await _evaluate(client, arguments)
-            overall.append(_scores(result).get("overall"))
+        else:
+            overall = [await _overall_alone(client, row["input"], candidate) for candidate in row["candidates"]]
         pick = (
             None
             if None in overall or overall[0] == overall[1]

@@ -12,20 +12,15 @@ from gavel.tools.errors import InvalidInput
 from tests.support.config import input_limits
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, yes_no
+from tests.tools.engine.test_overall import RUBRIC
 
 REQUEST = "How do I get a job in software development?"
 RESPONSES = [
     {"id": "vague", "text": "If the employer likes you, there are lots of opportunities."},
     {"id": "steps", "text": "Learn the skills employers list, build a portfolio, apply and network."},
 ]
-# The preference benchmark's rubric: one overall metric on 0-10, judged as an answer to the request.
-RESPONSE_QUALITY: dict[str, Any] = {
-    "id": "response-quality", "version": "1", "title": "Response quality", "description": "d",
-    "scale": {"min": 0, "max": 10}, "pass_threshold": 6,
-    "prompt": {"subject": "response", "source_label": "request"},
-    "metrics": [{"id": "overall", "name": "Overall quality",
-                 "description": "Does the response answer the request helpfully, correctly and completely?"}],
-}  # fmt: skip
+# The overall readout's rubric (one overall metric on 0-10, a response to a request), sent inline.
+RESPONSE_QUALITY: dict[str, Any] = RUBRIC.model_dump(mode="json")
 
 
 def by_response(request: ChatRequest):
