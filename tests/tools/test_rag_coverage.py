@@ -43,12 +43,15 @@ async def judge(backend: ScriptedBackend, answer: str):
     return await judge_rag_answer(request, make_deps(backend))
 
 
-async def test_the_answer_is_the_document_and_the_own_answer_the_claim_in_a_slot_apart():
+async def test_the_answer_is_the_document_the_question_shown_and_the_own_answer_the_claim_in_a_slot_apart():
     backend = model()
     result = await judge(backend, PARTIAL)
     (check,) = [r for r in backend.requests if covers(r)]
     user = check.messages[-1].content
-    assert user.startswith(f"Document:\n<<<\n{PARTIAL}\n>>>\n\nClaim:\n<<<\nJane Austen, 1813\n>>>")
+    # The question sits between the two, so the model weighs what it asks over a detail the own answer adds.
+    assert user.startswith(
+        f"Document:\n<<<\n{PARTIAL}\n>>>\n\nQuestion: {QUESTION}\n\nClaim:\n<<<\nJane Austen, 1813\n>>>"
+    )
     assert PASSAGE not in user and check.purpose == "apart" and check.max_tokens == 1
     assert backend.requests[-1] is check  # after every check that shares the passages' prefix
     assert result.completeness.score == 0.2

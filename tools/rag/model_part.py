@@ -135,7 +135,9 @@ async def _by_probability(
     if accuracy is not None:
         scores.append(sentence_support.accuracy_score(accuracy, support, cut.value))
     if complete is not None:
-        read = await coverage.completeness(judge, rubric, complete, item.answer, answer, prepared.model)
+        read = await coverage.completeness(
+            judge, rubric, complete, item.answer, answer, prepared.model, data.get("question")
+        )
         if read is None:  # no own answer: the dimension's own question, as the others were asked (and screened)
             fallback = await dimensions([complete], screen=False)
             read = (fallback.scores[0], fallback.usage)
