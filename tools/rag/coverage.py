@@ -44,7 +44,7 @@ async def completeness(
     answer: str,
     own: OwnAnswer,
     model: str | None,
-    question: str | None,
+    question: str,
 ) -> tuple[MetricScore, Usage] | None:
     """The metric from P(the answer states everything the judge's own answer says); None without an own answer."""
     if own.text is None:

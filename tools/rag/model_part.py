@@ -107,7 +107,7 @@ async def _by_probability(
     accuracy = next((m for m in applicable if m.id == "accuracy"), None)
     complete = next((m for m in applicable if m.id == "completeness"), None)
     others = [m for m in applicable if m is not accuracy and m is not complete]
-    shared = document_prefix(prepared.passages, data.get("question"))
+    shared = document_prefix(prepared.passages, prepared.question)
     cut = await judge.decision_cut(rubric, sentence_support.SUPPORT_CUT, prepared.model)
 
     async def dimensions(metrics: Sequence[Metric], *, screen: bool) -> Judgment:
@@ -121,7 +121,7 @@ async def _by_probability(
         answer, asked = await own.get()
         support, used = await sentence_support.check_sentences(
             judge, own_answer.hinted(shared, answer), rubric, item.answer, prepared.model, cut.value,
-            without=document_prefix(None, data.get("question")),
+            without=document_prefix(None, prepared.question),
         )  # fmt: skip
         return support, used.add(asked), answer
 
@@ -136,7 +136,7 @@ async def _by_probability(
         scores.append(sentence_support.accuracy_score(accuracy, support, cut.value))
     if complete is not None:
         read = await coverage.completeness(
-            judge, rubric, complete, item.answer, answer, prepared.model, data.get("question")
+            judge, rubric, complete, item.answer, answer, prepared.model, prepared.question
         )
         if read is None:  # no own answer: the dimension's own question, as the others were asked (and screened)
             fallback = await dimensions([complete], screen=False)
