@@ -49,6 +49,8 @@ async def probe(split: str) -> list[dict[str, Any]]:
                 "id": row["id"], "split": row["split"], "kind": result.agent_name, "rank": rank,
                 "verdict": result.verdict, "overall": result.overall_score,
                 "completeness": result.completeness.score, "seconds": seconds,
+                # It quotes the judge's own answer, which can change with the prompt cache's state (bench/README.md).
+                "completeness_explanation": result.completeness.explanation,
                 "dimensions": {m.metric: m.score for m in result.dimensions()},
             })  # fmt: skip
         first = records[-2]
