@@ -60,6 +60,15 @@ async def test_the_answer_is_the_document_the_question_shown_and_the_own_answer_
     )
 
 
+async def test_the_explanation_quotes_a_long_own_answer_whole():
+    own = "Jane Austen wrote Pride and Prejudice, a novel of manners first published in 1813 by Thomas Egerton, " + (
+        "who also published Sense and Sensibility."
+    )
+    assert 120 < len(own) <= 200
+    result = await judge(model(own=own), COMPLETE)
+    assert f"(“{own}”)" in result.completeness.explanation
+
+
 async def test_what_the_answer_misses_is_named_as_a_finding_only_when_it_more_likely_misses_it():
     partial, complete = await judge(model(), PARTIAL), await judge(model(), COMPLETE)
     assert [(f.item, f.p_mistake) for f in partial.completeness.findings or []] == [("Jane Austen, 1813", 0.8)]

@@ -29,7 +29,7 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import document_prefix, metric_score, yes_no
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
-from gavel.tools.rag.own_answer import OwnAnswer
+from gavel.tools.rag.own_answer import MAX_CHARS, OwnAnswer
 from gavel.tools.rubrics import Metric, Rubric
 
 # Below this P(yes) the answer more likely misses part of the judge's own answer than not: the own answer is then
@@ -64,7 +64,9 @@ async def completeness(
     placed = Readout(value=rubric.scale.from_share(p_yes), distribution=readout.distribution, mass=readout.mass)
     explanation = (
         f"P(yes) {p_yes:.2f} that the answer states everything the judge's own answer from the passages says "
-        f"(“{one_line(own.text, 120)}”)"
+        # Whole (an own answer is at most MAX_CHARS): it is what the score rests on, and it can change with the
+        # prompt cache's state (bench/README.md, "The judge's own answer depends on what llama.cpp decoded").
+        f"(“{one_line(own.text, MAX_CHARS)}”)"
     )
     score = metric_score(metric.id, metric.name, placed, explanation)
     if p_yes < MISSING_BELOW:
