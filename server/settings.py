@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from gavel.tools.common import Limits
 from gavel.tools.engine.config import EngineConfig
+from gavel.tools.engine.layout import Layout
 from gavel.tools.ledger import LedgerStatus
 
 if TYPE_CHECKING:
@@ -55,9 +56,9 @@ class Settings(BaseModel):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     auth_token: SecretStr | None = None
     num_ctx: int = Field(default=8192, ge=512, le=131072)
-    # True: llama.cpp repacks the embedded model's Q4_K weights into its interleaved CPU layout. Off by default:
-    # on the 2-core AMD EPYC VM prompt evaluation ran about 30 % faster without it (bench/weight_layout.py).
-    embedded_repack: bool = False
+    # True: llama.cpp repacks the embedded model's Q4_K weights into its interleaved CPU layout; auto: the layout
+    # measured faster for this CPU's vendor (engine/layout.py).
+    embedded_repack: Layout = "auto"
     temperature: float = Field(default=0.0, ge=0, le=2)
     sample_temperature: float = Field(default=0.7, ge=0, le=2)
     seed: int = 42
@@ -84,6 +85,16 @@ class Settings(BaseModel):
         if isinstance(raw, str):
             raw = raw.strip()
             return raw or None
+        return value
+
+    @field_validator("embedded_repack", mode="before")
+    @classmethod
+    def _layout(cls, value: Any) -> Any:
+        word = value.strip().lower() if isinstance(value, str) else None
+        if word == "auto":
+            return word
+        if word is not None and word not in BOOLEAN_WORDS:
+            raise ValueError("must be auto (the layout measured faster for this CPU), true (repacked) or false (plain)")
         return value
 
     @field_validator("openai_base_url")
@@ -196,6 +207,8 @@ ENV_VARS: dict[str, str] = {
 
 
 LEDGER_OFF = "off"
+# What pydantic reads as a boolean from an environment variable.
+BOOLEAN_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n"})
 
 
 def default_ledger_path() -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import MISSING, fields
 
-from gavel.server.settings import DEFAULT_OLLAMA_MODEL, Settings, load_settings
+import pytest
+
+from gavel.server.settings import DEFAULT_OLLAMA_MODEL, Settings, SettingsError, load_settings
 from gavel.tools.common import Limits
 from gavel.tools.engine.config import EngineConfig
 
@@ -69,3 +71,14 @@ def test_a_default_is_stated_once_in_the_settings_not_again_in_the_configs() -> 
             if f.name in Settings.model_fields and (f.default is not MISSING or f.default_factory is not MISSING)
         ]
         assert restated == [], f"{config.__name__} restates the settings' defaults of {restated}"
+
+
+@pytest.mark.parametrize(("raw", "layout"), [(None, "auto"), ("Auto", "auto"), ("true", True), ("off", False)])
+def test_the_weights_layout_is_auto_unless_set(raw: str | None, layout: object) -> None:
+    environ = {} if raw is None else {"GAVEL_EMBEDDED_REPACK": raw}
+    assert load_settings(environ).engine_config().embedded_repack == layout
+
+
+def test_a_layout_that_is_not_one_of_the_three_says_which_they_are() -> None:
+    with pytest.raises(SettingsError, match=r"GAVEL_EMBEDDED_REPACK: .*must be auto .*, true .* or false"):
+        load_settings({"GAVEL_EMBEDDED_REPACK": "maybe"})

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
+from gavel.tools.engine.layout import Layout
+
 
 @dataclass(frozen=True)
 class EngineConfig:
@@ -24,8 +26,8 @@ class EngineConfig:
     timeout_s: float
     max_concurrency: int
     num_ctx: int
-    # The embedded backend: let llama.cpp repack the weights into its interleaved CPU layout (see Settings).
-    embedded_repack: bool
+    # The embedded backend: let llama.cpp repack the weights into its interleaved CPU layout, or auto (see Settings).
+    embedded_repack: Layout
     temperature: float
     sample_temperature: float  # with samples > 1: at 0.0 each seed would give the same greedy reply
     seed: int

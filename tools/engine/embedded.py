@@ -37,6 +37,7 @@ import structlog
 from gavel.tools.common import one_line
 from gavel.tools.distribution import install_hint
 from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenLogprob
+from gavel.tools.engine.layout import Layout, repack_weights
 from gavel.tools.engine.openai_body import beyond_openai, chat_body
 from gavel.tools.engine.slots import PROBABILITY_SLOT, Lease
 from gavel.tools.engine.text_scoring import forced_logprobs, scoring_body
@@ -145,7 +146,7 @@ class EmbeddedBackend:
         threads: int | None = None,
         cache_dir: Path | None = None,
         screen_slot: bool = False,
-        repack: bool = False,
+        repack: Layout = "auto",
     ) -> None:
         self._model_path = model_path
         self._cache_dir = cache_dir
@@ -163,7 +164,7 @@ class EmbeddedBackend:
         self.screen_slot = self._slot_of_its_own(screen_slot)
         # The cores this process may run on (taskset, a cpuset), not every core of the machine.
         self.threads = threads or max(1, len(os.sched_getaffinity(0)))
-        self.repack = repack
+        self.repack = repack_weights(repack)
         self._server: Any = None
         self._resolved_path: Path | None = None
         self._digest: str | None = None
