@@ -8,6 +8,7 @@ import anyio
 
 from gavel.server.settings import Settings
 from gavel.tools.engine.embedded import DEFAULT_MODEL, default_model_path
+from gavel.tools.engine.layout import cpu_vendor, repack_weights
 from gavel.tools.engine.provider import BackendProvider
 
 
@@ -40,6 +41,7 @@ async def _describe(settings: Settings) -> dict[str, Any]:
         "embedded": {
             "usable": embedded_ok,
             **_embedded_model(settings),
+            "weights_layout": _weights_layout(settings),
             "detail": embedded_why or None,
         },
         "sampling": "used when the calling client declares the MCP sampling capability",
@@ -57,3 +59,11 @@ def _embedded_model(settings: Settings) -> dict[str, str]:
 
 def describe_backend(settings: Settings) -> dict[str, Any]:
     return anyio.run(_describe, settings)
+
+
+def _weights_layout(settings: Settings) -> str:
+    """The layout llama.cpp gives the weights, and whether GAVEL_EMBEDDED_REPACK or the CPU's vendor chose it."""
+    layout = "repacked" if repack_weights(settings.embedded_repack) else "plain"
+    if settings.embedded_repack != "auto":
+        return f"{layout} (GAVEL_EMBEDDED_REPACK)"
+    return f"{layout} (auto: CPU vendor {cpu_vendor() or 'not known'})"

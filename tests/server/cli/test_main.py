@@ -121,6 +121,18 @@ def test_config_names_the_gguf_file_the_embedded_backend_loads(
     assert re.search(r"^\s+model\s+GAVEL_MODEL_PATH$", out, re.MULTILINE)
 
 
+def test_config_says_which_weights_layout_the_embedded_backend_takes_and_why(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, out, _ = _run(["config", "--json"], capsys)
+    assert re.fullmatch(
+        r"(repacked|plain) \(auto: CPU vendor .+\)", json.loads(out)["backend"]["embedded"]["weights_layout"]
+    )
+    monkeypatch.setenv("GAVEL_EMBEDDED_REPACK", "false")
+    _, out, _ = _run(["config", "--json"], capsys)
+    assert json.loads(out)["backend"]["embedded"]["weights_layout"] == "plain (GAVEL_EMBEDDED_REPACK)"
+
+
 def test_config_shows_the_openai_server_whether_it_answers_and_masks_its_key(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
