@@ -63,7 +63,8 @@ def describe_backend(settings: Settings) -> dict[str, Any]:
 
 def _weights_layout(settings: Settings) -> str:
     """The layout llama.cpp gives the weights, and whether GAVEL_EMBEDDED_REPACK or the CPU's vendor chose it."""
-    layout = "repacked" if repack_weights(settings.embedded_repack) else "plain"
+    vendor = cpu_vendor()
+    layout = "repacked" if repack_weights(settings.embedded_repack, vendor) else "plain"
     if settings.embedded_repack != "auto":
         return f"{layout} (GAVEL_EMBEDDED_REPACK)"
-    return f"{layout} (auto: CPU vendor {cpu_vendor() or 'not known'})"
+    return f"{layout} (auto: CPU vendor {vendor or 'not known'})"
