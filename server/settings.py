@@ -10,7 +10,15 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+)
 
 from gavel.tools.common import Limits
 from gavel.tools.engine.config import EngineConfig
@@ -87,15 +95,17 @@ class Settings(BaseModel):
             return raw or None
         return value
 
-    @field_validator("embedded_repack", mode="before")
+    @field_validator("embedded_repack", mode="wrap")
     @classmethod
-    def _layout(cls, value: Any) -> Any:
-        word = value.strip().lower() if isinstance(value, str) else None
-        if word == "auto":
-            return word
-        if word is not None and word not in BOOLEAN_WORDS:
-            raise ValueError("must be auto (the layout measured faster for this CPU), true (repacked) or false (plain)")
-        return value
+    def _layout(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return "auto"
+        try:
+            return handler(value)  # pydantic's own reading of a boolean
+        except ValidationError:
+            raise ValueError(
+                "must be auto (the layout measured faster for this CPU), true (repacked) or false (plain)"
+            ) from None
 
     @field_validator("openai_base_url")
     @classmethod
@@ -207,8 +217,6 @@ ENV_VARS: dict[str, str] = {
 
 
 LEDGER_OFF = "off"
-# What pydantic reads as a boolean from an environment variable.
-BOOLEAN_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n"})
 
 
 def default_ledger_path() -> str:
