@@ -67,6 +67,9 @@ class ChatReply:
     top_logprobs: tuple[tuple[TokenLogprob, ...], ...] | None = None
     # For a `score_text` request: each of the text's tokens' log-probability, in order; None when not scored.
     text_logprobs: tuple[float, ...] | None = None
+    # Tokens of that text with no log-probability of their own: llama.cpp reports a token that ends inside a
+    # character (an emoji, a CJK character after a space) only together with the token that completes it.
+    text_unread: int = 0
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenL
 from gavel.tools.engine.layout import Layout, repack_weights
 from gavel.tools.engine.openai_body import beyond_openai, chat_body
 from gavel.tools.engine.slots import PROBABILITY_SLOT, Lease
-from gavel.tools.engine.text_scoring import forced_logprobs, scoring_body
+from gavel.tools.engine.text_scoring import TextToken, forced_logprobs, scoring_body, text_token
 from gavel.tools.errors import BackendError, BackendTimeout, ModelAssemblyError
 
 LOGGER_NAME = "gavel.embedded"
@@ -267,10 +267,10 @@ class EmbeddedBackend:
 
     async def chat(self, request: ChatRequest) -> ChatReply:
         server = await self._ensure_loaded()
-        ids: list[int] | None = None
+        tokens: list[TextToken] | None = None
         if request.score_text is not None:
-            ids = await self._tokens(request.score_text)
-            body = scoring_body(request, ids)
+            tokens = await self._tokens(request.score_text)
+            body = scoring_body(request, [token.id for token in tokens])
         else:
             # llama.cpp's own server takes top_k and repeat_penalty as top-level fields.
             body = {**chat_body(request, {}), "cache_prompt": True, **beyond_openai(request)}
@@ -305,31 +305,31 @@ class EmbeddedBackend:
             if lease is not None:
                 lease.abandon()
         reply = self._reply(result, (time.perf_counter() - started) * 1000)
-        if ids is None:
+        if tokens is None:
             return reply
-        scored = forced_logprobs(result["choices"][0], ids)
+        scored = forced_logprobs(result["choices"][0], tokens)
         if scored is None:
             # Not "cannot score" (None in text_logprobs, which the engine remembers for the process): this
             # backend can, and this one reply went wrong, so the metric is unscored with this reason.
             raise BackendError(
-                f"the embedded model did not reproduce the {len(ids)} tokens of the text it was asked to score"
+                f"the embedded model did not reproduce the {len(tokens)} tokens of the text it was asked to score"
             )
-        return replace(reply, text_logprobs=scored)
+        return replace(reply, text_logprobs=scored.logprobs, text_unread=scored.unread)
 
-    async def _tokens(self, text: str) -> list[int]:
-        """The text's token ids from llama.cpp's own tokenizer, which xllamacpp reaches only through its HTTP
-        server (on the private UNIX socket, with the random key)."""
+    async def _tokens(self, text: str) -> list[TextToken]:
+        """The text's tokens (ids and bytes) from llama.cpp's own tokenizer, which xllamacpp reaches only
+        through its HTTP server (on the private UNIX socket, with the random key)."""
         assert self._socket_dir is not None
         transport = httpx.AsyncHTTPTransport(uds=os.path.join(self._socket_dir, "llama.sock"))
         headers = {"Authorization": f"Bearer {self._api_key}"}
         try:
             async with httpx.AsyncClient(transport=transport, headers=headers, timeout=self.timeout_s) as client:
-                response = await client.post("http://llama/tokenize", json={"content": text})
+                response = await client.post("http://llama/tokenize", json={"content": text, "with_pieces": True})
                 response.raise_for_status()
-                tokens = response.json()["tokens"]
+                tokens = [text_token(token) for token in response.json()["tokens"]]
         except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
             raise BackendError(f"the embedded model could not tokenize the text: {exc}") from exc
-        if not tokens or not all(isinstance(token, int) for token in tokens):
+        if not tokens:
             raise BackendError("the embedded model's tokenizer returned no tokens for the text")
         return tokens
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import anyio
 
@@ -63,11 +64,29 @@ def as_turns(system: str, lines: Sequence[str]) -> tuple[ChatMessage, ...]:
     return (ChatMessage("system", system), *turns)
 
 
+@dataclass(frozen=True)
+class Readings:
+    """The text's summed log-probability after each layout, in the layouts' order; its tokens; and how many of
+    them have no log-probability of their own (a token ending inside a character, which llama.cpp reports only
+    with the token that completes it). Those are left out of every sum alike, so a difference of two sums
+    still compares the same tokens."""
+
+    sums: list[float]
+    tokens: int
+    unread: int = 0
+
+    def counted(self) -> str:
+        """The token count for an explanation, with the tokens left out when there are any."""
+        if not self.unread:
+            return f"{self.tokens} tokens"
+        return f"{self.tokens} tokens, {self.unread} of them inside characters split across tokens and left out"
+
+
 async def log_likelihood(
     calls: ModelCalls, messages: tuple[ChatMessage, ...], text: str, tally: Tally, model: str | None, step: str
-) -> tuple[float | None, int] | Readout:
-    """The text's summed log-probability after `messages` and its token count (None when the backend does not
-    score a given text), or the failed readout when the call failed."""
+) -> Readings | Readout | None:
+    """The text's summed log-probability after `messages` (None when the backend does not score a given text),
+    or the failed readout when the call failed."""
     request = ChatRequest(
         messages=messages, temperature=0.0, max_tokens=1, top_logprobs=1, model=model, score_text=text
     )
@@ -75,11 +94,19 @@ async def log_likelihood(
     if isinstance(reply, Readout):
         return reply
     if reply.text_logprobs is None:
-        return None, 0
+        return None
     if not all(math.isfinite(logprob) for logprob in reply.text_logprobs):
         # A NaN or infinite log-probability would carry through every sum into the score.
         return Readout.failed("no_logprobs", f"{step}: the backend gave a log-probability that is not a finite number")
-    return math.fsum(reply.text_logprobs), len(reply.text_logprobs)
+    read, unread = len(reply.text_logprobs), reply.text_unread
+    if unread > read:
+        # Most of the text would be missing from the sum: the reading would no longer be of this text.
+        reason = (
+            f"{step}: the backend gave log-probabilities for only {read} of the text's {read + unread} tokens; the "
+            "others end inside characters split across tokens (emoji, some CJK characters)"
+        )
+        return Readout.failed("no_logprobs", reason)
+    return Readings([math.fsum(reply.text_logprobs)], read + unread, unread)
 
 
 async def score_likelihood(
@@ -113,11 +140,11 @@ async def score_likelihood(
         return metric_score(metric.id, metric.name, read, ""), tally.usage
     if read is None:
         return not_scored(metric, subject), tally.usage
-    (after, alone), tokens = read
+    after, alone = read.sums
     nats = after - alone
     score = rubric.scale.from_share(placed(nats, checks.centre, checks.spread))
     explanation = (
-        f"the {source_label} makes the {subject} {nats:+.1f} nats more likely ({tokens} tokens; "
+        f"the {source_label} makes the {subject} {nats:+.1f} nats more likely ({read.counted()}; "
         f"{checks.centre:g} nats is the middle of the scale, {checks.spread:g} nats its spread)"
     )
     readout = Readout(value=score, distribution={}, mass=None)
@@ -131,11 +158,10 @@ async def read_side_by_side(
     model: str | None,
     metric_name: str,
     tally: Tally,
-) -> tuple[list[float], int] | Readout | None:
-    """The text's summed log-probability after each layout, in the layouts' order, and its token count; the first
-    failed readout, in that order, when a call failed; None when the backend does not score a given text (the
-    probes remember which)."""
-    readings: dict[str, tuple[float | None, int] | Readout] = {}
+) -> Readings | Readout | None:
+    """The text read after each layout; the first failed readout, in the layouts' order, when a call failed; None
+    when the backend does not score a given text (the probes remember which)."""
+    readings: dict[str, Readings | Readout | None] = {}
 
     async def read(name: str) -> None:
         readings[name] = await log_likelihood(calls, layouts[name], text, tally, model, f"{metric_name}: {name}")
@@ -147,17 +173,22 @@ async def read_side_by_side(
     async with anyio.create_task_group() as tg:
         for name in layouts:
             tg.start_soon(read, name)
-    sums: list[float] = []
-    tokens = 0
+    done: list[Readings] = []
     for name in layouts:
         reading = readings[name]
         if isinstance(reading, Readout):
             return reading
-        if reading[0] is not None:
-            sums.append(reading[0])
-            tokens = max(tokens, reading[1])
-    calls.probes.learned_scores_text(calls.backend, len(sums) == len(layouts))
-    return (sums, tokens) if len(sums) == len(layouts) else None
+        if reading is not None:
+            done.append(reading)
+    calls.probes.learned_scores_text(calls.backend, len(done) == len(layouts))
+    if len(done) != len(layouts):
+        return None
+    # Every reading forces the same tokens, so they leave out the same ones.
+    return Readings(
+        [total for reading in done for total in reading.sums],
+        max(reading.tokens for reading in done),
+        max(reading.unread for reading in done),
+    )
 
 
 def not_scored(metric: Metric, subject: str) -> MetricScore:

@@ -84,13 +84,13 @@ async def score_reply(
         return metric_score(metric.id, metric.name, read, ""), tally.usage
     if read is None:
         return not_scored(metric, rubric.prompt.subject), tally.usage
-    (last, every, alone), tokens = read
+    last, every, alone = read.sums
     recent, whole = last - alone, every - alone
     score = rubric.scale.from_share(placed(recent + whole, settings.centre, settings.spread))
     explanation = (
         f"{_fmt(score)} read from likelihood as a reply to the conversation, a reading every metric without checks "
         f"shares: the last {settings.turns} turns make the {rubric.prompt.subject} {recent:+.1f} nats more likely "
-        f"and the whole source {whole:+.1f} ({tokens} tokens; {settings.centre:g} nats in all is the middle of the "
+        f"and the whole source {whole:+.1f} ({read.counted()}; {settings.centre:g} nats in all is the middle of the "
         f"scale, {settings.spread:g} its spread)"
     )
     return metric_score(metric.id, metric.name, Readout(value=score, distribution={}, mass=None), explanation), (

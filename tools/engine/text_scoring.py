@@ -18,7 +18,8 @@ less time (bench/README.md, "Forcing a text with llguidance").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from gavel.tools.engine.backend import ChatRequest
 
@@ -41,15 +42,74 @@ def scoring_body(request: ChatRequest, ids: Sequence[int]) -> dict[str, Any]:
     }
 
 
-def forced_logprobs(choice: dict[str, Any], ids: Sequence[int]) -> tuple[float, ...] | None:
-    """Each forced token's log-probability, or None when the reply is not exactly `ids` (a server that ignored
-    the grammar, or stopped early): then the numbers would not be the text's."""
+class TextToken(NamedTuple):
+    """One token of a given text, as llama.cpp's tokenizer spells it: its id and its bytes (a piece of a
+    character when the tokenizer splits one, such as an emoji or a CJK character after a space)."""
+
+    id: int
+    piece: bytes
+
+
+def text_token(entry: Any) -> TextToken:
+    """One entry of llama.cpp's /tokenize with pieces: the piece is text, or a list of bytes when it ends inside
+    a character. Anything else raises ValueError or TypeError, which the caller reports."""
+    token, piece = entry["id"], entry["piece"]
+    if not isinstance(token, int) or isinstance(token, bool):
+        raise TypeError(f"token id {token!r} is not an integer")
+    if isinstance(piece, str):
+        return TextToken(token, piece.encode("utf-8"))
+    if not isinstance(piece, list):
+        raise TypeError(f"token piece {piece!r} is neither text nor bytes")
+    return TextToken(token, bytes(piece))
+
+
+@dataclass(frozen=True)
+class ForcedReading:
+    """The log-probabilities llama.cpp reported for a forced text, in order, and how many of its tokens it
+    reported none for."""
+
+    logprobs: tuple[float, ...]
+    unread: int
+
+
+def forced_logprobs(choice: dict[str, Any], tokens: Sequence[TextToken]) -> ForcedReading | None:
+    """Each forced token's log-probability, or None when the reply is not exactly `tokens` (a server that ignored
+    the grammar, or stopped early): then the numbers would not be the text's.
+
+    llama.cpp holds back a token that ends inside a character until the token that completes it, and reports the
+    two as one entry: the bytes of both, the id and log-probability of the last. The earlier pieces' own
+    log-probabilities are not reported anywhere, so they are counted as unread, never guessed. Each entry is
+    matched to the tokens by its bytes, and its id must be the last token's."""
     content = (choice.get("logprobs") or {}).get("content")
-    if not isinstance(content, list) or len(content) < len(ids):
+    if not isinstance(content, list):
         return None
-    values = []
-    for token, position in zip(ids, content, strict=False):
-        if not isinstance(position, dict) or position.get("id") != token:
+    values: list[float] = []
+    unread = 0
+    at = 0
+    for entry in content:
+        if at == len(tokens):
+            break
+        if not isinstance(entry, dict) or not isinstance(entry.get("logprob"), int | float):
             return None
-        values.append(float(position["logprob"]))
-    return tuple(values)
+        size = _group(entry, tokens, at)
+        if size is None:
+            return None
+        values.append(float(entry["logprob"]))
+        unread += size - 1
+        at += size
+    return ForcedReading(tuple(values), unread) if at == len(tokens) else None
+
+
+def _group(entry: dict[str, Any], tokens: Sequence[TextToken], at: int) -> int | None:
+    """How many tokens from `at` this entry reports, or None when it matches none."""
+    shown = entry.get("bytes")
+    if not isinstance(shown, list):
+        # A server that gives no bytes: one entry per token, or no match.
+        return 1 if entry.get("id") == tokens[at].id else None
+    want = bytes(b for b in shown if isinstance(b, int) and 0 <= b < 256)
+    spelled = b""
+    for size, token in enumerate(tokens[at:], start=1):
+        spelled += token.piece
+        if len(spelled) >= len(want):
+            return size if spelled == want and entry.get("id") == token.id else None
+    return None

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
 from gavel.tools.engine.backend import ChatReply, ChatRequest
 from gavel.tools.engine.likelihood import conversation, placed
-from gavel.tools.engine.text_scoring import forced_logprobs, token_grammar
+from gavel.tools.engine.text_scoring import ForcedReading, TextToken, forced_logprobs, text_token, token_grammar
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.deps import make_deps
@@ -110,11 +110,58 @@ def test_likelihood_checks_need_a_centre_and_spread_and_other_kinds_take_none():
 
 def test_a_text_is_forced_by_its_token_ids_and_read_only_when_the_reply_is_exactly_those_ids():
     assert token_grammar([72, 10245]) == "%llguidance {}\nstart: <[72]> <[10245]>"
+    tokens = [TextToken(72, b"Hi"), TextToken(10245, b" there")]
     choice = {"logprobs": {"content": [{"id": 72, "logprob": -1.5}, {"id": 10245, "logprob": -0.5}, {"id": 1}]}}
-    assert forced_logprobs(choice, [72, 10245]) == (-1.5, -0.5)
-    assert forced_logprobs(choice, [72, 99]) is None
-    assert forced_logprobs({"logprobs": {"content": [{"id": 72, "logprob": -1.0}]}}, [72, 10245]) is None
-    assert forced_logprobs({}, [72]) is None
+    assert forced_logprobs(choice, tokens) == ForcedReading((-1.5, -0.5), unread=0)
+    assert forced_logprobs(choice, [tokens[0], TextToken(99, b"!")]) is None
+    assert forced_logprobs({"logprobs": {"content": [{"id": 72, "logprob": -1.0}]}}, tokens) is None
+    assert forced_logprobs({}, tokens[:1]) is None
+
+
+def test_a_token_ending_inside_a_character_is_counted_unread_not_guessed():
+    # What llama.cpp sent for "Nice 🔥 chain": the fire emoji after a space is two tokens, reported as one entry
+    # with the bytes of both and the id and log-probability of the second.
+    tokens = [TextToken(44978, b"Nice"), TextToken(95069, b" \xf0\x9f\x94"), TextToken(98, b"\xa5"),
+              TextToken(8781, b" chain")]  # fmt: skip
+    content = [
+        {"id": 44978, "bytes": list(b"Nice"), "logprob": -8.0},
+        {"id": 98, "bytes": list(" 🔥".encode()), "logprob": -0.1},
+        {"id": 8781, "bytes": list(b" chain"), "logprob": -14.0},
+    ]
+    assert forced_logprobs({"logprobs": {"content": content}}, tokens) == ForcedReading((-8.0, -0.1, -14.0), 1)
+    wrong_id = [content[0], {**content[1], "id": 95069}, content[2]]
+    assert forced_logprobs({"logprobs": {"content": wrong_id}}, tokens) is None
+    wrong_bytes = [content[0], {**content[1], "bytes": list(" 🔥!".encode())}, content[2]]
+    assert forced_logprobs({"logprobs": {"content": wrong_bytes}}, tokens) is None
+
+
+def test_the_tokenizer_s_pieces_are_text_or_bytes_and_nothing_else():
+    assert text_token({"id": 7, "piece": "é"}) == TextToken(7, "é".encode())
+    assert text_token({"id": 8, "piece": [32, 240, 159]}) == TextToken(8, b" \xf0\x9f")
+    for bad in ({"id": 9, "piece": 5}, {"id": True, "piece": "a"}, {"id": 9, "piece": [256]}, {"id": 9}):
+        with pytest.raises((TypeError, ValueError, KeyError)):
+            text_token(bad)
+
+
+def scored_with_unread(unread: int, tokens: int = 4):
+    """Like scored_by_prompt(-30, -60), with `unread` of the text's tokens reported without a log-probability."""
+
+    def reply(request: ChatRequest) -> ChatReply:
+        if request.score_text is None:
+            return yes_no(0.8)
+        total = -60.0 if request.messages[-1].content == WITHOUT else -30.0
+        return ChatReply(text="", model="", text_logprobs=(total / tokens,) * tokens, text_unread=unread)
+
+    return ScriptedBackend(default=reply, probabilities=True)
+
+
+async def test_tokens_left_unread_are_named_in_the_explanation_and_most_of_a_text_unread_is_unscored():
+    (some,) = (await evaluate(scored_with_unread(1), ["coherence"])).scores
+    (none,) = (await evaluate(scored_with_unread(0), ["coherence"])).scores
+    assert some.score == none.score and "5 tokens, 1 of them inside characters split across tokens" in some.explanation
+    (most,) = (await evaluate(scored_with_unread(5), ["coherence"])).scores
+    assert most.status == "unscored" and most.reason_code == "no_logprobs" and most.score is None
+    assert "only 4 of the text's 9 tokens" in (most.reason or "")
 
 
 async def test_a_reading_that_fails_leaves_the_metric_unscored_with_the_reason():

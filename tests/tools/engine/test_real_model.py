@@ -228,6 +228,23 @@ async def test_a_reply_carrying_chat_template_markup_is_read_to_its_end_as_text(
     assert score.status == "scored" and "nats more likely" in score.explanation, score.reason
 
 
+async def test_a_reply_with_characters_split_across_tokens_is_read_with_those_tokens_left_out(embedded_backend):
+    # Qwen's tokenizer splits " 🔥" and " 東" in two; llama.cpp reports each pair as one entry, so those replies
+    # were unscored ("did not reproduce the tokens") until the entries were matched to the tokens by their bytes.
+    dialogue = RubricRegistry.load().get("dialogue-response")
+    judge = Judge(embedded_backend, engine_config(timeout_s=600))
+    judgment = await judge.score_metrics(
+        rubric=dialogue,
+        metrics=[dialogue.metric("coherence")],
+        subject="yes 🔥 the music was great , like the 東京 concert !",
+        source="Conversation:\ndid you watch jaws ?\nyes , the music scared me .",
+        data={},
+    )
+    (score,) = judgment.scores
+    assert score.status == "scored", score.reason
+    assert "of them inside characters split across tokens and left out" in score.explanation, score.explanation
+
+
 async def test_the_judge_answers_the_question_itself_and_a_wrong_entity_from_the_passages_reads_unsupported(
     embedded_backend,
 ):
