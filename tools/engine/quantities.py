@@ -2,8 +2,9 @@
 ("three months" where the transcript says "three weeks") is unsupported whatever a small model answers.
 
 The 1.5B fact checker catches a changed symptom but rarely a changed number, so a `supported` check reads the
-quantities first. English number words up to twenty and digits; units folded to one spelling (kilos and kg,
-hrs and hours). A number the source states with any unit, or alone, supports the same number stated alone.
+quantities first. English number words up to twenty, digits, and "a" or "an" before a unit ("a year", "twice a
+week"); units folded to one spelling (kilos and kg, hrs and hours). A number the source states with any unit, or
+alone, supports the same number stated alone.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ _WORDS = (
     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
 )  # fmt: skip
 _NUMBER_WORDS = {word: str(value) for value, word in enumerate(_WORDS)}
+_ONE = ("a", "an")
 _UNITS = {
     "second": "second", "seconds": "second", "minute": "minute", "minutes": "minute", "min": "minute",
     "hour": "hour", "hours": "hour", "hr": "hour", "hrs": "hour", "day": "day", "days": "day",
@@ -31,10 +33,13 @@ def quantities(text: str) -> set[tuple[str, str | None]]:
     tokens = [t.lower() for t in _TOKEN.findall(text)]
     found: set[tuple[str, str | None]] = set()
     for index, token in enumerate(tokens):
-        number = token if token[0].isdigit() else _NUMBER_WORDS.get(token)
+        unit = _UNITS.get(tokens[index + 1]) if index + 1 < len(tokens) else None
+        # "a year", "an hour", "three times a week": the article before a unit is the number one ("one day at a
+        # time" is not a count of times).
+        one = "1" if token in _ONE and unit not in (None, "time") else None
+        number = token if token[0].isdigit() else _NUMBER_WORDS.get(token) or one
         if number is None:
             continue
-        unit = _UNITS.get(tokens[index + 1]) if index + 1 < len(tokens) else None
         found.add((number.replace(",", "."), unit))
     return found
 

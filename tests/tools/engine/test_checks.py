@@ -179,6 +179,16 @@ def test_quantities_are_read_with_their_units_and_a_number_alone_matches_any_uni
     assert unstated("Sleeps five hours.", source) == ["5 hour"]
 
 
+def test_an_article_before_a_unit_is_the_number_one():
+    from gavel.tools.engine.quantities import quantities, unstated
+
+    source = quantities("It started about five months ago. I forget the kettle three or four times a day.")
+    assert unstated("For about a year the kettle is forgotten three or four times a day.", source) == ["1 year"]
+    assert unstated("Forgets the kettle three or four times a week.", source) == ["1 week"]
+    assert unstated("Forgets the kettle three or four times a day, for five months.", source) == []
+    assert quantities("a patient with an interest in a choir, one day at a time") == {("1", "day")}
+
+
 def _before_the_claim(request: ChatRequest) -> str:
     return request.messages[-1].content.rsplit("<<<\n", 1)[0]
 
