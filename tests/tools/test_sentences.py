@@ -57,3 +57,7 @@ def test_a_sentence_joining_two_claims_is_split_at_the_joint_and_a_list_is_not()
     ]
     assert clauses("Poor sleep, low energy, and fatigue.") == ["Poor sleep, low energy, and fatigue."]
     assert clauses("He naps; he sleeps well at night.") == ["He naps; he sleeps well at night."]
+    assert clauses("They feel tired all the time, even though they've been eating more.") == [
+        "They feel tired all the time",
+        "they've been eating more.",
+    ]

@@ -90,7 +90,7 @@ def leading_clause(sentence: str) -> str | None:
 
 
 # Where one sentence joins two claims of its own: "she sleeps two hours, and she reports no sleep difficulties".
-_JOINT = re.compile(r",\s+(?:and|but|yet|while|whereas|although|though)\s+|;\s+", re.IGNORECASE)
+_JOINT = re.compile(r",\s+(?:and|but|yet|while|whereas|although|(?:even\s+)?though)\s+|;\s+", re.IGNORECASE)
 _MIN_JOINED_WORDS = 3
 
 
