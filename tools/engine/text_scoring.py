@@ -106,10 +106,13 @@ def _group(entry: dict[str, Any], tokens: Sequence[TextToken], at: int) -> int |
     if not isinstance(shown, list):
         # A server that gives no bytes: one entry per token, or no match.
         return 1 if entry.get("id") == tokens[at].id else None
-    want = bytes(b for b in shown if isinstance(b, int) and 0 <= b < 256)
+    try:
+        want = bytes(shown)
+    except (TypeError, ValueError):
+        return None  # not a list of bytes: nothing to match
     spelled = b""
-    for size, token in enumerate(tokens[at:], start=1):
-        spelled += token.piece
+    for end in range(at, len(tokens)):
+        spelled += tokens[end].piece
         if len(spelled) >= len(want):
-            return size if spelled == want and entry.get("id") == token.id else None
+            return end - at + 1 if spelled == want and entry.get("id") == tokens[end].id else None
     return None

@@ -133,6 +133,8 @@ def test_a_token_ending_inside_a_character_is_counted_unread_not_guessed():
     assert forced_logprobs({"logprobs": {"content": wrong_id}}, tokens) is None
     wrong_bytes = [content[0], {**content[1], "bytes": list(" 🔥!".encode())}, content[2]]
     assert forced_logprobs({"logprobs": {"content": wrong_bytes}}, tokens) is None
+    not_bytes = [content[0], {**content[1], "bytes": [32, 240, 159, 148, 165, 300]}, content[2]]
+    assert forced_logprobs({"logprobs": {"content": not_bytes}}, tokens) is None
 
 
 def test_the_tokenizer_s_pieces_are_text_or_bytes_and_nothing_else():
