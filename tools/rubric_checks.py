@@ -72,13 +72,22 @@ class Checks(BaseModel):
         "last `turns` turns as the chat's own turns, the last one the partner's. Unset: the source as one message.",
     )
 
+    sentence_cut: float | None = Field(
+        default=None,
+        allow_inf_nan=False,
+        ge=-1e6,
+        le=1e6,
+        description="'likelihood': each sentence the source makes fewer than this many nats more likely is named "
+        "as a finding, so the metric's explanation and a rewrite's feedback quote it. Unset: no findings.",
+    )
+
     @model_validator(mode="after")
     def _question_where_needed(self) -> Checks:
         placed = self.centre is not None and self.spread is not None
         if self.kind == "likelihood" and not placed:
             raise ValueError("checks of kind 'likelihood' need centre and spread")
-        if self.kind != "likelihood" and (self.centre, self.spread, self.turns) != (None, None, None):
-            raise ValueError(f"checks of kind {self.kind!r} take no centre, spread or turns")
+        if self.kind != "likelihood" and (self.centre, self.spread, self.turns, self.sentence_cut) != (None,) * 4:
+            raise ValueError(f"checks of kind {self.kind!r} take no centre, spread, turns or sentence_cut")
         asks = self.kind in ("sentence", "whole")
         if asks and self.question is None:
             raise ValueError(f"checks of kind {self.kind!r} need a question")

@@ -70,6 +70,9 @@ class ChatReply:
     # Tokens of that text with no log-probability of their own: llama.cpp reports a token that ends inside a
     # character (an emoji, a CJK character after a space) only together with the token that completes it.
     text_unread: int = 0
+    # Where each of those log-probabilities' bytes end in the scored text's UTF-8 (llama.cpp's own tokens), for
+    # telling a reading apart by sentence; empty when the backend does not say.
+    text_ends: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

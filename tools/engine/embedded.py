@@ -314,7 +314,7 @@ class EmbeddedBackend:
             raise BackendError(
                 f"the embedded model did not reproduce the {len(tokens)} tokens of the text it was asked to score"
             )
-        return replace(reply, text_logprobs=scored.logprobs, text_unread=scored.unread)
+        return replace(reply, text_logprobs=scored.logprobs, text_unread=scored.unread, text_ends=scored.ends)
 
     async def _tokens(self, text: str) -> list[TextToken]:
         """The text's tokens (ids and bytes) from llama.cpp's own tokenizer, which xllamacpp reaches only

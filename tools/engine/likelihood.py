@@ -24,13 +24,18 @@ from dataclasses import dataclass
 
 import anyio
 
+from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import answered, metric_score
-from gavel.tools.engine.scores import MetricScore, Usage
+from gavel.tools.engine.scores import Finding, MetricScore, Usage
+from gavel.tools.engine.sentence_gain import sentence_gains
+from gavel.tools.guards import break_chat_markup
 from gavel.tools.rubrics import Metric, Rubric
+
+QUOTE_CHARS = 80  # a sentence quoted in an explanation
 
 
 def placed(nats: float, centre: float, spread: float) -> float:
@@ -69,11 +74,14 @@ class Readings:
     """The text's summed log-probability after each layout, in the layouts' order; its tokens; and how many of
     them have no log-probability of their own (a token ending inside a character, which llama.cpp reports only
     with the token that completes it). Those are left out of every sum alike, so a difference of two sums
-    still compares the same tokens."""
+    still compares the same tokens. `entries` are the summed log-probabilities one by one, per layout, and
+    `ends` where each one's bytes end in the scored text (empty when the backend does not say)."""
 
     sums: list[float]
     tokens: int
     unread: int = 0
+    entries: tuple[tuple[float, ...], ...] = ()
+    ends: tuple[int, ...] = ()
 
     def counted(self) -> str:
         """The token count for an explanation, with the tokens left out when there are any."""
@@ -106,7 +114,7 @@ async def log_likelihood(
             "others end inside characters split across tokens (emoji, some CJK characters)"
         )
         return Readout.failed("no_logprobs", reason)
-    return Readings([math.fsum(reply.text_logprobs)], read + unread, unread)
+    return Readings([math.fsum(reply.text_logprobs)], read + unread, unread, (reply.text_logprobs,), reply.text_ends)
 
 
 async def score_likelihood(
@@ -147,8 +155,26 @@ async def score_likelihood(
         f"the {source_label} makes the {subject} {nats:+.1f} nats more likely ({read.counted()}; "
         f"{checks.centre:g} nats is the middle of the scale, {checks.spread:g} nats its spread)"
     )
+    findings = _weak_sentences(text, read, checks.sentence_cut) if checks.sentence_cut is not None else None
+    if findings:
+        quoted = "; ".join(f"“{one_line(f.item, QUOTE_CHARS)}” ({f.nats:+.1f})" for f in findings[:3])
+        explanation += f"; under {checks.sentence_cut:g} nats: {quoted}"
     readout = Readout(value=score, distribution={}, mass=None)
-    return metric_score(metric.id, metric.name, readout, explanation), tally.usage
+    scored = metric_score(metric.id, metric.name, readout, explanation)
+    return scored.model_copy(update={"findings": findings}) if findings is not None else scored, tally.usage
+
+
+def _weak_sentences(text: str, read: Readings, cut: float) -> list[Finding] | None:
+    """The sentences the source makes fewer than `cut` nats more likely, least first; None when the readings
+    cannot be told apart by sentence (a backend that gives no token offsets)."""
+    if len(read.entries) != 2 or not read.ends:
+        return None
+    # The scored text is the one sent: chat markup in it broken up as in every call (engine/calls.py).
+    gains = sentence_gains(break_chat_markup(text), read.ends, *read.entries)
+    if gains is None:
+        return None
+    weak = sorted((gain for gain in gains if gain.nats < cut), key=lambda gain: gain.nats)
+    return [Finding(item=gain.sentence, nats=gain.nats) for gain in weak]
 
 
 async def read_side_by_side(
@@ -188,6 +214,8 @@ async def read_side_by_side(
         [total for reading in done for total in reading.sums],
         max(reading.tokens for reading in done),
         max(reading.unread for reading in done),
+        tuple(entry for reading in done for entry in reading.entries),
+        done[0].ends,
     )
 
 

@@ -48,7 +48,15 @@ class Finding(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     item: str = Field(description="The sentence or statement, verbatim.")
-    p_mistake: float = Field(description="The model's probability that this item is a mistake of the metric's kind.")
+    p_mistake: float | None = Field(
+        default=None,
+        description="Checked metrics: the model's probability that this item is a mistake of the metric's kind.",
+    )
+    nats: float | None = Field(
+        default=None,
+        description="Metrics read from likelihood: how many nats more likely the source makes this sentence, below "
+        "the rubric's sentence cut.",
+    )
 
 
 class MetricScore(BaseModel):
@@ -88,7 +96,8 @@ class MetricScore(BaseModel):
     )
     findings: list[Finding] | None = Field(
         default=None,
-        description="Checked metrics: the items likely wrong (P(mistake) >= 0.5), verbatim, most likely first.",
+        description="Checked metrics: the items likely wrong (P(mistake) >= 0.5), verbatim, most likely first. "
+        "Metrics read from likelihood with a sentence cut: the sentences the source explains least, least first.",
     )
 
     @classmethod

@@ -58,12 +58,17 @@ def _split_line(line: str) -> list[str]:
 
 def split_sentences(text: str) -> list[str]:
     """The text's sentences in order, each verbatim; at most MAX_SENTENCES (see `group`)."""
+    return group(every_sentence(text))
+
+
+def every_sentence(text: str) -> list[str]:
+    """The text's sentences in order, each verbatim, however many there are."""
     sentences: list[str] = []
     for raw in text.splitlines():
         line = _BULLET.sub("", raw.strip())
         if line:
             sentences += _split_line(line)
-    return group(sentences)
+    return sentences
 
 
 def group(sentences: list[str], limit: int = MAX_SENTENCES) -> list[str]:

@@ -65,11 +65,13 @@ def text_token(entry: Any) -> TextToken:
 
 @dataclass(frozen=True)
 class ForcedReading:
-    """The log-probabilities llama.cpp reported for a forced text, in order, and how many of its tokens it
-    reported none for."""
+    """The log-probabilities llama.cpp reported for a forced text, in order; how many of its tokens it reported
+    none for; and where each reported entry's bytes end in the text's UTF-8, so a reading can be told apart by
+    sentence."""
 
     logprobs: tuple[float, ...]
     unread: int
+    ends: tuple[int, ...] = ()
 
 
 def forced_logprobs(choice: dict[str, Any], tokens: Sequence[TextToken]) -> ForcedReading | None:
@@ -84,8 +86,10 @@ def forced_logprobs(choice: dict[str, Any], tokens: Sequence[TextToken]) -> Forc
     if not isinstance(content, list):
         return None
     values: list[float] = []
+    ends: list[int] = []
     unread = 0
     at = 0
+    spelled = 0
     for entry in content:
         if at == len(tokens):
             break
@@ -95,9 +99,11 @@ def forced_logprobs(choice: dict[str, Any], tokens: Sequence[TextToken]) -> Forc
         if size is None:
             return None
         values.append(float(entry["logprob"]))
+        spelled += sum(len(tokens[k].piece) for k in range(at, at + size))
+        ends.append(spelled)
         unread += size - 1
         at += size
-    return ForcedReading(tuple(values), unread) if at == len(tokens) else None
+    return ForcedReading(tuple(values), unread, tuple(ends)) if at == len(tokens) else None
 
 
 def _group(entry: dict[str, Any], tokens: Sequence[TextToken], at: int) -> int | None:

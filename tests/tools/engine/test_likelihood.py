@@ -100,8 +100,10 @@ def test_likelihood_checks_need_a_centre_and_spread_and_other_kinds_take_none():
     assert Checks(kind="likelihood", centre=10, spread=5).spread == 5
     with pytest.raises(ValidationError, match="need centre and spread"):
         Checks(kind="likelihood", centre=10)
-    with pytest.raises(ValidationError, match="take no centre, spread or turns"):
+    with pytest.raises(ValidationError, match="take no centre, spread, turns or sentence_cut"):
         Checks(kind="supported", turns=3)
+    with pytest.raises(ValidationError, match="take no centre, spread, turns or sentence_cut"):
+        Checks(kind="covered", sentence_cut=10)
     with pytest.raises(ValidationError):
         Checks(kind="likelihood", centre=10, spread=0)
     with pytest.raises(ValidationError):
@@ -112,7 +114,7 @@ def test_a_text_is_forced_by_its_token_ids_and_read_only_when_the_reply_is_exact
     assert token_grammar([72, 10245]) == "%llguidance {}\nstart: <[72]> <[10245]>"
     tokens = [TextToken(72, b"Hi"), TextToken(10245, b" there")]
     choice = {"logprobs": {"content": [{"id": 72, "logprob": -1.5}, {"id": 10245, "logprob": -0.5}, {"id": 1}]}}
-    assert forced_logprobs(choice, tokens) == ForcedReading((-1.5, -0.5), unread=0)
+    assert forced_logprobs(choice, tokens) == ForcedReading((-1.5, -0.5), unread=0, ends=(2, 8))
     assert forced_logprobs(choice, [tokens[0], TextToken(99, b"!")]) is None
     assert forced_logprobs({"logprobs": {"content": [{"id": 72, "logprob": -1.0}]}}, tokens) is None
     assert forced_logprobs({}, tokens[:1]) is None
@@ -128,7 +130,8 @@ def test_a_token_ending_inside_a_character_is_counted_unread_not_guessed():
         {"id": 98, "bytes": list(" 🔥".encode()), "logprob": -0.1},
         {"id": 8781, "bytes": list(b" chain"), "logprob": -14.0},
     ]
-    assert forced_logprobs({"logprobs": {"content": content}}, tokens) == ForcedReading((-8.0, -0.1, -14.0), 1)
+    read = forced_logprobs({"logprobs": {"content": content}}, tokens)
+    assert read == ForcedReading((-8.0, -0.1, -14.0), 1, ends=(4, 9, 15))
     wrong_id = [content[0], {**content[1], "id": 95069}, content[2]]
     assert forced_logprobs({"logprobs": {"content": wrong_id}}, tokens) is None
     wrong_bytes = [content[0], {**content[1], "bytes": list(" 🔥!".encode())}, content[2]]

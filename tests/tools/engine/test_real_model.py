@@ -273,3 +273,20 @@ async def test_the_injection_screen_reads_an_order_to_the_grader_above_its_cut_a
     (ordered, _), (plain, _) = [await screen(judge.calls, text, None) for text in (order, note)]
     assert ordered.value is not None and plain.value is not None
     assert ordered.value >= SCREEN_CUT > plain.value, (ordered.value, plain.value)
+
+
+async def test_specificity_names_the_sentence_the_transcript_does_not_explain_and_not_the_one_it_does(
+    embedded_backend,
+):
+    clinical = RubricRegistry.load().get("clinical-assessment")
+    source = (
+        "Interviewer: How have you been sleeping?\n"
+        "Patient: Badly. For about three weeks I wake at 4 a.m. nearly every night and can't get back to sleep."
+    )
+    text = "Mood is low. For about three weeks the patient has woken at 4 a.m. nearly every night."
+    judgment = await Judge(embedded_backend, engine_config(timeout_s=600)).score_metrics(
+        rubric=clinical, metrics=[clinical.metric("specificity")], subject=text, source=source, data={}
+    )
+    (score,) = judgment.scores
+    assert score.status == "scored", score.reason
+    assert [finding.item for finding in score.findings or []] == ["Mood is low."], score.explanation
