@@ -22,7 +22,7 @@ from gavel.tools.common import (
 )
 from gavel.tools.deps import FromRequest, Tool, ToolDeps
 from gavel.tools.engine.fitness import DecisionCut
-from gavel.tools.engine.scores import MetricScore, Provenance, Usage
+from gavel.tools.engine.scores import Finding, MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.narrative import Explain, narrate
@@ -35,6 +35,8 @@ DEFAULT_RUBRIC = "clinical-assessment"
 # The evaluate table's cells: a row stays readable in a chat window.
 REASON_CHARS = 140
 UNSCORED_CHARS = 80
+QUOTE_CHARS = 80  # a finding quoted below the table
+FINDINGS_SHOWN = 3  # per low metric; the structured result carries them all
 # Why `passed` is null: a metric the judge gave no valid score, or text aimed at the judge.
 UndecidedReason = Literal["unscored_metrics", "text_aimed_at_judge"]
 
@@ -116,12 +118,30 @@ class EvaluationResult(ToolResult):
             )
             reason = one_line(s.explanation or s.reason or "", REASON_CHARS).replace("|", "/")
             lines.append(f"| {s.metric} | {shown} | {reason} |")
+        lines += _what_cost(self)
         lines += flags_line(self.flags)
         return "\n".join(lines)
 
     def is_cacheable(self) -> bool:
         # passed is null exactly when a metric is unscored or text aimed at the judge was found.
         return self.passed is not None
+
+
+def _what_cost(result: EvaluationResult) -> list[str]:
+    """Below the table, what each low metric's checks found, quoted: the table's reason column is cut short."""
+    lines = []
+    for s in result.scores:
+        if s.metric in result.low_metrics and s.findings:
+            quoted = "; ".join(f"“{one_line(f.item, QUOTE_CHARS)}”{_weight(f)}" for f in s.findings[:FINDINGS_SHOWN])
+            more = f"; and {len(s.findings) - FINDINGS_SHOWN} more" if len(s.findings) > FINDINGS_SHOWN else ""
+            lines.append(f"- {s.metric}: {quoted}{more}")
+    return ["", "What cost the low metrics:", *lines] if lines else []
+
+
+def _weight(finding: Finding) -> str:
+    if finding.nats is not None:
+        return f" ({finding.nats:+.1f} nats)"
+    return f" (P {finding.p_mistake:.2f})" if finding.p_mistake is not None else ""
 
 
 def _threshold(rubric: Rubric, override: float | None) -> float:

@@ -119,6 +119,18 @@ async def test_refine_feedback_quotes_exactly_the_items_that_cost_the_metric():
     assert feedback.startswith("Scored ")
 
 
+async def test_the_rendered_result_quotes_below_the_table_what_cost_each_low_metric():
+    result = await evaluate(
+        by_item({"hears voices": 0.02, "Appetite": 0.02}), WRONG, metrics=["accuracy", "completeness"]
+    )
+    assert result.low_metrics == ["accuracy"]
+    text = result.render_text()
+    assert "What cost the low metrics:\n- accuracy: “For three weeks the patient hears voices" in text
+    assert "- completeness" not in text
+    good = await evaluate(by_item({}), GOOD, metrics=["accuracy"])
+    assert "What cost" not in good.render_text()
+
+
 def test_a_check_kind_that_asks_needs_its_question_and_the_others_take_none():
     with pytest.raises(ValidationError, match="need a question"):
         Checks(kind="sentence")

@@ -66,6 +66,7 @@ async def test_sentences_the_source_explains_least_are_the_findings_and_the_feed
     assert "+22.0 nats" in score.explanation and "under 13 nats: “Mood is low.” (+2.0)" in score.explanation
     assert result.low_metrics == ["specificity"]
     assert "- “Mood is low.”" in feedback_for(result, CLINICAL)["specificity"]
+    assert "- specificity: “Mood is low.” (+2.0 nats)" in result.render_text()
 
 
 async def test_without_token_offsets_the_metric_is_scored_alike_and_names_no_sentence():
