@@ -22,7 +22,7 @@ from gavel.tools.common import (
 )
 from gavel.tools.deps import FromRequest, Tool, ToolDeps
 from gavel.tools.engine.fitness import DecisionCut
-from gavel.tools.engine.scores import Finding, MetricScore, Provenance, Usage
+from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.narrative import Explain, narrate
@@ -132,16 +132,10 @@ def _what_cost(result: EvaluationResult) -> list[str]:
     lines = []
     for s in result.scores:
         if s.metric in result.low_metrics and s.findings:
-            quoted = "; ".join(f"“{one_line(f.item, QUOTE_CHARS)}”{_weight(f)}" for f in s.findings[:FINDINGS_SHOWN])
+            quoted = "; ".join(finding.quoted(QUOTE_CHARS) for finding in s.findings[:FINDINGS_SHOWN])
             more = f"; and {len(s.findings) - FINDINGS_SHOWN} more" if len(s.findings) > FINDINGS_SHOWN else ""
             lines.append(f"- {s.metric}: {quoted}{more}")
     return ["", "What cost the low metrics:", *lines] if lines else []
-
-
-def _weight(finding: Finding) -> str:
-    if finding.nats is not None:
-        return f" ({finding.nats:+.1f} nats)"
-    return f" (P {finding.p_mistake:.2f})" if finding.p_mistake is not None else ""
 
 
 def _threshold(rubric: Rubric, override: float | None) -> float:

@@ -25,7 +25,6 @@ from typing import Any
 
 import anyio
 
-from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
 from gavel.tools.engine.likelihood import score_likelihood
@@ -315,7 +314,7 @@ def _scored(
         ((p, item) for p, item in zip(p_mistake, items, strict=True) if p >= LIKELY), key=lambda pair: -pair[0]
     )
     findings = [Finding(item=item, p_mistake=round(p, 4)) for p, item in likely]
-    quoted = "; ".join(f"“{one_line(item, QUOTE_CHARS)}” (P {p:.2f})" for p, item in likely[:3])
+    quoted = "; ".join(finding.quoted(QUOTE_CHARS) for finding in findings[:3])
     explanation = f"{how}; {_what(checks, rubric)}: {quoted or 'none likely'}"
     if cut_short:
         explanation += f" (only the first {MAX_ITEMS} items were checked)"

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 import anyio
 
-from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.calls import ModelCalls, Tally
@@ -157,7 +156,7 @@ async def score_likelihood(
     )
     findings = _weak_sentences(text, read, checks.sentence_cut) if checks.sentence_cut is not None else None
     if findings:
-        quoted = "; ".join(f"“{one_line(f.item, QUOTE_CHARS)}” ({f.nats:+.1f})" for f in findings[:3])
+        quoted = "; ".join(finding.quoted(QUOTE_CHARS) for finding in findings[:3])
         explanation += f"; under {checks.sentence_cut:g} nats: {quoted}"
     readout = Readout(value=score, distribution={}, mass=None)
     scored = metric_score(metric.id, metric.name, readout, explanation)

@@ -11,6 +11,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gavel.tools.common import one_line
 from gavel.tools.engine.fitness import JudgeFitness
 from gavel.tools.engine.logprobs import ReasonCode
 from gavel.tools.engine.parse import ReplyCode
@@ -57,6 +58,14 @@ class Finding(BaseModel):
         description="Metrics read from likelihood: how many nats more likely the source makes this sentence, below "
         "the rubric's sentence cut.",
     )
+
+    def quoted(self, chars: int) -> str:
+        """The item on one line in quotes, with what it weighs: “Mood is low.” (-0.4 nats) or (P 0.91)."""
+        if self.nats is not None:
+            weight = f" ({self.nats:+.1f} nats)"
+        else:
+            weight = f" (P {self.p_mistake:.2f})" if self.p_mistake is not None else ""
+        return f"“{one_line(self.item, chars)}”{weight}"
 
 
 class MetricScore(BaseModel):

@@ -63,7 +63,7 @@ async def test_sentences_the_source_explains_least_are_the_findings_and_the_feed
     result = await specificity(backend)
     (score,) = result.scores
     assert [(f.item, f.nats, f.p_mistake) for f in score.findings or []] == [(VAGUE, 2.0, None)]
-    assert "+22.0 nats" in score.explanation and "under 13 nats: “Mood is low.” (+2.0)" in score.explanation
+    assert "+22.0 nats" in score.explanation and "under 13 nats: “Mood is low.” (+2.0 nats)" in score.explanation
     assert result.low_metrics == ["specificity"]
     assert "- “Mood is low.”" in feedback_for(result, CLINICAL)["specificity"]
     assert "- specificity: “Mood is low.” (+2.0 nats)" in result.render_text()
