@@ -70,17 +70,21 @@ def as_turns(system: str, lines: Sequence[str]) -> tuple[ChatMessage, ...]:
 
 @dataclass(frozen=True)
 class Readings:
-    """The text's summed log-probability after each layout, in the layouts' order; its tokens; and how many of
-    them have no log-probability of their own (a token ending inside a character, which llama.cpp reports only
-    with the token that completes it). Those are left out of every sum alike, so a difference of two sums
-    still compares the same tokens. `entries` are the summed log-probabilities one by one, per layout, and
-    `ends` where each one's bytes end in the scored text (empty when the backend does not say)."""
+    """The text's log-probabilities after each layout, one by one, in the layouts' order (`entries`); its tokens;
+    and how many of them have no log-probability of their own (a token ending inside a character, which
+    llama.cpp reports only with the token that completes it). Those are left out of every sum alike, so a
+    difference of two sums still compares the same tokens. `ends`: where each entry's bytes end in the scored
+    text (empty when the backend does not say)."""
 
-    sums: list[float]
+    entries: tuple[tuple[float, ...], ...]
     tokens: int
     unread: int = 0
-    entries: tuple[tuple[float, ...], ...] = ()
     ends: tuple[int, ...] = ()
+
+    @property
+    def sums(self) -> list[float]:
+        """The text's summed log-probability after each layout."""
+        return [math.fsum(entry) for entry in self.entries]
 
     def counted(self) -> str:
         """The token count for an explanation, with the tokens left out when there are any."""
@@ -113,7 +117,7 @@ async def log_likelihood(
             "others end inside characters split across tokens (emoji, some CJK characters)"
         )
         return Readout.failed("no_logprobs", reason)
-    return Readings([math.fsum(reply.text_logprobs)], read + unread, unread, (reply.text_logprobs,), reply.text_ends)
+    return Readings((reply.text_logprobs,), read + unread, unread, reply.text_ends)
 
 
 async def score_likelihood(
@@ -210,10 +214,9 @@ async def read_side_by_side(
         return None
     # Every reading forces the same tokens, so they leave out the same ones.
     return Readings(
-        [total for reading in done for total in reading.sums],
+        tuple(entry for reading in done for entry in reading.entries),
         max(reading.tokens for reading in done),
         max(reading.unread for reading in done),
-        tuple(entry for reading in done for entry in reading.entries),
         done[0].ends,
     )
 
