@@ -47,6 +47,15 @@ class Checks(BaseModel):
         default="no", description="'sentence' and 'whole': which answer to `question` counts as a mistake."
     )
 
+    unless_supported: bool = Field(
+        default=False,
+        description=(
+            "'consistent': a claim counts as a contradiction only as far as the source does not support it either: "
+            "its P(mistake) is the lesser of P(it cannot be true with what comes before) and P(the source does not "
+            "support it), the source taken as the truth. Without a source the first alone."
+        ),
+    )
+
     centre: float | None = Field(
         default=None,
         allow_inf_nan=False,
@@ -88,6 +97,8 @@ class Checks(BaseModel):
             raise ValueError("checks of kind 'likelihood' need centre and spread")
         if self.kind != "likelihood" and (self.centre, self.spread, self.turns, self.sentence_cut) != (None,) * 4:
             raise ValueError(f"checks of kind {self.kind!r} take no centre, spread, turns or sentence_cut")
+        if self.unless_supported and self.kind != "consistent":
+            raise ValueError(f"checks of kind {self.kind!r} take no unless_supported; only 'consistent' does")
         asks = self.kind in ("sentence", "whole")
         if asks and self.question is None:
             raise ValueError(f"checks of kind {self.kind!r} need a question")

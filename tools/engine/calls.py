@@ -41,6 +41,18 @@ def written_out(request: ChatRequest) -> ChatRequest:
     return replace(request, messages=messages, score_text=score_text)
 
 
+def _remembered(request: ChatRequest, answering: Backend) -> tuple[object, ...] | None:
+    """The key under which a tool call remembers a reply that is the same whenever asked: a given text's scores
+    (several metrics of one judgment read the same text's likelihood) and a one-token read of probabilities (a
+    coherence check that states `unless_supported` asks the accuracy metric's checks again). None for the rest:
+    a generated reply is asked again only to get another."""
+    if request.score_text is not None:
+        return ("scored", request.messages, request.score_text, request.model, id(answering))
+    if request.max_tokens == 1 and request.top_logprobs is not None and request.temperature == 0.0:
+        return ("read", request.messages, request.top_logprobs, request.model, id(answering))
+    return None
+
+
 class Tally:
     """Usage of one judgment, summed across concurrent calls."""
 
@@ -85,8 +97,8 @@ class ModelCalls:
         # Set once a model call of this tool call timed out: the backend is not asked again in this call.
         self.stopped: str | None = None
         self.answered = 0
-        # A given text's scores by prompt: several metrics of one judgment read the same text's likelihood.
-        self._scored: dict[tuple[object, ...], ChatReply] = {}
+        # Replies that are the same whenever asked, by request (`_remembered`).
+        self._remembered: dict[tuple[object, ...], ChatReply] = {}
 
     def request(
         self,
@@ -124,9 +136,9 @@ class ModelCalls:
         """
         answering = backend or self.backend
         request = written_out(request)
-        scored = (request.messages, request.score_text, request.model, id(answering)) if request.score_text else None
-        if scored in self._scored:
-            return self._scored[scored]
+        key = _remembered(request, answering)
+        if key is not None and key in self._remembered:
+            return self._remembered[key]
         if self.stopped is not None:
             raise BackendTimeout(self.stopped)
         remaining = self.deadline - time.monotonic()
@@ -171,8 +183,8 @@ class ModelCalls:
             self.saw_backend_failure = True
             raise
         tally.add(reply)
-        if scored is not None:
-            self._scored[scored] = reply
+        if key is not None:
+            self._remembered[key] = reply
         self.probes.answered(answering)
         self.answered += 1
         await self.progress.tick(f"{step}: answered ({self.answered} model calls so far)")

@@ -110,6 +110,7 @@ def _consistent(sentences: Sequence[str], index: int) -> Item | None:
     return Item(sentences[index], tuple(claims)) if claims else None
 
 
+_SUPPORTED = Checks(kind="supported")
 _DOCUMENT_ORDER = {"supported": 0, "covered": 1, "consistent": 2, "sentence": 3, "whole": 4, "likelihood": 5}
 
 
@@ -145,9 +146,11 @@ def score_from_mistakes(expected: float, points: Sequence[tuple[float, float]]) 
     return points[-1][1]
 
 
-def _what(checks: Checks, rubric: Rubric) -> str:
+def _what(checks: Checks, rubric: Rubric, has_source: bool = False) -> str:
     source = rubric.prompt.source_label
     subject = rubric.prompt.subject
+    if checks.unless_supported and has_source:
+        return f"sentences that contradict what the {subject} says before them and the {source} does not support"
     return {
         "supported": f"sentences of the {subject} not supported by the {source}",
         "covered": f"statements of the {source} missing from the {subject}",
@@ -184,7 +187,7 @@ async def score_checked(
     usage = Usage()
     weakest: list[str] = [item.text for item in items]
     unstated_quantities: list[str] = []
-    stated = quantities(source or "") if checks.kind == "supported" else set()
+    stated = quantities(source or "") if checks.kind == "supported" or checks.unless_supported else set()
 
     async def one(index: int, item: Item) -> None:
         nonlocal usage
@@ -195,16 +198,12 @@ async def score_checked(
             readouts[index] = Readout(value=0.0, distribution={"yes": 0.0, "no": 1.0})
             unstated_quantities.extend(missing)
             return
-        for claim in item.claims:
-            readout, used = await check_claim(calls, rubric, checks, claim, source, context, model, step)
+        readout, weakest[index], used = await _weakest(calls, rubric, checks, item.claims, source, context, model, step)
+        usage = usage.add(used)
+        if checks.unless_supported and source and source.strip() and readout.value is not None:
+            readout, used = await _or_supported(calls, rubric, readout, item.text, source, stated, context, model, step)
             usage = usage.add(used)
-            current = readouts[index]
-            # On a tie the later claim is quoted: a part of the sentence points closer than the sentence.
-            if current is None or readout.value is None or readout.value <= (current.value or 0.0):
-                readouts[index] = readout
-                weakest[index] = claim.text
-            if readout.value is None:
-                return  # unanswered: the metric is unscored, its other claims need not be asked
+        readouts[index] = readout
 
     async with anyio.create_task_group() as tg:
         for index, item in enumerate(items):
@@ -217,7 +216,7 @@ async def score_checked(
         unscored = Readout.failed(failed.reason_code or "backend_error", reason)
         return metric_score(metric.id, metric.name, unscored, ""), usage
     p_mistakes = [p_mistake(checks, r) for r in done]
-    result = _scored(rubric, metric, checks, weakest, p_mistakes, cut_short)
+    result = _scored(rubric, metric, checks, weakest, p_mistakes, cut_short, has_source=bool(source and source.strip()))
     if unstated_quantities:
         source_label = rubric.prompt.source_label
         note = f"; quantities the {source_label} never states: {', '.join(sorted(set(unstated_quantities)))}"
@@ -289,6 +288,61 @@ async def check_claim(
     return Readout(value=value, distribution={"yes": value, "no": 1 - value}, mass=mass), used
 
 
+async def _weakest(
+    calls: ModelCalls,
+    rubric: Rubric,
+    checks: Checks,
+    claims: Sequence[Claim],
+    source: str | None,
+    context: Mapping[str, str],
+    model: str | None,
+    step: str,
+) -> tuple[Readout, str, Usage]:
+    """An item's least P(yes) over its claims, and the claim it came from. The first unanswered claim is the
+    item's readout: the metric is then unscored, so its other claims need not be asked."""
+    usage = Usage()
+    found: tuple[Readout, str] | None = None
+    for claim in claims:
+        readout, used = await check_claim(calls, rubric, checks, claim, source, context, model, step)
+        usage = usage.add(used)
+        # On a tie the later claim is quoted: a part of the sentence points closer than the sentence.
+        if found is None or readout.value is None or readout.value <= (found[0].value or 0.0):
+            found = (readout, claim.text)
+        if readout.value is None:
+            break
+    assert found is not None, "every item has a claim"
+    return found[0], found[1], usage
+
+
+async def _or_supported(
+    calls: ModelCalls,
+    rubric: Rubric,
+    consistent: Readout,
+    sentence: str,
+    source: str,
+    stated: set[str],
+    context: Mapping[str, str],
+    model: str | None,
+    step: str,
+) -> tuple[Readout, Usage]:
+    """A `consistent` check of a rubric that states `unless_supported`: P(no mistake) is the greater of P(both
+    true) and P(the source supports the sentence), asked as the `supported` kind asks it, so a rubric that also
+    has an accuracy metric finds every answer remembered (ModelCalls). The 1.5B model calls most true sentences
+    of a longer text inconsistent with what comes before (P(mistake) 0.6-0.85), and the expected count grew with
+    the text until no good assessment of 50-90 words passed; a sentence the transcript supports is not the one in
+    error (bench/README.md, "Coherence unless supported")."""
+    if unstated(sentence, stated):
+        return consistent, Usage()  # a quantity the source never states: its support is 0, the lesser P stands
+    claims = [Claim(part, source) for part in _claims(sentence)]
+    support, _, used = await _weakest(calls, rubric, _SUPPORTED, claims, source, context, model, step)
+    if support.value is None:
+        return support, used
+    assert consistent.value is not None
+    value = max(consistent.value, support.value)
+    mass = min(consistent.mass or 0.0, support.mass or 0.0)
+    return Readout(value=value, distribution={"yes": value, "no": 1 - value}, mass=mass), used
+
+
 def _no_items(rubric: Rubric, metric: Metric, checks: Checks) -> MetricScore:
     """Nothing to check (a one-sentence text has no other sentence to contradict; a source with no statements):
     no item can be a mistake, which the anchors score as their best."""
@@ -297,7 +351,13 @@ def _no_items(rubric: Rubric, metric: Metric, checks: Checks) -> MetricScore:
 
 
 def _scored(
-    rubric: Rubric, metric: Metric, checks: Checks, items: Sequence[str], p_mistake: Sequence[float], cut_short: bool
+    rubric: Rubric,
+    metric: Metric,
+    checks: Checks,
+    items: Sequence[str],
+    p_mistake: Sequence[float],
+    cut_short: bool,
+    has_source: bool,
 ) -> MetricScore:
     """`items` are what each check found weakest, verbatim: the sentence, or the claim of it that decided."""
     floor = prompts.check_floor(checks.kind)
@@ -315,7 +375,7 @@ def _scored(
     )
     findings = [Finding(item=item, p_mistake=round(p, 4)) for p, item in likely]
     quoted = "; ".join(finding.quoted(QUOTE_CHARS) for finding in findings[:3])
-    explanation = f"{how}; {_what(checks, rubric)}: {quoted or 'none likely'}"
+    explanation = f"{how}; {_what(checks, rubric, has_source)}: {quoted or 'none likely'}"
     if cut_short:
         explanation += f" (only the first {MAX_ITEMS} items were checked)"
     result = metric_score(metric.id, metric.name, Readout(value=score, distribution={}, mass=None), explanation)

@@ -162,8 +162,59 @@ async def test_a_claim_is_checked_for_consistency_against_what_comes_before_it_i
     assert coherence.checks == 2 and [f.item for f in coherence.findings or []] == [
         "she reports no sleep difficulties."
     ]
-    documents = [r.messages[-1].content.split("<<<\n", 2)[1].split("\n>>>", 1)[0] for r in backend.requests]
+    consistency = [r for r in backend.requests if "both be true" in r.messages[-1].content]
+    documents = [r.messages[-1].content.split("<<<\n", 2)[1].split("\n>>>", 1)[0] for r in consistency]
     assert documents == ["For three weeks the patient wakes at 4 a.m. every night", JOINED]
+
+
+def asks_both(request: ChatRequest) -> bool:
+    return "both be true" in request.messages[-1].content
+
+
+def consistency_and_support(both_true: float, supported: float):
+    """The model's P(yes) for 'Appetite is reduced.': `both_true` asked for consistency, `supported` against the
+    transcript; every other check passes."""
+
+    def reply(request: ChatRequest):
+        if "Appetite is reduced." not in judged(request):
+            return yes_no(0.95)
+        return yes_no(both_true if asks_both(request) else supported)
+
+    return ScriptedBackend(default=reply, probabilities=True)
+
+
+async def test_a_sentence_the_transcript_supports_is_no_contradiction_whatever_the_consistency_check_says():
+    assert CLINICAL.metric("coherence").checks.unless_supported
+    coherence = (await evaluate(consistency_and_support(0.1, 0.9), GOOD, metrics=["coherence"])).scores[0]
+    assert coherence.score == 5.0 and not coherence.findings
+    assert "and the transcript does not support" in (coherence.explanation or "")
+
+
+async def test_a_contradiction_counts_as_the_lesser_of_its_two_p_mistakes():
+    coherence = (await evaluate(consistency_and_support(0.1, 0.3), GOOD, metrics=["coherence"])).scores[0]
+    assert coherence.expected_mistakes == pytest.approx((0.7 - 0.5) / 0.5)
+    assert [(f.item, f.p_mistake) for f in coherence.findings or []] == [("Appetite is reduced.", 0.7)]
+
+
+async def test_without_a_transcript_the_consistency_check_alone_decides():
+    backend = consistency_and_support(0.1, 0.9)
+    coherence = (await evaluate(backend, GOOD, source=None, metrics=["coherence"])).scores[0]
+    assert coherence.expected_mistakes == pytest.approx((0.9 - 0.5) / 0.5)
+    assert all(asks_both(r) for r in backend.requests)
+    assert "does not support" not in (coherence.explanation or "")
+
+
+async def test_coherence_reuses_the_accuracy_metrics_answers_instead_of_asking_the_model_again():
+    backend = by_item({})
+    await evaluate(backend, GOOD, metrics=["accuracy", "coherence"])
+    asked = [r.messages for r in backend.requests]
+    assert len(asked) == len(set(asked))
+    assert sum(asks_both(r) for r in backend.requests) == 1
+
+
+def test_only_consistency_checks_take_unless_supported():
+    with pytest.raises(ValidationError, match="only 'consistent'"):
+        Checks(kind="supported", unless_supported=True)
 
 
 async def test_the_first_claim_of_a_text_has_nothing_before_it_to_contradict():
@@ -238,4 +289,6 @@ async def test_checks_sharing_a_document_ask_the_question_before_each_claim_so_t
 async def test_coverage_and_consistency_checks_ask_their_question_after_the_claim(metric, question):
     backend = by_item({})
     await evaluate(backend, GOOD, metrics=[metric])
-    assert backend.requests and all(question in r.messages[-1].content.rsplit(">>>", 1)[1] for r in backend.requests)
+    # Coherence also asks whether the transcript supports its sentences (unless_supported), the accuracy way.
+    own = [r.messages[-1].content for r in backend.requests if question in r.messages[-1].content]
+    assert own and all(question in content.rsplit(">>>", 1)[1] for content in own)
