@@ -174,7 +174,8 @@ async def score_checked(
     assert checks is not None
     if checks.kind == "likelihood":
         return await score_likelihood(calls, rubric, metric, text, source, model)
-    if checks.kind in ("supported", "covered") and not (source and source.strip()):
+    has_source = bool(source and source.strip())
+    if checks.kind in ("supported", "covered") and not has_source:
         subject, source_label = rubric.prompt.subject, rubric.prompt.source_label
         reason = f"{metric.name} checks the {subject} against its {source_label}; give source"
         return metric_score(metric.id, metric.name, Readout.failed("source_missing", reason), ""), Usage()
@@ -200,7 +201,7 @@ async def score_checked(
             return
         readout, weakest[index], used = await _weakest(calls, rubric, checks, item.claims, source, context, model, step)
         usage = usage.add(used)
-        if checks.unless_supported and source and source.strip() and readout.value is not None:
+        if checks.unless_supported and source and has_source and readout.value is not None:
             readout, used = await _or_supported(calls, rubric, readout, item.text, source, stated, context, model, step)
             usage = usage.add(used)
         readouts[index] = readout
@@ -216,7 +217,7 @@ async def score_checked(
         unscored = Readout.failed(failed.reason_code or "backend_error", reason)
         return metric_score(metric.id, metric.name, unscored, ""), usage
     p_mistakes = [p_mistake(checks, r) for r in done]
-    result = _scored(rubric, metric, checks, weakest, p_mistakes, cut_short, has_source=bool(source and source.strip()))
+    result = _scored(rubric, metric, checks, weakest, p_mistakes, cut_short, has_source)
     if unstated_quantities:
         source_label = rubric.prompt.source_label
         note = f"; quantities the {source_label} never states: {', '.join(sorted(set(unstated_quantities)))}"
