@@ -290,3 +290,36 @@ async def test_specificity_names_the_sentence_the_transcript_does_not_explain_an
     (score,) = judgment.scores
     assert score.status == "scored", score.reason
     assert [finding.item for finding in score.findings or []] == ["Mood is low."], score.explanation
+
+
+async def test_coherence_does_not_count_a_true_sentence_the_model_misreads_when_the_transcript_supports_it(
+    embedded_backend,
+):
+    """The 1.5B model reads 'Low mood about five days a week.' as unable to be true with the sentence before it
+    (P(mistake) about 0.8 in bench/coherence_support.py); the transcript supports it, so coherence that states
+    `unless_supported` does not count it. One judge for both readings: the second finds the first's answers."""
+    clinical = RubricRegistry.load().get("clinical-assessment")
+    source = (
+        "Interviewer: What's a normal day like now?\n"
+        "Patient: I stay in bed until noon. Since I retired last autumn I've no reason to get up.\n"
+        "Interviewer: Do you feel low?\n"
+        "Patient: Most days, yes. Maybe five days a week.\n"
+        "Interviewer: Anything you look forward to?\n"
+        "Patient: Not even the grandchildren's visits anymore."
+    )
+    text = (
+        "Since retiring last autumn the patient stays in bed until noon. Low mood about five days a week. Loss of "
+        "interest and pleasure: no longer looks forward even to the grandchildren's visits."
+    )
+    coherence = clinical.metric("coherence")
+    assert coherence.checks is not None and coherence.checks.unless_supported
+    alone = coherence.model_copy(update={"checks": coherence.checks.model_copy(update={"unless_supported": False})})
+    judge = Judge(embedded_backend, engine_config(timeout_s=600))
+    found = {}
+    for metric in (alone, coherence):
+        judgment = await judge.score_metrics(rubric=clinical, metrics=[metric], subject=text, source=source, data={})
+        (score,) = judgment.scores
+        assert score.status == "scored", score.reason
+        found[metric.checks.unless_supported] = [finding.item for finding in score.findings or []]
+    assert "Low mood about five days a week." in found[False]
+    assert found[True] == []
