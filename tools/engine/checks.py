@@ -193,11 +193,13 @@ async def score_checked(
     async def one(index: int, item: Item) -> None:
         nonlocal usage
         step = f"{metric.name}: check {index + 1} of {len(items)}"
-        if checks.kind == "supported" and (missing := unstated(item.text, stated)):
-            # Not the model's answer but a reading of the numbers: the sentence states a quantity the source
-            # never does, so it is unsupported (P(supported) 0), and the explanation says which quantity.
-            readouts[index] = Readout(value=0.0, distribution={"yes": 0.0, "no": 1.0})
+        if checks.kind == "supported":
+            readout, weakest[index], missing, used = await _support(
+                calls, rubric, item, source, stated, context, model, step
+            )
             unstated_quantities.extend(missing)
+            usage = usage.add(used)
+            readouts[index] = readout
             return
         readout, weakest[index], used = await _weakest(calls, rubric, checks, item.claims, source, context, model, step)
         usage = usage.add(used)
@@ -315,6 +317,25 @@ async def _weakest(
     return found[0], found[1], usage
 
 
+async def _support(
+    calls: ModelCalls,
+    rubric: Rubric,
+    item: Item,
+    source: str | None,
+    stated: set[str],
+    context: Mapping[str, str],
+    model: str | None,
+    step: str,
+) -> tuple[Readout, str, list[str], Usage]:
+    """P(the source supports a sentence), the claim it came from, and the quantities the sentence states that the
+    source never does. With such a quantity the answer is not the model's but a reading of the numbers: the
+    sentence is unsupported (P 0) and no call is made, so the explanation can say which quantity."""
+    if missing := unstated(item.text, stated):
+        return Readout(value=0.0, distribution={"yes": 0.0, "no": 1.0}), item.text, missing, Usage()
+    readout, weakest, used = await _weakest(calls, rubric, _SUPPORTED, item.claims, source, context, model, step)
+    return readout, weakest, [], used
+
+
 async def _or_supported(
     calls: ModelCalls,
     rubric: Rubric,
@@ -332,10 +353,10 @@ async def _or_supported(
     of a longer text inconsistent with what comes before (P(mistake) 0.6-0.85), and the expected count grew with
     the text until no good assessment of 50-90 words passed; a sentence the transcript supports is not the one in
     error (bench/README.md, "Coherence unless supported")."""
-    if unstated(sentence, stated):
-        return consistent, Usage()  # a quantity the source never states: its support is 0, the lesser P stands
-    claims = [Claim(part, source) for part in _claims(sentence)]
-    support, _, used = await _weakest(calls, rubric, _SUPPORTED, claims, source, context, model, step)
+    item = Item(sentence, tuple(Claim(part, source) for part in _claims(sentence)))
+    support, _, missing, used = await _support(calls, rubric, item, source, stated, context, model, step)
+    if missing:
+        return consistent, used  # a quantity the source never states: its support is 0, the lesser P stands
     if support.value is None:
         return support, used
     assert consistent.value is not None
