@@ -21,9 +21,9 @@ from typing import Any
 from bench.common import RESULTS_DIR, Run, say
 from bench.rubric_agreement import CLINICAL, METRICS
 from gavel.tools.engine import prompts
+from gavel.tools.engine.check_items import check_items
 from gavel.tools.engine.checks import (
     check_claim,
-    check_items,
     count_anchors,
     counted,
     p_mistake,

@@ -21,7 +21,8 @@ from typing import Any
 from bench.common import RESULTS_DIR, Run, say
 from bench.rubric_agreement import CLINICAL
 from gavel.tools.engine import prompts
-from gavel.tools.engine.checks import counted, source_statements
+from gavel.tools.engine.check_items import source_statements
+from gavel.tools.engine.checks import counted
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.one_token import document_prefix, yes_no

@@ -20,19 +20,18 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
+from gavel.tools.engine.check_items import Claim, Item, check_items, sentence_claims
 from gavel.tools.engine.likelihood import score_likelihood
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, prefix, yes_no
 from gavel.tools.engine.quantities import quantities, unstated
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
-from gavel.tools.engine.sentences import clauses, split_sentences
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric, Rubric
 
@@ -41,73 +40,7 @@ LIKELY = 0.5
 QUOTE_CHARS = 160
 # The most items one metric checks: a longer text is checked on its first items, and the explanation says so.
 MAX_ITEMS = 24
-_SPEAKER = re.compile(r"^\s*[A-Z][\w .'-]{0,30}:\s+")
-# Source statements shorter than this ("Badly.", "Yes.") carry nothing an assessment could state on its own.
-_MIN_STATEMENT_WORDS = 3
 _COUNT = re.compile(r"^\s*(no|\d+)(?:\s*(?:or|to|-|–)\s*(\d+))?(\s*or more)?\s+mistakes?\b", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Claim:
-    text: str
-    document: str | None  # what the claim is checked against, for the kinds that show one
-
-
-@dataclass(frozen=True)
-class Item:
-    """One counted item (a sentence, or a statement of the source) and the claims it is checked by: a sentence
-    that joins two claims ("sleeps two hours, and reports no sleep difficulties") is checked claim by claim and
-    counts as one item, as wrong as its weakest claim."""
-
-    text: str
-    claims: tuple[Claim, ...]
-
-
-def source_statements(source: str) -> list[str]:
-    """The source's statements: each line's text after a 'Speaker:' label, split into sentences; questions and
-    fragments under three words left out (an interviewer's questions are not facts an assessment must state)."""
-    statements = []
-    for line in source.splitlines():
-        text = _SPEAKER.sub("", line, count=1)
-        for sentence in split_sentences(text):
-            if sentence.rstrip().endswith("?") or len(sentence.split()) < _MIN_STATEMENT_WORDS:
-                continue
-            statements.append(sentence)
-    return statements
-
-
-def check_items(checks: Checks, text: str, source: str | None) -> list[Item]:
-    """What a metric's checks count (sentences, or the source's statements), each with the claims it is checked by."""
-    sentences = split_sentences(text) or [text.strip()]
-    if checks.kind == "supported":
-        return [Item(s, tuple(Claim(c, source) for c in _claims(s))) for s in sentences]
-    if checks.kind == "covered":
-        return [Item(s, (Claim(s, text),)) for s in source_statements(source or "")]
-    if checks.kind == "consistent":
-        return [item for i in range(len(sentences)) if (item := _consistent(sentences, i)) is not None]
-    if checks.kind == "sentence":
-        return [Item(s, (Claim(s, None),)) for s in sentences]
-    return [Item(text, (Claim(text, None),))]
-
-
-def _claims(sentence: str) -> list[str]:
-    """The sentence itself, then each claim it joins when it joins more than one."""
-    parts = clauses(sentence)
-    return [sentence, *parts] if len(parts) > 1 else [sentence]
-
-
-def _consistent(sentences: Sequence[str], index: int) -> Item | None:
-    """Each claim of one sentence against everything the text says before it, its earlier sibling claims
-    included; None when nothing comes before (the text's first claim). A contradiction between two claims is
-    found at the later one. Each check's document is the previous check's document and claim, so the prompt
-    cache evaluates each claim about twice instead of the whole rest of the text once per claim."""
-    before = list(sentences[:index])
-    claims = []
-    for part in clauses(sentences[index]):
-        if before:
-            claims.append(Claim(part, " ".join(before)))
-        before.append(part)
-    return Item(sentences[index], tuple(claims)) if claims else None
 
 
 _SUPPORTED = Checks(kind="supported")
@@ -174,7 +107,9 @@ async def score_checked(
     assert checks is not None
     if checks.kind == "likelihood":
         return await score_likelihood(calls, rubric, metric, text, source, model)
-    has_source = bool(source and source.strip())
+    # The source when it says anything: None narrows the type where a check needs it.
+    document = source if source and source.strip() else None
+    has_source = document is not None
     if checks.kind in ("supported", "covered") and not has_source:
         subject, source_label = rubric.prompt.subject, rubric.prompt.source_label
         reason = f"{metric.name} checks the {subject} against its {source_label}; give source"
@@ -203,8 +138,10 @@ async def score_checked(
             return
         readout, weakest[index], used = await _weakest(calls, rubric, checks, item.claims, source, context, model, step)
         usage = usage.add(used)
-        if checks.unless_supported and source and has_source and readout.value is not None:
-            readout, used = await _or_supported(calls, rubric, readout, item.text, source, stated, context, model, step)
+        if checks.unless_supported and document is not None and readout.value is not None:
+            readout, used = await _or_supported(
+                calls, rubric, readout, item.text, document, stated, context, model, step
+            )
             usage = usage.add(used)
         readouts[index] = readout
 
@@ -353,7 +290,7 @@ async def _or_supported(
     of a longer text inconsistent with what comes before (P(mistake) 0.6-0.85), and the expected count grew with
     the text until no good assessment of 50-90 words passed; a sentence the transcript supports is not the one in
     error (bench/README.md, "Coherence unless supported")."""
-    item = Item(sentence, tuple(Claim(part, source) for part in _claims(sentence)))
+    item = Item(sentence, tuple(Claim(part, source) for part in sentence_claims(sentence)))
     support, _, missing, used = await _support(calls, rubric, item, source, stated, context, model, step)
     if missing:
         return consistent, used  # a quantity the source never states: its support is 0, the lesser P stands

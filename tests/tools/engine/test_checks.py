@@ -9,7 +9,8 @@ from pydantic import ValidationError
 
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
 from gavel.tools.engine.backend import ChatRequest
-from gavel.tools.engine.checks import count_anchors, score_from_mistakes, source_statements
+from gavel.tools.engine.check_items import source_statements
+from gavel.tools.engine.checks import count_anchors, score_from_mistakes
 from gavel.tools.engine.prompts import check_floor
 from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks

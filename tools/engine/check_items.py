@@ -1,0 +1,78 @@
+"""What a metric's checks count: the items (the text's sentences, or the source's statements) and the claims
+each item is checked by, with the document each claim is checked against (engine/checks.py asks them)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gavel.tools.engine.sentences import clauses, split_sentences
+from gavel.tools.rubric_checks import Checks
+
+_SPEAKER = re.compile(r"^\s*[A-Z][\w .'-]{0,30}:\s+")
+# Source statements shorter than this ("Badly.", "Yes.") carry nothing an assessment could state on its own.
+_MIN_STATEMENT_WORDS = 3
+
+
+@dataclass(frozen=True)
+class Claim:
+    text: str
+    document: str | None  # what the claim is checked against, for the kinds that show one
+
+
+@dataclass(frozen=True)
+class Item:
+    """One counted item (a sentence, or a statement of the source) and the claims it is checked by: a sentence
+    that joins two claims ("sleeps two hours, and reports no sleep difficulties") is checked claim by claim and
+    counts as one item, as wrong as its weakest claim."""
+
+    text: str
+    claims: tuple[Claim, ...]
+
+
+def source_statements(source: str) -> list[str]:
+    """The source's statements: each line's text after a 'Speaker:' label, split into sentences; questions and
+    fragments under three words left out (an interviewer's questions are not facts an assessment must state)."""
+    statements = []
+    for line in source.splitlines():
+        text = _SPEAKER.sub("", line, count=1)
+        for sentence in split_sentences(text):
+            if sentence.rstrip().endswith("?") or len(sentence.split()) < _MIN_STATEMENT_WORDS:
+                continue
+            statements.append(sentence)
+    return statements
+
+
+def check_items(checks: Checks, text: str, source: str | None) -> list[Item]:
+    """What a metric's checks count (sentences, or the source's statements), each with the claims it is checked by."""
+    sentences = split_sentences(text) or [text.strip()]
+    if checks.kind == "supported":
+        return [Item(s, tuple(Claim(c, source) for c in sentence_claims(s))) for s in sentences]
+    if checks.kind == "covered":
+        return [Item(s, (Claim(s, text),)) for s in source_statements(source or "")]
+    if checks.kind == "consistent":
+        return [item for i in range(len(sentences)) if (item := consistent_item(sentences, i)) is not None]
+    if checks.kind == "sentence":
+        return [Item(s, (Claim(s, None),)) for s in sentences]
+    return [Item(text, (Claim(text, None),))]
+
+
+def sentence_claims(sentence: str) -> list[str]:
+    """The sentence itself, then each claim it joins when it joins more than one."""
+    parts = clauses(sentence)
+    return [sentence, *parts] if len(parts) > 1 else [sentence]
+
+
+def consistent_item(sentences: Sequence[str], index: int) -> Item | None:
+    """Each claim of one sentence against everything the text says before it, its earlier sibling claims
+    included; None when nothing comes before (the text's first claim). A contradiction between two claims is
+    found at the later one. Each check's document is the previous check's document and claim, so the prompt
+    cache evaluates each claim about twice instead of the whole rest of the text once per claim."""
+    before = list(sentences[:index])
+    claims = []
+    for part in clauses(sentences[index]):
+        if before:
+            claims.append(Claim(part, " ".join(before)))
+        before.append(part)
+    return Item(sentences[index], tuple(claims)) if claims else None
