@@ -213,6 +213,14 @@ async def test_coherence_reuses_the_accuracy_metrics_answers_instead_of_asking_t
     assert sum(asks_both(r) for r in backend.requests) == 1
 
 
+async def test_a_sentence_stating_a_quantity_the_transcript_never_states_keeps_its_consistency_reading():
+    backend = by_item({"for two months": 0.1})  # the consistency check finds the second sentence a contradiction
+    text = "The patient wakes at 4 a.m. every night. Appetite is reduced for two months."
+    coherence = (await evaluate(backend, text, metrics=["coherence"])).scores[0]
+    assert [(f.item, f.p_mistake) for f in coherence.findings or []] == [("Appetite is reduced for two months.", 0.9)]
+    assert not any("for two months" in judged(r) and not asks_both(r) for r in backend.requests)  # support not asked
+
+
 def test_only_consistency_checks_take_unless_supported():
     with pytest.raises(ValidationError, match="only 'consistent'"):
         Checks(kind="supported", unless_supported=True)
