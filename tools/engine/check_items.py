@@ -48,7 +48,7 @@ def check_items(checks: Checks, text: str, source: str | None) -> list[Item]:
     """What a metric's checks count (sentences, or the source's statements), each with the claims it is checked by."""
     sentences = split_sentences(text) or [text.strip()]
     if checks.kind == "supported":
-        return [Item(s, tuple(Claim(c, source) for c in sentence_claims(s))) for s in sentences]
+        return [supported_item(s, source) for s in sentences]
     if checks.kind == "covered":
         return [Item(s, (Claim(s, text),)) for s in source_statements(source or "")]
     if checks.kind == "consistent":
@@ -56,6 +56,11 @@ def check_items(checks: Checks, text: str, source: str | None) -> list[Item]:
     if checks.kind == "sentence":
         return [Item(s, (Claim(s, None),)) for s in sentences]
     return [Item(text, (Claim(text, None),))]
+
+
+def supported_item(sentence: str, source: str | None) -> Item:
+    """A sentence checked against the source, claim by claim (the `supported` kind, and coherence's support)."""
+    return Item(sentence, tuple(Claim(part, source) for part in sentence_claims(sentence)))
 
 
 def sentence_claims(sentence: str) -> list[str]:

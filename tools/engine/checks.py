@@ -26,7 +26,7 @@ import anyio
 
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
-from gavel.tools.engine.check_items import Claim, Item, check_items, sentence_claims
+from gavel.tools.engine.check_items import Claim, Item, check_items, supported_item
 from gavel.tools.engine.likelihood import score_likelihood
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, prefix, yes_no
@@ -290,7 +290,7 @@ async def _or_supported(
     of a longer text inconsistent with what comes before (P(mistake) 0.6-0.85), and the expected count grew with
     the text until no good assessment of 50-90 words passed; a sentence the transcript supports is not the one in
     error (bench/README.md, "Coherence unless supported")."""
-    item = Item(sentence, tuple(Claim(part, source) for part in sentence_claims(sentence)))
+    item = supported_item(sentence, source)
     support, _, missing, used = await _support(calls, rubric, item, source, stated, context, model, step)
     if missing:
         return consistent, used  # a quantity the source never states: its support is 0, the lesser P stands
