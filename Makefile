@@ -41,7 +41,8 @@ lint: $(VENV)/.installed
 test: lint
 	$(PY) -m tests.support.postgres --install
 	$(PY) -m tests.support.chromium --install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 -m "not real_model"
+	$(PY) -m pytest -q -m real_model
 
 bench: $(VENV)/.installed $(BENCH_VENV)/.installed
 	$(PY) -m bench.run

@@ -1,4 +1,5 @@
-"""Fixtures shared by the whole suite: process environments, free ports, servers, and logging kept per test."""
+"""Fixtures shared by the whole suite: process environments, free ports, servers, and logging kept per test; and
+the reliability figures gathered from every pytest-xdist worker into one table."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import socket
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import structlog
 
 from gavel.server import logging as gavel_logging
+from tests.reliability import tally
 from tests.support.chromium import ensure_chromium
 from tests.support.postgres import PostgresServer, PostgresUnavailable
 from tests.support.postgres import start as start_postgres
@@ -110,3 +113,19 @@ def _no_leaked_log_handler() -> Iterator[None]:
     yield
     leaked = [h for h in _own_handlers() if h not in before]
     assert not leaked, f"the test left {leaked} on the root logger: use the restore_logging fixture"
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # A pytest-xdist worker hands the reliability figures it counted to the controller, which prints them.
+    worker_output = getattr(session.config, "workeroutput", None)
+    if worker_output is not None:
+        worker_output[tally.WORKER_OUTPUT_KEY] = dict(tally.TALLY)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    tally.merge(getattr(node, "workeroutput", {}).get(tally.WORKER_OUTPUT_KEY, {}))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    tally.write(terminalreporter)

@@ -1,5 +1,5 @@
-"""What the reliability suite shares: sizes (CI vs full), a model that answers any schema, servers built
-around it, the checks every call result must pass, and the tally of what the suite tried.
+"""What the reliability suite shares: a model that answers any schema, servers built around it, and the checks
+every call result must pass. The size switch (CI vs full) and the tally of what the suite tried are in tally.py.
 
 The model is the one fake (`ScriptedBackend`, at the model seam); everything between the MCP client and it
 is the real server: `build_server`, the boundary, the tools, the engine.
@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -36,14 +34,8 @@ from tests.support.scripted import ScriptedBackend
 if TYPE_CHECKING:
     from gavel.tools.engine.progress import ProgressFn
 
-# `GAVEL_FULL_RELIABILITY=1 pytest tests/reliability` runs every suite at full size.
-FULL = os.environ.get("GAVEL_FULL_RELIABILITY", "") not in ("", "0")
-
 REGISTRY = RubricRegistry.load()
 TOOLS = ("evaluate_assessment", "refine_until_pass", "judge_rag_answer", "judge_rag_answers", "score_candidates")
-
-# Counts reported at the end of the run (see conftest.pytest_terminal_summary).
-TALLY: Counter[str] = Counter()
 
 # What an error or result text must never show the client: tracebacks, internal exception class names,
 # and the boundary's "internal error" reference (which means an input crashed the tool instead of being refused).

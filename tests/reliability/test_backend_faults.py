@@ -18,16 +18,8 @@ from typing import Any
 import pytest
 
 from gavel.tools.engine.ollama import OllamaBackend
-from tests.reliability.support import (
-    FULL,
-    TALLY,
-    TOOLS,
-    PortalClient,
-    leaks,
-    portal_client,
-    result_text,
-    scripted_server,
-)
+from tests.reliability.support import TOOLS, PortalClient, leaks, portal_client, result_text, scripted_server
+from tests.reliability.tally import FULL, TALLY
 from tests.support.injection_cases import ASSESSMENT, IDEA, RAG_ANSWER, RAG_PASSAGES, RAG_QUESTION, TRANSCRIPT
 from tests.support.ollama_server import Fault, OllamaTestServer
 from tests.support.replies import reply_for_schema

@@ -23,9 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.reliability.support import (
-    FULL,
     REGISTRY,
-    TALLY,
     TOOLS,
     PortalClient,
     check_result,
@@ -34,6 +32,7 @@ from tests.reliability.support import (
     result_text,
     scripted_server,
 )
+from tests.reliability.tally import FULL, TALLY
 
 EXAMPLES = 2000 if FULL else 120
 TEXT_LIMIT = 4000  # the server under test runs with GAVEL_MAX_TEXT_CHARS at this, so "huge" stays cheap

@@ -23,14 +23,8 @@ import httpx
 import mcp
 import pytest
 
-from tests.reliability.support import (
-    FULL,
-    TALLY,
-    check_result,
-    perfect_model,
-    result_text,
-    scripted_server,
-)
+from tests.reliability.support import check_result, perfect_model, result_text, scripted_server
+from tests.reliability.tally import FULL, TALLY
 from tests.support.ollama_server import OllamaTestServer
 from tests.support.processes import GAVEL, STOP_TIMEOUT_S, RunningServer, http_server
 from tests.support.replies import reply_for_schema

@@ -16,7 +16,7 @@ import mcp
 import pytest
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.reliability.support import TALLY
+from tests.reliability.tally import TALLY
 from tests.support.processes import http_server
 
 TOKEN = "half-open-token-51c2e0"

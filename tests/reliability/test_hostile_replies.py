@@ -15,7 +15,8 @@ import anyio
 import mcp
 import pytest
 
-from tests.reliability.support import TALLY, leaks, result_text
+from tests.reliability.support import leaks, result_text
+from tests.reliability.tally import TALLY
 from tests.support.injection_cases import ASSESSMENT, TRANSCRIPT
 from tests.support.openai_server import OpenAITestServer
 from tests.support.processes import RunningServer, http_server

@@ -12,7 +12,7 @@ import httpx
 import mcp
 import pytest
 
-from tests.reliability.support import TALLY
+from tests.reliability.tally import TALLY
 from tests.support.processes import RunningServer, http_server
 
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json",

@@ -23,7 +23,8 @@ from gavel.server import auth
 from gavel.server.cli.main import build_parser, main
 from gavel.server.http_defaults import DEFAULT_HOST
 from gavel.server.transports import HttpOptions, build_http_app
-from tests.reliability.support import TALLY, result_text
+from tests.reliability.support import result_text
+from tests.reliability.tally import TALLY
 from tests.support.processes import http_server, run_gavel, stop
 
 TOKEN = "reliability-token-9c1e77d2"

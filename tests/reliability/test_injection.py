@@ -18,13 +18,8 @@ from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.fitness import FITNESS_FLAGS
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, break_chat_markup, neutralize
 from gavel.tools.rubrics import RubricRegistry
-from tests.reliability.support import (
-    TALLY,
-    PortalClient,
-    portal_client,
-    result_text,
-    scripted_server,
-)
+from tests.reliability.support import PortalClient, portal_client, result_text, scripted_server
+from tests.reliability.tally import TALLY
 from tests.support.injection_cases import CASES, InjectionCase, arguments
 from tests.support.replies import schema_reply
 from tests.support.scripted import ScriptedBackend

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from gavel.tools.guards import detect_injection
-from tests.reliability.support import TALLY
+from tests.reliability.tally import TALLY
 from tests.support.detector_timing import LONGEST, MAX_GROWTH, MAX_SECONDS, TENTH, seconds_to_detect
 from tests.support.injection_cases import CASES, DISGUISED
 from tests.support.injection_texts import clean_corpus

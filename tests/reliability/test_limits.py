@@ -20,14 +20,8 @@ from mcp_types import Tool
 
 from gavel.tools.errors import RubricFileError, UnknownRubric
 from gavel.tools.rubrics import RubricRegistry
-from tests.reliability.support import (
-    REGISTRY,
-    TALLY,
-    leaks,
-    perfect_model,
-    result_text,
-    scripted_server,
-)
+from tests.reliability.support import REGISTRY, leaks, perfect_model, result_text, scripted_server
+from tests.reliability.tally import TALLY
 from tests.support.scripted import ScriptedBackend
 
 LIMITS = {

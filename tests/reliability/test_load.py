@@ -21,7 +21,8 @@ import anyio
 import mcp
 import pytest
 
-from tests.reliability.support import FULL, TALLY, result_text
+from tests.reliability.support import result_text
+from tests.reliability.tally import FULL, TALLY
 from tests.support.ollama_server import OllamaTestServer
 from tests.support.processes import RunningServer, http_server, stop
 from tests.support.replies import reply_for_schema

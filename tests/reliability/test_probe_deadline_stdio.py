@@ -19,7 +19,7 @@ import pytest
 from mcp import StdioServerParameters
 
 from tests.conftest import PYTHON
-from tests.reliability.support import TALLY
+from tests.reliability.tally import TALLY
 from tests.reliability.test_backend_faults import CALLS, MODEL, Model
 from tests.support.injection_cases import RAG_ANSWER
 from tests.support.ollama_server import OllamaTestServer

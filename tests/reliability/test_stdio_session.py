@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.raw_stdio import raw_stdio
-from tests.reliability.support import TALLY
+from tests.reliability.tally import TALLY
 
 UNREAD = 3_000
 # Measured: 75 -> 146 MiB before the bound (each unread tools/list reply held with its handler), +8 MiB after.

@@ -13,7 +13,7 @@ import pytest
 from mcp_types import INVALID_PARAMS
 
 from tests.reliability.raw_stdio import call_line, raw_stdio
-from tests.reliability.support import TALLY
+from tests.reliability.tally import TALLY
 from tests.support.processes import RunningServer, http_server
 
 pytestmark = pytest.mark.slow

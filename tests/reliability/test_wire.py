@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.reliability.support import TALLY
+from tests.reliability.tally import TALLY
 from tests.support.processes import GAVEL, STOP_TIMEOUT_S
 
 pytestmark = pytest.mark.slow

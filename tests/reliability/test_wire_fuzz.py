@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.reliability.raw_stdio import RawStdio, call_line, raw_stdio
-from tests.reliability.support import FULL, REGISTRY, TALLY, leaks
+from tests.reliability.support import REGISTRY, leaks
+from tests.reliability.tally import FULL, TALLY
 
 pytestmark = pytest.mark.slow
 
