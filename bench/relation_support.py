@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
@@ -90,14 +91,47 @@ SENTENCES = [
      "Falls asleep fine."),
 ]  # fmt: skip
 
+# Sentences `refine_until_pass`'s writer wrote (bench/results/refine-feedback-*.json and two `make demo` runs), read
+# after the two sets above, labelled by hand: the link is the sentence's last. Only the linked sentence and its
+# ", and" control are read (the facts were not written apart).
+WRITER = [
+    ("retired-fatigue", False, "They feel low most of the time (5 days a week), but there is less enjoyment in life "
+     "than before."),
+    ("shop-appetite", True, "The patient has lost three kilos over two weeks, skipping lunch most days, falling "
+     "asleep fine but waking up multiple times at night."),
+    ("guilt-worthless", True, "She used to paint every weekend but hasn't touched a brush since Christmas."),
+    ("student-exams", False, "Studying has been difficult and some exams have not gone well, leading to changes in "
+     "eating habits that include snacking all night and failing two exams this term."),
+    ("sleep-choir", True, "Their energy is low, even after hours in bed, and they feel tired all the time."),
+    ("work-concentration", False, "The patient has been struggling to focus since their father died in March, "
+     "which has led to them reading emails five times a day."),
+    ("work-concentration", True, "Their sleep patterns have changed somewhat, with them sleeping ten or eleven "
+     "hours on weekends but still feeling tired."),
+    ("guilt-worthless", False, "The patient feels worthless for four months due to her negative view of herself "
+     "and guilt."),
+    ("sleep-choir", False, "They are eating much less, even though they feel tired all the time after hours in bed."),
+    ("sleep-choir", False, "They feel tired all the time after hours in bed, even though they usually do not feel "
+     "like doing anything at all."),
+    ("sleep-choir", False, "Their energy is low, even after hours in bed, and they feel tired all the time, even when "
+     "doing nothing."),
+]  # fmt: skip
 
-# The links a writer can invent between two facts; "since" is left out, being as often a date as a cause.
-LINK = re.compile(r",?\s+(?:even\s+though|although|though|despite|because(?:\s+of)?|but|while|even\s+after)\s+", re.I)
+
+# The links a writer can invent between two facts; "since" and "after" are left out, being as often a date as a cause.
+LINK = re.compile(
+    r",?\s+(?:even\s+though|although|though|despite|because(?:\s+of)?|but|while|even\s+after|due\s+to|leading\s+to"
+    r"|which\s+has\s+led\s+to)\s+",
+    re.IGNORECASE,
+)
 
 
 def and_joined(sentence: str) -> str:
-    """The sentence with its first link replaced by ", and": a control built from the sentence alone."""
-    return LINK.sub(", and ", sentence, count=1)
+    """The sentence with its last link replaced by ", and": a control built from the sentence alone (the last,
+    because a writer's invented link tends to follow the facts it joins)."""
+    links = list(LINK.finditer(sentence))
+    if not links:
+        return sentence
+    return f"{sentence[: links[-1].start()]}, and {sentence[links[-1].end() :]}"
 
 
 async def probe() -> list[dict[str, Any]]:
@@ -123,15 +157,27 @@ async def probe() -> list[dict[str, Any]]:
         }  # fmt: skip
         records.append(record)
         say(f"  {split:8s} {'stated' if stated else 'invented':8s} {record['p_linked']:.3f} {linked}")
+    for case, stated, linked in WRITER:
+        source, _ = sources[case]
+        joined = and_joined(linked)
+        record = {
+            "case": case, "split": "writer", "stated": stated, "linked": linked,
+            "p_linked": await p(linked, source), "and_joined": joined, "p_and": await p(joined, source),
+        }  # fmt: skip
+        records.append(record)
+        say(f"  writer   {'stated' if stated else 'invented':8s} {record['p_linked']:.3f} {linked}")
     return records
 
 
-READINGS = {
-    "P(supported) of the linked sentence": lambda r: r["p_linked"],
-    "drop from the unlinked control": lambda r: r["p_linked"] - r["p_unlinked"],
-    "drop from the lesser fact": lambda r: r["p_linked"] - min(r["p_first"], r["p_second"]),
-    "drop from the sentence joined by 'and'": lambda r: r["p_linked"] - r["p_and"],
+# Each reading: the records' keys it needs (the writer's sentences have no facts written apart), and its value.
+READINGS: dict[str, tuple[set[str], Callable[[dict[str, Any]], float]]] = {
+    "P(supported) of the linked sentence": ({"p_linked"}, lambda r: r["p_linked"]),
+    "drop from the unlinked control": ({"p_unlinked"}, lambda r: r["p_linked"] - r["p_unlinked"]),
+    "drop from the lesser fact": ({"p_first"}, lambda r: r["p_linked"] - min(r["p_first"], r["p_second"])),
+    "drop from the sentence joined by 'and'": ({"p_and"}, lambda r: r["p_linked"] - r["p_and"]),
 }
+# The cut on the ", and" drop, set on the tune sentences between the lowest stated drop and the next invented one.
+AND_CUT = -0.045
 
 
 def auroc(stated: list[float], invented: list[float]) -> float:
@@ -141,13 +187,24 @@ def auroc(stated: list[float], invented: list[float]) -> float:
 
 def grade(records: list[dict[str, Any]]) -> dict[str, Any]:
     graded: dict[str, Any] = {}
-    for split in ("tune", "heldout"):
+    for split in ("tune", "heldout", "writer"):
         rows = [r for r in records if r["split"] == split]
         graded[split] = {"stated": sum(r["stated"] for r in rows), "invented": sum(not r["stated"] for r in rows)}
-        for name, reading in READINGS.items():
-            values = {kind: [reading(r) for r in rows if r["stated"] is kind] for kind in (True, False)}
-            graded[split][name] = auroc(values[True], values[False])
-            say(f"{split:8s} {name:40s} AUROC {graded[split][name]:.3f}")
+        for name, (needs, reading) in READINGS.items():
+            if needs <= rows[0].keys():
+                values = {kind: [reading(r) for r in rows if r["stated"] is kind] for kind in (True, False)}
+                graded[split][name] = auroc(values[True], values[False])
+                say(f"{split:8s} {name:40s} AUROC {graded[split][name]:.3f}")
+        # At the cut, among the sentences a link was found in (a sentence linked only by "since" or "after" is not).
+        linked = [r for r in rows if r["and_joined"] != r["linked"]]
+        drops = {kind: [r["p_linked"] - r["p_and"] for r in linked if r["stated"] is kind] for kind in (True, False)}
+        flagged = {kind: [drop < AND_CUT for drop in values] for kind, values in drops.items()}
+        graded[split]["at the cut"] = {
+            "cut": AND_CUT,
+            "invented flagged": f"{sum(flagged[False])} of {len(flagged[False])}",
+            "stated flagged": f"{sum(flagged[True])} of {len(flagged[True])}",
+        }
+        say(f"{split:8s} at {AND_CUT}: {graded[split]['at the cut']}")
     return graded
 
 
