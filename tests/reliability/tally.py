@@ -1,9 +1,11 @@
-"""The figures the reliability suite reports at the end of the run, merged across pytest-xdist workers.
+"""The figures the reliability suite reports at the end of the run (cases, faults, load, injection), merged across
+pytest-xdist workers; `GAVEL_FULL_RELIABILITY=1 pytest tests/reliability` runs every part at full size (`FULL`).
 
 Each worker counts into its own `TALLY`; at the end of its session it hands it to the controller
 (`config.workeroutput`), which merges them and prints one table. A figure naming the slowest of something is
 the largest over the workers; every other figure is a count, summed (a figure one test sets lives in one
-worker, so the sum is that figure).
+worker, so the sum is that figure). The root conftest (tests/conftest.py) calls this: the controller loads that
+conftest, not the ones under it.
 """
 
 from __future__ import annotations
