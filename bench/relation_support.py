@@ -2,12 +2,13 @@
 with a contrast the transcript never draws ("eating much less, even though they feel tired all the time"), and
 the accuracy check let the sentence pass. For sentences written by hand on the clinical dev cases, each a cause,
 contrast or time link between two facts the transcript states, some links stated by the patient and some
-invented, four readings through the engine's own `check_claim` (the accuracy metric's `supported` question): the
-linked sentence; the same two facts as two sentences with no link; and each fact alone. Three ways to tell an
-invented link, each graded by AUROC (stated above invented): the linked sentence's P(supported) as the accuracy
-check reads it today; its drop from the unlinked control (a call more per linked sentence); and its drop from the
-lesser of the two facts (which the accuracy check already asks when `clauses` splits the sentence at its link).
-The sentences of the `tune` cases were written and read first; those of the `heldout` cases after.
+invented, five readings through the engine's own `check_claim` (the accuracy metric's `supported` question): the
+linked sentence; the same two facts as two sentences with no link; each fact alone; and the sentence with its link
+replaced by ", and". Four ways to tell an invented link, each graded by AUROC (stated above invented): the linked
+sentence's P(supported) as the accuracy check reads it today, and its drop from each control. The sentences of the
+`tune` cases were written and read first, those of the `heldout` cases after, and then (the `writer` split) link
+sentences `refine_until_pass`'s writer wrote, with the ", and" control only; the ", and" drop is also counted at a
+cut set on `tune`.
 
     python -m bench.relation_support    # reads the model, writes bench/results/relation-support.json
 """
