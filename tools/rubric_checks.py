@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-CheckKind = Literal["supported", "covered", "consistent", "sentence", "whole", "likelihood"]
+CheckKind = Literal["supported", "covered", "consistent", "sentence", "whole", "named", "likelihood"]
 # A yes/no question, as rubric authors write them.
 YesNoQuestion = Annotated[str, Field(min_length=1, max_length=4000, pattern=r"\?\s*$")]
 
@@ -27,6 +27,8 @@ class Checks(BaseModel):
             "against the text (a mistake: missing from it). 'consistent': each claim against what the text "
             "says before it (a mistake: they cannot both be true). 'sentence': each sentence of the text is asked "
             "`question` on its own. 'whole': the text is asked `question`, after the source and the context. "
+            "'named': each paragraph of the text (split at blank lines) is asked `question`, a which-question the "
+            "model answers by naming something from the paragraph (a mistake: it answers None). "
             "'likelihood': no question; how much more likely the model finds the text after the source than "
             "without it (in nats), placed on the scale around `centre` (needs a backend that scores a given text, "
             "the embedded model; elsewhere the metric is read as if it stated no checks)."
@@ -34,7 +36,9 @@ class Checks(BaseModel):
     )
     question: YesNoQuestion | None = Field(
         default=None,
-        description="'sentence' and 'whole': the yes/no question asked of each item, ending in '?'.",
+        description="'sentence' and 'whole': the yes/no question asked of each item; 'named': the which-question "
+        "asked of each paragraph ('Which specific study, place or figure does this paragraph name as evidence?'). "
+        "Ends in '?'.",
     )
     opposite: YesNoQuestion | None = Field(
         default=None,
@@ -99,7 +103,11 @@ class Checks(BaseModel):
             raise ValueError(f"checks of kind {self.kind!r} take no centre, spread, turns or sentence_cut")
         if self.unless_supported and self.kind != "consistent":
             raise ValueError(f"checks of kind {self.kind!r} take no unless_supported; only 'consistent' does")
-        asks = self.kind in ("sentence", "whole")
+        asks = self.kind in ("sentence", "whole", "named")
+        if self.kind == "named" and (self.opposite is not None or "mistake" in self.model_fields_set):
+            raise ValueError(
+                "checks of kind 'named' count the answer None as the mistake; leave opposite and mistake out"
+            )
         if asks and self.question is None:
             raise ValueError(f"checks of kind {self.kind!r} need a question")
         if not asks and (self.question is not None or self.opposite is not None):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from gavel.tools.engine.sentences import clauses, split_sentences
 from gavel.tools.rubric_checks import Checks
 
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _SPEAKER = re.compile(r"^\s*[A-Z][\w .'-]{0,30}:\s+")
 # Source statements shorter than this ("Badly.", "Yes.") carry nothing an assessment could state on its own.
 _MIN_STATEMENT_WORDS = 3
@@ -44,6 +45,11 @@ def source_statements(source: str) -> list[str]:
     return statements
 
 
+def paragraphs(text: str) -> list[str]:
+    """The text's paragraphs: what blank lines separate, each stripped; a text without blank lines is one."""
+    return [p.strip() for p in _BLANK_LINE.split(text) if p.strip()]
+
+
 def check_items(checks: Checks, text: str, source: str | None) -> list[Item]:
     """What a metric's checks count (sentences, or the source's statements), each with the claims it is checked by."""
     sentences = split_sentences(text) or [text.strip()]
@@ -55,6 +61,8 @@ def check_items(checks: Checks, text: str, source: str | None) -> list[Item]:
         return [item for i in range(len(sentences)) if (item := consistent_item(sentences, i)) is not None]
     if checks.kind == "sentence":
         return [Item(s, (Claim(s, None),)) for s in sentences]
+    if checks.kind == "named":
+        return [Item(p, (Claim(p, None),)) for p in paragraphs(text)]
     return [Item(text, (Claim(text, None),))]
 
 

@@ -29,7 +29,7 @@ from gavel.tools.engine.calls import ModelCalls
 from gavel.tools.engine.check_items import Claim, Item, check_items, supported_item
 from gavel.tools.engine.likelihood import score_likelihood
 from gavel.tools.engine.logprobs import Readout
-from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, prefix, yes_no
+from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, named, prefix, yes_no
 from gavel.tools.engine.quantities import quantities, unstated
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
 from gavel.tools.rubric_checks import Checks
@@ -44,7 +44,15 @@ _COUNT = re.compile(r"^\s*(no|\d+)(?:\s*(?:or|to|-|–)\s*(\d+))?(\s*or more)?\s
 
 
 _SUPPORTED = Checks(kind="supported")
-_DOCUMENT_ORDER = {"supported": 0, "covered": 1, "consistent": 2, "sentence": 3, "whole": 4, "likelihood": 5}
+_DOCUMENT_ORDER = {
+    "supported": 0,
+    "covered": 1,
+    "consistent": 2,
+    "sentence": 3,
+    "whole": 4,
+    "named": 5,
+    "likelihood": 6,
+}
 
 
 def document_order(metric: Metric) -> int:
@@ -90,6 +98,7 @@ def _what(checks: Checks, rubric: Rubric, has_source: bool = False) -> str:
         "consistent": f"sentences that contradict what the {subject} says before them",
         "sentence": f"sentences of the {subject} answered '{checks.mistake}' to: {checks.question}",
         "whole": f"'{checks.mistake}' to: {checks.question}",
+        "named": f"paragraphs of the {subject} answered 'None' to: {checks.question}",
     }[checks.kind]
 
 
@@ -168,8 +177,8 @@ def p_mistake(checks: Checks, readout: Readout) -> float:
     """A check's answered P(yes) as the P(mistake) its kind counts."""
     assert readout.value is not None
     p_yes = readout.value
-    if checks.kind in ("supported", "covered", "consistent"):
-        return 1 - p_yes  # supported? stated? both true? No is the mistake
+    if checks.kind in ("supported", "covered", "consistent", "named"):
+        return 1 - p_yes  # supported? stated? both true? named something? No is the mistake
     return p_yes if checks.mistake == "yes" else 1 - p_yes
 
 
@@ -205,6 +214,10 @@ async def check_claim(
         return yes_no(calls, shared, instruction, question_first=first, **kwargs)
 
     texts = prompts.prompt_set()
+    if checks.kind == "named":
+        assert checks.question is not None
+        instruction = texts.fill("check_named", question=checks.question)
+        return await named(calls, instruction, "paragraph", claim.text, model=model, step=step)
     if checks.kind in ("supported", "covered", "consistent"):
         document = document_prefix(claim.document, None)
         name = {"consistent": "check_consistent", "covered": "check_covered"}.get(checks.kind, "rag_sentence")

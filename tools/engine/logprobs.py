@@ -115,6 +115,19 @@ def scale_expectation(positions: Sequence[Sequence[TokenLogprob]] | None, values
     return Readout(value=value, distribution=distribution, mass=mass)
 
 
+def named_probability(positions: Sequence[Sequence[TokenLogprob]] | None) -> Readout:
+    """P(the reply names something): 1 - P(its first token is "None", in any case or spacing). Any other first token
+    starts a name (or a sentence, such as "Nonetheless"), so no answer mass is required. A "None" outside the
+    top-k holds less than the k-th token's probability, which is the most this reading can be off by."""
+    top = _first_position(positions)
+    if top is None:
+        return Readout.failed("no_logprobs", "the backend returned no log-probabilities for the reply")
+    p_none = sum(math.exp(t.logprob) for t in top if math.isfinite(t.logprob) and t.token.strip().casefold() == "none")
+    p_none = min(p_none, 1.0)
+    mass = sum(math.exp(t.logprob) for t in top if math.isfinite(t.logprob))
+    return Readout(value=1 - p_none, distribution={"named": 1 - p_none, "none": p_none}, mass=min(mass, 1.0))
+
+
 def single_token_values(low: float, high: float, integer: bool) -> list[int] | None:
     """The scale's values when each is one token for Qwen-style tokenizers (0-9), else None: "10" is two."""
     if not integer or low < 0 or high > 9 or not float(low).is_integer() or not float(high).is_integer():

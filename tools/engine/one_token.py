@@ -15,7 +15,13 @@ from typing import Literal
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest
 from gavel.tools.engine.calls import ModelCalls, Tally
-from gavel.tools.engine.logprobs import TOP_LOGPROBS, Readout, scale_expectation, yes_probability
+from gavel.tools.engine.logprobs import (
+    TOP_LOGPROBS,
+    Readout,
+    named_probability,
+    scale_expectation,
+    yes_probability,
+)
 from gavel.tools.engine.scores import MetricScore, SampleRecord, Usage
 from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.rubrics import Rubric
@@ -80,10 +86,11 @@ async def ask(
     step: str = "a yes/no check",
     messages: tuple[ChatMessage, ...] | None = None,
     purpose: Literal["judge", "screen", "apart"] = "judge",
+    names: bool = False,
 ) -> Readout:
-    """One one-token call; its first token read as P(yes), or as the expectation over `values`. `step` names it
-    in progress. `messages`: a whole conversation to ask instead of `system` and `user` (the injection screen's
-    worked examples)."""
+    """One one-token call; its first token read as P(yes), or as the expectation over `values`, or with `names` as
+    P(it is not "None") (`named_probability`). `step` names it in progress. `messages`: a whole conversation to ask
+    instead of `system` and `user` (the injection screen's worked examples)."""
     request = ChatRequest(
         messages=messages or (ChatMessage("system", prompts.prompt_set().text[system]), ChatMessage("user", user)),
         temperature=0.0,
@@ -98,6 +105,8 @@ async def ask(
     reply = await answered(calls, request, tally, step)
     if isinstance(reply, Readout):
         return reply
+    if names:
+        return named_probability(reply.top_logprobs)
     return scale_expectation(reply.top_logprobs, values) if values else yes_probability(reply.top_logprobs)
 
 
@@ -142,4 +151,14 @@ async def yes_no(
     tally = Tally()
     user = user_prompt(shared, instruction, extra, question_first=question_first)
     readout = await ask(calls, user, tally, model=model, system=shared.system, step=step, purpose=purpose)
+    return readout, tally.usage
+
+
+async def named(
+    calls: ModelCalls, instruction: str, label: str, text: str, *, model: str | None, step: str
+) -> tuple[Readout, Usage]:
+    """One which-question about `text`, read as P(the reply names something): 1 - P(it starts "None")."""
+    tally = Tally()
+    user = user_prompt(Prefix({}, ""), instruction, {label: text})
+    readout = await ask(calls, user, tally, model=model, system="named_system", step=step, names=True)
     return readout, tally.usage

@@ -1,0 +1,107 @@
+"""Checks of kind 'named': each paragraph is asked a which-question, and a reply that starts "None" is the mistake.
+The scripted model answers by the paragraph it is shown; the tests assert on what Gavel asked and what it made of
+the answers."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from pydantic import ValidationError
+
+from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
+from gavel.tools.engine.backend import ChatRequest, TokenLogprob
+from gavel.tools.engine.check_items import paragraphs
+from gavel.tools.engine.logprobs import named_probability
+from gavel.tools.revision import feedback_for
+from gavel.tools.rubric_checks import Checks
+from gavel.tools.rubrics import parse_rubric
+from tests.support.deps import make_deps
+from tests.support.scripted import ScriptedBackend, token_reply
+
+QUESTION = "Which specific place, study or figure does this paragraph name as evidence?"
+RUBRIC = {
+    "id": "essay-evidence",
+    "version": "1",
+    "title": "Essay evidence",
+    "description": "Judges an essay's evidence.",
+    "scale": {"min": 1, "max": 5, "integer": True},
+    "pass_threshold": 3.5,
+    "prompt": {"subject": "essay", "source_label": "essay prompt"},
+    "metrics": [
+        {
+            "id": "evidence",
+            "name": "Evidence",
+            "description": "Are the essay's claims supported by specific evidence?",
+            "levels": {"1": "only assertions", "3": "some general support", "5": "every point backed"},
+            "checks": {"kind": "named", "question": QUESTION},
+        }
+    ],
+}
+BACKED = "Pontevedra closed its centre to cars in 1999, and road deaths fell to almost nothing."
+BARE = "Studies show that car-free centres are much safer for everyone."
+ESSAY = f"Cities should ban cars from their centres.\n\n{BACKED}\n  \n{BARE}"
+
+
+def paragraph_in(request: ChatRequest) -> str:
+    return request.messages[-1].content.split("<<<\n", 1)[1].split("\n>>>", 1)[0]
+
+
+def by_paragraph(p_none: dict[str, float]) -> ScriptedBackend:
+    def reply(request: ChatRequest):
+        p = next(p for text, p in p_none.items() if text in paragraph_in(request))
+        return token_reply({"None": p, "Pont": (1 - p) / 2, "The": (1 - p) / 2})
+
+    return ScriptedBackend(default=reply, probabilities=True)
+
+
+async def evaluate(backend: ScriptedBackend, text: str = ESSAY):
+    request = EvaluateAssessmentRequest(assessment=text, source="Should cities ban cars?", custom_rubric=RUBRIC)
+    return await evaluate_assessment(request, make_deps(backend))
+
+
+def test_paragraphs_are_what_blank_lines_separate():
+    assert paragraphs(ESSAY) == ["Cities should ban cars from their centres.", BACKED, BARE]
+    assert paragraphs("One line.\nAnother line.") == ["One line.\nAnother line."]
+
+
+async def test_each_paragraph_is_asked_to_name_its_evidence_and_one_answered_none_is_quoted():
+    backend = by_paragraph({"Cities should": 0.6, "Pontevedra": 0.1, "Studies show": 0.8})
+    result = await evaluate(backend)
+    evidence = result.scores[0]
+    assert evidence.checks == 3 and evidence.expected_mistakes == pytest.approx(1.5, abs=1e-4)
+    assert evidence.score == pytest.approx(1 + 4 * (1 - 1.5 / 3), abs=1e-4)
+    assert [f.item for f in evidence.findings or []] == [BARE, "Cities should ban cars from their centres."]
+    assert "answered 'None' to: Which specific place" in evidence.explanation
+    assert result.passed is False
+    assert all("quote them exactly" in r.messages[0].content for r in backend.requests)
+    assert all(
+        r.messages[-1].content.endswith("Answer with the name, or None if it names none.") for r in backend.requests
+    )
+    assert BARE in feedback_for(result, parse_rubric(RUBRIC, origin="test"))["evidence"]
+
+
+async def test_a_paragraph_check_without_log_probabilities_leaves_the_metric_unscored():
+    def reply(request: ChatRequest):
+        return token_reply({}) if "Studies" in paragraph_in(request) else token_reply({"None": 0.1, "Pont": 0.9})
+
+    result = await evaluate(ScriptedBackend(default=reply, probabilities=True))
+    assert result.scores[0].status == "unscored" and result.scores[0].reason_code == "no_logprobs"
+    assert result.passed is None
+
+
+def test_none_is_read_in_every_spelling_and_any_other_first_token_starts_a_name():
+    top = [TokenLogprob(t, math.log(p)) for t, p in (("None", 0.5), (" none", 0.1), ("Nonetheless", 0.05), ("Os", 0.3))]
+    readout = named_probability([top])
+    assert readout.value == pytest.approx(0.4) and readout.distribution["none"] == pytest.approx(0.6)
+    assert named_probability([[TokenLogprob("Oslo", math.log(0.9))]]).value == pytest.approx(1.0)
+    assert named_probability(None).reason_code == "no_logprobs"
+
+
+def test_named_checks_need_their_question_and_take_no_opposite_or_mistake():
+    with pytest.raises(ValidationError, match="need a question"):
+        Checks(kind="named")
+    with pytest.raises(ValidationError, match="count the answer None"):
+        Checks(kind="named", question=QUESTION, mistake="yes")
+    with pytest.raises(ValidationError, match="count the answer None"):
+        Checks(kind="named", question=QUESTION, opposite="Which does it not name?")
