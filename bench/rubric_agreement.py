@@ -104,7 +104,8 @@ PREFERENCE_RUBRIC: dict[str, Any] = {
 
 
 # A rubric as a user writes one for GAVEL_RUBRICS_DIR (four metrics, anchors at 1, 3 and 5, no checks), sent inline.
-ESSAY_RUBRIC: dict[str, Any] = tomllib.loads((REPO / "bench" / "data" / "rubrics" / "short-essay.toml").read_text())
+ESSAY_RUBRICS = REPO / "bench" / "data" / "rubrics"
+ESSAY_RUBRIC: dict[str, Any] = tomllib.loads((ESSAY_RUBRICS / "short-essay.toml").read_text())
 # What each weaker version breaks, by design of the set.
 ESSAY_BROKEN = {
     "rambling": ("thesis", "evidence", "organization", "clarity"),
@@ -276,11 +277,12 @@ async def run_preferences(
             "pairs": len(agree)}  # fmt: skip
 
 
-async def run_essays(client: mcp.Client, split: str, path: Path = ESSAYS) -> dict[str, Any]:
+async def run_essays(client: mcp.Client, split: str, rubric: str | None = None, path: Path = ESSAYS) -> dict[str, Any]:
     rows = [r for r in _rows(path) if split == "all" or r["split"] == split]
+    inline = tomllib.loads((ESSAY_RUBRICS / f"{rubric}.toml").read_text()) if rubric else ESSAY_RUBRIC
     items = []
     for row in rows:
-        arguments = {"assessment": row["essay"], "source": row["prompt"], "custom_rubric": ESSAY_RUBRIC}
+        arguments = {"assessment": row["essay"], "source": row["prompt"], "custom_rubric": inline}
         result, seconds = await _evaluate(client, arguments)
         items.append({"prompt_id": row["prompt_id"], "version": row["version"], "scores": _scores(result),
                       "average": result and result["average"], "passed": result and result["passed"],
@@ -324,7 +326,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                     client, args.limit, args.skip, args.checks, args.rubric, integer=not args.real_scale, **data
                 )
             if args.set == "essays":
-                return await run_essays(client, args.split, **data)
+                return await run_essays(client, args.split, args.rubric, **data)
             return await run_preferences(client, args.limit, args.skip, via=args.via, **data)
 
 
@@ -336,7 +338,11 @@ def main() -> None:
     parser.add_argument("--skip", type=int, default=0)
     parser.add_argument("--threads", default=None, help="pin the server to these cores (taskset -c, e.g. 0 or 0,1)")
     parser.add_argument("--checks", action="store_true", help="dialogue: each metric as one yes/no check")
-    parser.add_argument("--rubric", help="dialogue: a shipped rubric id instead of the inline one")
+    parser.add_argument(
+        "--rubric",
+        help="dialogue: a shipped rubric id instead of the inline one; essays: a rubric of bench/data/rubrics by id "
+        "(default short-essay)",
+    )
     parser.add_argument("--name", default=None, help="results file name (default rubric-<set>)")
     parser.add_argument(
         "--real-scale", action="store_true", help="dialogue: the inline 1-5 scale without integer = true"
