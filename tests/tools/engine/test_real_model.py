@@ -323,3 +323,27 @@ async def test_coherence_does_not_count_a_true_sentence_the_model_misreads_when_
         found[metric.checks.unless_supported] = [finding.item for finding in score.findings or []]
     assert "Low mood about five days a week." in found[False]
     assert found[True] == []
+
+
+async def test_a_paragraph_that_names_its_evidence_reads_above_one_that_only_asserts_it(embedded_backend):
+    from gavel.tools.rubrics import parse_rubric
+
+    question = "Which specific place, person, organisation, study, event, date or figure does this paragraph name?"
+    rubric = parse_rubric(
+        {
+            "id": "essay-evidence", "version": "1", "title": "Essay evidence", "description": "An essay's evidence.",
+            "scale": {"min": 1, "max": 5}, "pass_threshold": 3.5, "prompt": {"subject": "essay"},
+            "metrics": [{"id": "evidence", "name": "Evidence", "description": "Is every point backed?",
+                         "checks": {"kind": "named", "question": question}}],
+        },
+        origin="test",
+    )  # fmt: skip
+    judge = Judge(embedded_backend, engine_config(timeout_s=600))
+    backed = "Pontevedra in Spain closed its centre to cars in 1999, and its road deaths fell to almost nothing."
+    bare = "Everyone knows that streets without cars are much safer, and experts agree that this is true."
+    scores = []
+    for paragraph in (backed, bare):
+        judgment = await judge.score_metrics(rubric=rubric, metrics=rubric.metrics, subject=paragraph)
+        scores.append(judgment.scores[0].score)
+    assert scores[0] is not None and scores[1] is not None
+    assert scores[0] > scores[1] + 0.5, scores
