@@ -35,7 +35,8 @@ from gavel.tools.engine.scores import Finding, MetricScore, Usage
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric, Rubric
 
-# A finding is reported (and fed back to the writer) when its P(mistake) is at least this.
+# A finding is reported (and fed back to the writer) when its P(mistake) is at least this, unless judge.toml's
+# [finding_cut] sets its kind's own.
 LIKELY = 0.5
 QUOTE_CHARS = 160
 # The most items one metric checks: a longer text is checked on its first items, and the explanation says so.
@@ -342,8 +343,9 @@ def _scored(
         share = 1 - expected / len(items)
         score = rubric.scale.from_share(share)
         how = f"{share:.2f} of {len(items)} checks passed (mean P)"
+    cut = prompts.finding_cut(checks.kind, LIKELY)
     likely = sorted(
-        ((p, item) for p, item in zip(p_mistake, items, strict=True) if p >= LIKELY), key=lambda pair: -pair[0]
+        ((p, item) for p, item in zip(p_mistake, items, strict=True) if p >= cut), key=lambda pair: -pair[0]
     )
     findings = [Finding(item=item, p_mistake=round(p, 4)) for p, item in likely]
     quoted = "; ".join(finding.quoted(QUOTE_CHARS) for finding in findings[:3])

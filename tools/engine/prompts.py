@@ -56,6 +56,14 @@ def screen_examples() -> list[dict[str, str]]:
     return [{"text": str(e["text"]), "answer": str(e["answer"])} for e in examples]
 
 
+def finding_cut(kind: str, default: float) -> float:
+    """The P(mistake) from which a check of this kind names its item as a finding (judge.toml's [finding_cut];
+    `default` for a kind it does not list)."""
+    cuts = _prompt_data().get("finding_cut", {})
+    assert isinstance(cuts, dict)
+    return float(cuts.get(kind, default))
+
+
 def check_floor(kind: str) -> float:
     """The P(mistake) a rubric check of this kind must exceed to count (judge.toml's [check_floor], hashed with
     the prompts)."""

@@ -13,6 +13,7 @@ from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessmen
 from gavel.tools.engine.backend import ChatRequest, TokenLogprob
 from gavel.tools.engine.check_items import paragraphs
 from gavel.tools.engine.logprobs import named_probability
+from gavel.tools.engine.prompts import check_floor, finding_cut
 from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import parse_rubric
@@ -105,3 +106,11 @@ def test_named_checks_need_their_question_and_take_no_opposite_or_mistake():
         Checks(kind="named", question=QUESTION, mistake="yes")
     with pytest.raises(ValidationError, match="count the answer None"):
         Checks(kind="named", question=QUESTION, opposite="Which does it not name?")
+
+
+async def test_a_paragraph_is_named_as_a_finding_from_the_kinds_own_cut_below_one_half():
+    backend = by_paragraph({"Cities should": 0.45, "Pontevedra": 0.1, "Studies show": 0.42})
+    evidence = (await evaluate(backend)).scores[0]
+    assert check_floor("named") == 0.0 and finding_cut("named", 0.5) == pytest.approx(0.4)
+    assert [f.item for f in evidence.findings or []] == ["Cities should ban cars from their centres.", BARE]
+    assert "none likely" not in evidence.explanation
