@@ -56,20 +56,22 @@ def screen_examples() -> list[dict[str, str]]:
     return [{"text": str(e["text"]), "answer": str(e["answer"])} for e in examples]
 
 
+def _per_kind(table: str, kind: str, default: float) -> float:
+    """A check kind's value in one of judge.toml's per-kind tables (hashed with the prompts), or `default`."""
+    values = _prompt_data().get(table, {})
+    assert isinstance(values, dict)
+    return float(values.get(kind, default))
+
+
 def finding_cut(kind: str, default: float) -> float:
     """The P(mistake) from which a check of this kind names its item as a finding (judge.toml's [finding_cut];
     `default` for a kind it does not list)."""
-    cuts = _prompt_data().get("finding_cut", {})
-    assert isinstance(cuts, dict)
-    return float(cuts.get(kind, default))
+    return _per_kind("finding_cut", kind, default)
 
 
 def check_floor(kind: str) -> float:
-    """The P(mistake) a rubric check of this kind must exceed to count (judge.toml's [check_floor], hashed with
-    the prompts)."""
-    floors = _prompt_data().get("check_floor", {})
-    assert isinstance(floors, dict)
-    return float(floors.get(kind, 0.0))
+    """The P(mistake) a rubric check of this kind must exceed to count (judge.toml's [check_floor])."""
+    return _per_kind("check_floor", kind, 0.0)
 
 
 @dataclass(frozen=True)
