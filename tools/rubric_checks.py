@@ -16,7 +16,7 @@ class Checks(BaseModel):
     """A metric read as yes/no checks the model can answer one item at a time, instead of one score for the
     whole text. Each check is read from the model's probabilities; the metric's score follows the rubric's
     anchors from what the checks found (the expected number of mistakes on mistake-count anchors, the share of
-    items that pass otherwise)."""
+    items that pass otherwise, or for 'named' checks with `enough`, how many paragraphs name something)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -45,6 +45,18 @@ class Checks(BaseModel):
         description=(
             "Optional: the same question worded the other way round. Both are asked and averaged as "
             "(P(yes) + 1 - P(yes to the opposite)) / 2, which cancels a small model's leaning to answer Yes."
+        ),
+    )
+    enough: float | None = Field(
+        default=None,
+        gt=0,
+        le=1000,
+        allow_inf_nan=False,
+        description=(
+            "'named': how many paragraphs naming something earn the scale's best end; the score climbs to it from "
+            "the worst end at none. A paragraph counts as far as its P(None) lies under the kind's finding cut: "
+            "fully at 0, not at all from the cut, where it is quoted as a finding. Unset: the share of paragraphs "
+            "that name something, which an opening or a counter-argument naming nothing pulls down."
         ),
     )
     mistake: Literal["yes", "no"] = Field(
@@ -104,6 +116,8 @@ class Checks(BaseModel):
         if self.unless_supported and self.kind != "consistent":
             raise ValueError(f"checks of kind {self.kind!r} take no unless_supported; only 'consistent' does")
         asks = self.kind in ("sentence", "whole", "named")
+        if self.enough is not None and self.kind != "named":
+            raise ValueError(f"checks of kind {self.kind!r} take no enough; only 'named' does")
         if self.kind == "named" and (self.opposite is not None or "mistake" in self.model_fields_set):
             raise ValueError(
                 "checks of kind 'named' count the answer None as the mistake; leave opposite and mistake out"

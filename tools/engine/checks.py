@@ -7,6 +7,9 @@ P(yes) from the model's probabilities. The metric follows the rubric's anchors f
 
 - on mistake-count anchors ("no mistakes", "1 or 2 mistakes", ..., "7 or more mistakes") the expected number
   of mistakes, the sum of the items' P(mistake), is placed between the anchors;
+- `named` checks that state `enough` count the paragraphs that name something: as a share, an essay's
+  opening and counter-argument (which name no evidence) pulled a good essay down, and a one-paragraph draft
+  naming one thing read as fully backed;
 - otherwise the mean P(no mistake) is placed on the scale, from its worst end to its best.
 
 Every check shares the judgment's prompt prefix where it can (the source, then the claim), so the prompt cache
@@ -318,7 +321,11 @@ async def _or_supported(
 
 def _no_items(rubric: Rubric, metric: Metric, checks: Checks) -> MetricScore:
     """Nothing to check (a one-sentence text has no other sentence to contradict; a source with no statements):
-    no item can be a mistake, which the anchors score as their best."""
+    no item can be a mistake, which the anchors score as their best. Counted `named` checks found no paragraph
+    that names something: their worst."""
+    if checks.enough is not None:
+        worst = Readout(value=rubric.scale.from_share(0.0), distribution={}, mass=None)
+        return metric_score(metric.id, metric.name, worst, "no paragraph to check, so none names anything")
     best = Readout(value=rubric.scale.from_share(1.0), distribution={}, mass=None)
     return metric_score(metric.id, metric.name, best, f"nothing to check, so no {_what(checks, rubric)}")
 
@@ -336,14 +343,18 @@ def _scored(
     floor = prompts.check_floor(checks.kind)
     expected = sum(counted(p, floor) for p in p_mistake)
     points = count_anchors(metric.levels)
-    if points is not None:
+    cut = prompts.finding_cut(checks.kind, LIKELY)
+    if checks.enough is not None:
+        backed = sum(max(0.0, 1 - p / cut) for p in p_mistake)
+        score = rubric.scale.from_share(min(1.0, backed / checks.enough))
+        how = f"{backed:.2f} paragraphs' worth named, of the {checks.enough:g} that earn the best score"
+    elif points is not None:
         score = score_from_mistakes(expected, points)
         how = f"{expected:.1f} expected mistakes in {len(items)} checks"
     else:
         share = 1 - expected / len(items)
         score = rubric.scale.from_share(share)
         how = f"{share:.2f} of {len(items)} checks passed (mean P)"
-    cut = prompts.finding_cut(checks.kind, LIKELY)
     likely = sorted(
         ((p, item) for p, item in zip(p_mistake, items, strict=True) if p >= cut), key=lambda pair: -pair[0]
     )

@@ -114,3 +114,39 @@ async def test_a_paragraph_is_named_as_a_finding_from_the_kinds_own_cut_below_on
     assert check_floor("named") == 0.0 and finding_cut("named", 0.5) == pytest.approx(0.4)
     assert [f.item for f in evidence.findings or []] == ["Cities should ban cars from their centres.", BARE]
     assert "none likely" not in evidence.explanation
+
+
+def counted_rubric(enough: float) -> dict:
+    metric = {**RUBRIC["metrics"][0], "checks": {"kind": "named", "question": QUESTION, "enough": enough}}
+    return {**RUBRIC, "metrics": [metric]}
+
+
+async def test_with_enough_the_paragraphs_that_name_something_are_counted_not_shared():
+    # The opening names nothing (P(None) 0.6), which as a share would pull the essay down; counted, the one
+    # paragraph the model is sure names something (P 0.1 of the cut 0.4: three quarters of a paragraph) is what
+    # earns the score, and the bare one (0.8) adds nothing.
+    backend = by_paragraph({"Cities should": 0.6, "Pontevedra": 0.1, "Studies show": 0.8})
+    request = EvaluateAssessmentRequest(
+        assessment=ESSAY, source="Should cities ban cars?", custom_rubric=counted_rubric(1.5)
+    )
+    evidence = (await evaluate_assessment(request, make_deps(backend))).scores[0]
+    assert evidence.score == pytest.approx(1 + 4 * 0.75 / 1.5, abs=1e-4)
+    assert "0.75 paragraphs' worth named, of the 1.5" in evidence.explanation
+    assert [f.item for f in evidence.findings or []] == [BARE, "Cities should ban cars from their centres."]
+
+
+async def test_with_enough_met_the_score_is_the_best_and_no_more():
+    backend = by_paragraph({"Cities should": 0.0, "Pontevedra": 0.0, "Studies show": 0.0})
+    request = EvaluateAssessmentRequest(
+        assessment=ESSAY, source="Should cities ban cars?", custom_rubric=counted_rubric(2)
+    )
+    evidence = (await evaluate_assessment(request, make_deps(backend))).scores[0]
+    assert evidence.score == 5 and evidence.findings == []
+
+
+def test_enough_is_for_named_checks_only():
+    assert Checks(kind="named", question=QUESTION, enough=1).enough == 1
+    with pytest.raises(ValidationError, match="take no enough"):
+        Checks(kind="sentence", question="Is it vague?", enough=1)
+    with pytest.raises(ValidationError):
+        Checks(kind="named", question=QUESTION, enough=0)
