@@ -23,6 +23,8 @@ Four labelled sets, each judged as a client would call the tool:
     python -m bench.rubric_agreement preferences --limit 60
     python -m bench.rubric_agreement preferences --limit 10 --via score_candidates
     python -m bench.rubric_agreement essays --split all
+    python -m bench.rubric_agreement essays --split fresh --data bench/data/essay_fresh.jsonl --rubric \
+        short-essay-counted
     python -m bench.rubric_agreement dialogue --data other_conversations.jsonl   # another set, the same fields
 
 Writes bench/results/rubric-<set>.json with every item's scores and the machine it ran on.
@@ -285,10 +287,17 @@ async def run_essays(client: mcp.Client, split: str, rubric: str | None = None, 
         arguments = {"assessment": row["essay"], "source": row["prompt"], "custom_rubric": inline}
         result, seconds = await _evaluate(client, arguments)
         items.append({"prompt_id": row["prompt_id"], "version": row["version"], "scores": _scores(result),
-                      "average": result and result["average"], "passed": result and result["passed"],
-                      "seconds": round(seconds, 1)})  # fmt: skip
+                      "checked": _checked(result), "average": result and result["average"],
+                      "passed": result and result["passed"], "seconds": round(seconds, 1)})  # fmt: skip
         say(f"  {row['id']:16s} {items[-1]['scores']}  avg {items[-1]['average']}  {seconds:.1f} s")
     return {"split": split, "items": items, **essay_figures(items), "seconds_per_text": _mean_seconds(items)}
+
+
+def _checked(result: dict[str, Any] | None) -> dict[str, list[Any]]:
+    """Checked metrics' [expected mistakes, checks], from which another aggregation of the same checks can be
+    recomputed without asking the model again."""
+    scores = result["scores"] if result else []
+    return {s["metric"]: [s["expected_mistakes"], s["checks"]] for s in scores if s.get("checks") is not None}
 
 
 def essay_figures(items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -333,7 +342,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("set", choices=["clinical", "dialogue", "preferences", "essays"])
-    parser.add_argument("--split", default="heldout", choices=["tune", "heldout", "all"])
+    parser.add_argument("--split", default="heldout", choices=["tune", "heldout", "fresh", "all"])
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--skip", type=int, default=0)
     parser.add_argument("--threads", default=None, help="pin the server to these cores (taskset -c, e.g. 0 or 0,1)")
