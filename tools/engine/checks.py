@@ -130,7 +130,7 @@ async def score_checked(
     items = check_items(checks, text, source)
     cut_short = len(items) > MAX_ITEMS
     items = items[:MAX_ITEMS]
-    if not items:
+    if not items and checks.enough is None:  # counted, no paragraph names anything: _scored's worst end
         return _no_items(rubric, metric, checks), Usage()
     readouts: list[Readout | None] = [None] * len(items)
     usage = Usage()
@@ -321,11 +321,7 @@ async def _or_supported(
 
 def _no_items(rubric: Rubric, metric: Metric, checks: Checks) -> MetricScore:
     """Nothing to check (a one-sentence text has no other sentence to contradict; a source with no statements):
-    no item can be a mistake, which the anchors score as their best. Counted `named` checks found no paragraph
-    that names something: their worst."""
-    if checks.enough is not None:
-        worst = Readout(value=rubric.scale.from_share(0.0), distribution={}, mass=None)
-        return metric_score(metric.id, metric.name, worst, "no paragraph to check, so none names anything")
+    no item can be a mistake, which the anchors score as their best."""
     best = Readout(value=rubric.scale.from_share(1.0), distribution={}, mass=None)
     return metric_score(metric.id, metric.name, best, f"nothing to check, so no {_what(checks, rubric)}")
 
