@@ -12,11 +12,13 @@ from pydantic import ValidationError
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
 from gavel.tools.engine.backend import ChatRequest, TokenLogprob
 from gavel.tools.engine.check_items import paragraphs
+from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.logprobs import named_probability
 from gavel.tools.engine.prompts import check_floor, finding_cut
 from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import parse_rubric
+from tests.support.config import engine_config
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, token_reply
 
@@ -56,8 +58,8 @@ def by_paragraph(p_none: dict[str, float]) -> ScriptedBackend:
     return ScriptedBackend(default=reply, probabilities=True)
 
 
-async def evaluate(backend: ScriptedBackend, text: str = ESSAY):
-    request = EvaluateAssessmentRequest(assessment=text, source="Should cities ban cars?", custom_rubric=RUBRIC)
+async def evaluate(backend: ScriptedBackend, text: str = ESSAY, rubric: dict = RUBRIC):
+    request = EvaluateAssessmentRequest(assessment=text, source="Should cities ban cars?", custom_rubric=rubric)
     return await evaluate_assessment(request, make_deps(backend))
 
 
@@ -126,10 +128,7 @@ async def test_with_enough_the_paragraphs_that_name_something_are_counted_not_sh
     # paragraph the model is sure names something (P 0.1 of the cut 0.4: three quarters of a paragraph) is what
     # earns the score, and the bare one (0.8) adds nothing.
     backend = by_paragraph({"Cities should": 0.6, "Pontevedra": 0.1, "Studies show": 0.8})
-    request = EvaluateAssessmentRequest(
-        assessment=ESSAY, source="Should cities ban cars?", custom_rubric=counted_rubric(1.5)
-    )
-    evidence = (await evaluate_assessment(request, make_deps(backend))).scores[0]
+    evidence = (await evaluate(backend, rubric=counted_rubric(1.5))).scores[0]
     assert evidence.score == pytest.approx(1 + 4 * 0.75 / 1.5, abs=1e-4)
     assert "0.75 paragraphs' worth named, of the 1.5" in evidence.explanation
     assert [f.item for f in evidence.findings or []] == [BARE, "Cities should ban cars from their centres."]
@@ -137,11 +136,18 @@ async def test_with_enough_the_paragraphs_that_name_something_are_counted_not_sh
 
 async def test_with_enough_met_the_score_is_the_best_and_no_more():
     backend = by_paragraph({"Cities should": 0.0, "Pontevedra": 0.0, "Studies show": 0.0})
-    request = EvaluateAssessmentRequest(
-        assessment=ESSAY, source="Should cities ban cars?", custom_rubric=counted_rubric(2)
-    )
-    evidence = (await evaluate_assessment(request, make_deps(backend))).scores[0]
+    evidence = (await evaluate(backend, rubric=counted_rubric(2))).scores[0]
     assert evidence.score == 5 and evidence.findings == []
+
+
+async def test_with_enough_a_text_without_paragraphs_scores_the_worst_end_without_asking():
+    # The tools refuse a blank text; the engine, called directly (as the bench's probes do), scores it.
+    backend = by_paragraph({})
+    rubric = parse_rubric(counted_rubric(1), origin="test")
+    judgment = await Judge(backend, engine_config()).score_metrics(
+        rubric=rubric, metrics=rubric.metrics, subject=" \n\n "
+    )
+    assert judgment.scores[0].score == 1 and backend.requests == []
 
 
 def test_enough_is_for_named_checks_only():
