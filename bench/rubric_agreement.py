@@ -25,6 +25,8 @@ Four labelled sets, each judged as a client would call the tool:
     python -m bench.rubric_agreement essays --split all
     python -m bench.rubric_agreement essays --split fresh --data bench/data/essay_fresh.jsonl --rubric \
         short-essay-counted
+    python -m bench.rubric_agreement essays --split fresh2 --data bench/data/essay_fresh2.jsonl --rubric \
+        short-essay-counted --name rubric-essays-counted-fresh2
     python -m bench.rubric_agreement dialogue --data other_conversations.jsonl   # another set, the same fields
 
 Writes bench/results/rubric-<set>.json with every item's scores and the machine it ran on.
@@ -342,7 +344,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("set", choices=["clinical", "dialogue", "preferences", "essays"])
-    parser.add_argument("--split", default="heldout", choices=["tune", "heldout", "fresh", "all"])
+    parser.add_argument("--split", default="heldout", choices=["tune", "heldout", "fresh", "fresh2", "all"])
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--skip", type=int, default=0)
     parser.add_argument("--threads", default=None, help="pin the server to these cores (taskset -c, e.g. 0 or 0,1)")
