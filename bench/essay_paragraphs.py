@@ -7,29 +7,29 @@ recomputed from one reading without asking the model again.
 
 writes bench/results/essays-named-paragraphs-<split>.json, or essays-named-s1-paragraphs-<split>.json with
 `--system s1`: `named_system` without its last sentence ("You answer with a name taken from the text, or with
-None."), the variant probed in bench/README.md, "Essays: the named system text without its last sentence".
-Each item's `score` is the share rule's evidence score; `p_none` lists the paragraphs' readings, highest first.
+None."), the variant probed in bench/README.md, "Essays: a second blind set, and the named system text without its
+last sentence". Each item's `score` is the share rule's evidence score; `p_none` lists the paragraphs' readings,
+highest first.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import time
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
+from bench.rubric_agreement import ESSAY_RUBRICS, ESSAYS, read_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import parse_rubric
 from tests.support.config import engine_config
 
-ESSAYS = Path(__file__).resolve().parent / "data" / "essay_dev.jsonl"
-RUBRIC = Path(__file__).resolve().parent / "data" / "rubrics" / "short-essay-checked.toml"
+RUBRIC = ESSAY_RUBRICS / "short-essay-checked.toml"
 SHIPPED_LAST = " You answer with a name taken from the text, or with None."
 
 
@@ -69,8 +69,7 @@ def main() -> None:
     _use_system(args.system)
     # Every paragraph becomes a finding, so that its reading is reported whatever it is.
     prompts.finding_cut = lambda kind, default: 0.0  # type: ignore[assignment]
-    with open(args.data, encoding="utf-8") as handle:
-        rows = [r for r in map(json.loads, handle) if r["split"] == args.split]
+    rows = [r for r in read_rows(Path(args.data)) if r["split"] == args.split]
     items = asyncio.run(read(rows))
     what = "per paragraph P(None) of short-essay-checked's evidence metric, read on the shipped code path"
     path = run.write({"what": what, "system": args.system, "data": args.data, "split": args.split, "items": items})

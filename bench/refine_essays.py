@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.rubric_agreement import ESSAY_RUBRICS
+from bench.rubric_agreement import ESSAY_RUBRICS, read_rows
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
 from tests.support.deps import make_deps
@@ -59,8 +58,7 @@ def main() -> None:
     run = Run(args.name, RESULTS_DIR, smoke=False)
     rubric = tomllib.loads((ESSAY_RUBRICS / f"{args.rubric}.toml").read_text(encoding="utf-8"))
     versions = args.versions.split(",")
-    rows = [json.loads(line) for line in Path(args.data).read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = [r for r in rows if r["split"] == args.split and r["version"] in versions]
+    rows = [r for r in read_rows(Path(args.data)) if r["split"] == args.split and r["version"] in versions]
     records = asyncio.run(probe(rows, rubric))
     passed = sum(bool(r["passed"]) for r in records)
     say(f"passed {passed} of {len(records)} that failed as written")

@@ -118,7 +118,7 @@ ESSAY_BROKEN = {
 }
 
 
-def _rows(path: Path) -> list[dict[str, Any]]:
+def read_rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
@@ -139,7 +139,7 @@ def _scores(result: dict[str, Any] | None) -> dict[str, float | None]:
 
 
 async def run_clinical(client: mcp.Client, split: str, path: Path = CLINICAL) -> dict[str, Any]:
-    rows = [r for r in _rows(path) if split == "all" or r.get("split", split) == split]
+    rows = [r for r in read_rows(path) if split == "all" or r.get("split", split) == split]
     items = []
     for row in rows:
         result, seconds = await _evaluate(client, {"assessment": row["assessment"], "source": row["source"]})
@@ -210,7 +210,7 @@ async def run_dialogue(
     path: Path = SHARED / "topicalchat_usr_dev.jsonl",
     integer: bool = True,
 ) -> dict[str, Any]:
-    rows = _rows(path)[skip : skip + limit]
+    rows = read_rows(path)[skip : skip + limit]
     items = []
     for row in rows:
         source = dialogue_source(row)
@@ -261,7 +261,7 @@ async def run_preferences(
     client: mcp.Client, limit: int, skip: int, path: Path = SHARED / "autoj_pairwise_dev.jsonl",
     via: str = "evaluate_assessment",
 ) -> dict[str, Any]:  # fmt: skip
-    rows = [r for r in _rows(path) if r["human_label"] != "tie"][skip : skip + limit]
+    rows = [r for r in read_rows(path) if r["human_label"] != "tie"][skip : skip + limit]
     items = []
     for row in rows:
         if via == "score_candidates":
@@ -282,7 +282,7 @@ async def run_preferences(
 
 
 async def run_essays(client: mcp.Client, split: str, rubric: str | None = None, path: Path = ESSAYS) -> dict[str, Any]:
-    rows = [r for r in _rows(path) if split == "all" or r["split"] == split]
+    rows = [r for r in read_rows(path) if split == "all" or r["split"] == split]
     inline = tomllib.loads((ESSAY_RUBRICS / f"{rubric}.toml").read_text()) if rubric else ESSAY_RUBRIC
     items = []
     for row in rows:

@@ -3,7 +3,7 @@ scored, and every version's passes are counted; the essay set and its rubric fil
 
 from __future__ import annotations
 
-from bench.rubric_agreement import ESSAY_BROKEN, ESSAY_RUBRIC, ESSAYS, REPO, _rows, clinical_figures, essay_figures
+from bench.rubric_agreement import ESSAY_BROKEN, ESSAY_RUBRIC, ESSAYS, REPO, clinical_figures, essay_figures, read_rows
 from gavel.tools.rubrics import RubricRegistry
 
 
@@ -23,7 +23,7 @@ def test_a_weaker_version_is_below_only_where_both_were_scored():
 
 
 def test_the_set_has_four_versions_of_twelve_prompts_split_in_half():
-    rows = _rows(ESSAYS)
+    rows = read_rows(ESSAYS)
     assert len(rows) == 48 and {r["version"] for r in rows} == {"good", *ESSAY_BROKEN}
     assert {r["prompt_id"] for r in rows if r["split"] == "tune"} == set(range(1, 7))
     assert {r["prompt_id"] for r in rows if r["split"] == "heldout"} == set(range(7, 13))
