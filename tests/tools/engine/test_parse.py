@@ -17,8 +17,9 @@ from gavel.tools.engine.parse import (
     strip_reasoning,
 )
 
-# A few hundredths of a second each when measured here; the bound leaves room for a busy machine, and the
-# quadratic scans these replace took seconds to minutes on the same shapes.
+# A few hundredths of a second each when measured here; the quadratic scans these replace took seconds to
+# minutes on the same shapes. The clock is this thread's CPU time, so a busy machine (the other test worker on
+# a 2-core CI box) does not count against the bound; wall time once read 1.04 s for a 0.10 s scan.
 BOUND_S = 1.0
 
 
@@ -80,9 +81,9 @@ def test_a_reply_that_yields_no_value_says_why_with_a_code(reply: str, code: str
 )  # fmt: skip
 def test_a_reply_at_the_size_cap_is_read_in_bounded_time_whatever_it_repeats(unit: str) -> None:
     for text in (_fill(unit), '{"a":[' * 40 + _fill(unit, MAX_REPLY_CHARS - 240)):
-        started = time.perf_counter()
+        started = time.thread_time()
         parse_reply(text, Reply)
         last_score_line(text)
         explanation_before_score(text)
         strip_reasoning(text)
-        assert time.perf_counter() - started < BOUND_S, f"{unit!r}: {time.perf_counter() - started:.2f}s"
+        assert time.thread_time() - started < BOUND_S, f"{unit!r}: {time.thread_time() - started:.2f}s"
