@@ -182,15 +182,24 @@ async def _write(
     `carried`: the previous version, whose own lines are content wherever they recur."""
     usage = Usage()
     ask = instruction
+    subject = rubric.prompt.subject
+    found: list[RevisionProblem] = []
+    unchanged = False
     for _attempt in range(2):
         generated = await writer.generate(data=data, instruction=ask, max_tokens=GENERATOR_MAX_TOKENS, model=model)
         usage = usage.add(generated.usage)
         if generated.text is None:
             return _Written(None, usage, error=generated.error)
-        text, removed = strip_frame(generated.text, subject=rubric.prompt.subject, carried=carried)
+        text, removed = strip_frame(generated.text, subject=subject, carried=carried)
+        # At temperature 0 the same prompt gives the same text back: judged and revised again, an unchanged rewrite
+        # would only repeat until max_iterations. Asked once, saying so; then the writer has failed.
+        unchanged = carried is not None and text.split() == carried.split()
+        if unchanged:
+            ask = f"{instruction}\n\n{prompts.prompt_set().fill('revise_unchanged', subject=subject)}"
+            continue
         found = revision_problems(
             text,
-            subject=rubric.prompt.subject,
+            subject=subject,
             metric_ids=[m.id for m in rubric.metrics],
             scale_max=rubric.scale.max,
             feedback=feedback,
@@ -198,8 +207,10 @@ async def _write(
         )
         if not found:
             return _Written(text, usage, removed=removed)
-        again = prompts.prompt_set().fill("revise_again", subject=rubric.prompt.subject, problem=found[0].describe())
+        again = prompts.prompt_set().fill("revise_again", subject=subject, problem=found[0].describe())
         ask = f"{instruction}\n\n{again}"
+    if unchanged:
+        return _Written(None, usage, error=f"the writer returned the previous {subject} unchanged, also when told so")
     return _Written(None, usage, problem=found[0], rejected_text=generated.text)
 
 

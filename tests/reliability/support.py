@@ -7,6 +7,7 @@ is the real server: `build_server`, the boundary, the tools, the engine.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -28,7 +29,7 @@ from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubrics import RubricRegistry
 from tests.support.config import engine_config
-from tests.support.replies import schema_reply
+from tests.support.replies import GENERATED_TEXT, reply_for_schema, schema_reply
 from tests.support.scripted import ScriptedBackend
 
 if TYPE_CHECKING:
@@ -73,7 +74,12 @@ def perfect_model(*, latency_s: float = 0.0) -> ScriptedBackend:
 
 
 def worst_model(*, latency_s: float = 0.0) -> ScriptedBackend:
-    return ScriptedBackend(default=lambda request: schema_reply(request, "min"), latency_s=latency_s)
+    """Every score at the bottom, and a new version at each revision (an unchanged one would end the loop)."""
+    versions = itertools.count(1)
+    return ScriptedBackend(
+        default=lambda request: reply_for_schema(request.schema, "min", text=f"{GENERATED_TEXT} (v{next(versions)})"),
+        latency_s=latency_s,
+    )
 
 
 # -- servers --------------------------------------------------------------------------------------------------

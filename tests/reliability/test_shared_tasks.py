@@ -33,7 +33,8 @@ MODEL_LATENCY_S = 0.05
 
 
 class SlowWorstModel:
-    """Scores every metric at the bottom (a refinement never passes), a little slowly; counts the calls per draft."""
+    """Scores every metric at the bottom (a refinement never passes), a little slowly, and writes a new version each
+    time; counts the calls per draft."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -44,7 +45,7 @@ class SlowWorstModel:
         with self.lock:
             self.bodies.append(json.dumps(body.get("messages", [])))
         schema = body["format"] if isinstance(body.get("format"), dict) else None
-        return reply_for_schema(schema, "min", text="Low mood for three weeks, revised.")
+        return reply_for_schema(schema, "min", text=f"Low mood for three weeks, revised ({len(self.bodies)}).")
 
     def calls_mentioning(self, text: str) -> int:
         with self.lock:

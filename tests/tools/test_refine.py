@@ -99,3 +99,18 @@ async def test_feedback_on_a_score_read_from_probabilities_says_what_the_metric_
     assert feedback.endswith("A 5 means: no mistakes.")
     written = next(r for r in backend.requests if r.top_logprobs is None).messages[-1].content
     assert "- specificity: Scored 2/5. What this metric asks:" in written
+
+
+async def test_an_unchanged_rewrite_is_asked_for_once_more_saying_so() -> None:
+    judge, writer = ScriptedBackend(judge_rounds(BAD, GOOD)), ScriptedBackend(["Low  mood.\n", CLEAN])
+    result = await refine_until_pass(RefineUntilPassRequest(draft="Low mood.", max_iterations=3), _deps(judge, writer))
+    assert result.stop_reason == "passed" and result.final_text == CLEAN and result.iterations_used == 1
+    assert "was the previous assessment unchanged" in writer.requests[1].messages[1].content
+
+
+async def test_a_writer_that_returns_the_text_unchanged_twice_stops_the_loop_with_the_reason() -> None:
+    judge, writer = ScriptedBackend(judge_rounds(BAD)), ScriptedBackend(["Low mood."] * 2)
+    result = await refine_until_pass(RefineUntilPassRequest(draft="Low mood.", max_iterations=5), _deps(judge, writer))
+    assert result.stop_reason == "generator_failed" and result.iterations_used == 0
+    assert result.error == "the writer returned the previous assessment unchanged, also when told so"
+    assert len(writer.requests) == 2
