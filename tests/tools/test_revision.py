@@ -25,6 +25,8 @@ def codes(text: str, feedback: dict[str, str] | None = None) -> list[str]:
         CONTENT + "\nI have revised the text to address the feedback.",
         CONTENT + "\nThis revision adds the frequency of each symptom.",
         CONTENT + "\nLet me know if you need anything else.",
+        CONTENT + "\nWhile the previous assessment does not give any duration, this one adds it.",
+        CONTENT + "\nThe original draft named no symptom.",
     ],
 )
 def test_the_writers_remarks_about_its_rewrite_are_found(text: str) -> None:
@@ -61,6 +63,7 @@ def test_a_feedback_sentence_pasted_verbatim_is_found() -> None:
         "The patient gave feedback about the clinic's waiting times.",
         "Following the fall in March, she reports pain when walking.",
         "Here, in the clinic, she appeared tired.\n" + CONTENT,  # 'here' alone is no opener
+        "Her previous episode, in 2019, lasted four months.",  # 'previous' about the patient, not the text
     ],
 )
 def test_content_is_not_mistaken_for_remarks_or_feedback(text: str) -> None:
