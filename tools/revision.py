@@ -32,8 +32,7 @@ _OPENERS = re.compile(
     r"^\W*(?:sure|certainly|of course|okay|absolutely)\b|^\W*here(?:'s| is| are)\b|^\W*below is\b", re.IGNORECASE
 )
 _REMARKS = re.compile(
-    r"\b(?:a|the|this|my|above) (?:revised|updated|improved|rewritten|new|previous|original|earlier) "
-    r"(?:version|text|draft)\b"
+    r"\b(?:a|the|this|my|above) (?:revised|updated|improved|rewritten|new) (?:version|text|draft)\b"
     r"|\b(?:this|the above|my) revision\b"
     r"|\bI(?: have|'ve)? (?:revised|rewritten|updated|added|removed|included|addressed|incorporated|made sure)\b"
     r"|\b(?:address\w*|incorporat\w*|per|based on|following)\b[^.]*\bfeedback\b"
@@ -69,7 +68,8 @@ def _subject_word(subject: str) -> str:
 
 
 def _subject_remarks(subject: str) -> re.Pattern[str]:
-    # "The revised assessment now includes…", "the previous essay does not provide any specific evidence…"
+    # "The revised assessment now includes…", "the previous essay does not provide any specific evidence…". Only
+    # with the rubric's own word: "the original draft" or "the earlier text" of a treaty is an essay's content.
     word = _subject_word(subject)
     return re.compile(
         rf"\b(?:the|this|my) (?:revised|updated|improved|rewritten|new|previous|original|earlier) {word}\b",

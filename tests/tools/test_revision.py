@@ -26,7 +26,7 @@ def codes(text: str, feedback: dict[str, str] | None = None) -> list[str]:
         CONTENT + "\nThis revision adds the frequency of each symptom.",
         CONTENT + "\nLet me know if you need anything else.",
         CONTENT + "\nWhile the previous assessment does not give any duration, this one adds it.",
-        CONTENT + "\nThe original draft named no symptom.",
+        CONTENT + "\nThe original assessment named no symptom.",
     ],
 )
 def test_the_writers_remarks_about_its_rewrite_are_found(text: str) -> None:
@@ -64,6 +64,7 @@ def test_a_feedback_sentence_pasted_verbatim_is_found() -> None:
         "Following the fall in March, she reports pain when walking.",
         "Here, in the clinic, she appeared tired.\n" + CONTENT,  # 'here' alone is no opener
         "Her previous episode, in 2019, lasted four months.",  # 'previous' about the patient, not the text
+        "The original draft of the treaty named no patient.",  # another text's draft is content
     ],
 )
 def test_content_is_not_mistaken_for_remarks_or_feedback(text: str) -> None:
