@@ -44,8 +44,9 @@ class SlowWorstModel:
         time.sleep(MODEL_LATENCY_S)
         with self.lock:
             self.bodies.append(json.dumps(body.get("messages", [])))
+            version = len(self.bodies)
         schema = body["format"] if isinstance(body.get("format"), dict) else None
-        return reply_for_schema(schema, "min", text=f"Low mood for three weeks, revised ({len(self.bodies)}).")
+        return reply_for_schema(schema, "min", text=f"Low mood for three weeks, revised ({version}).")
 
     def calls_mentioning(self, text: str) -> int:
         with self.lock:
