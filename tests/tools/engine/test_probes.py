@@ -76,7 +76,8 @@ async def test_a_failed_probe_is_remembered_until_the_backend_answers_again():
     assert await Judge(backend, CONFIG, probes=probes).readout_kind() == "generated"
     started = time.monotonic()
     assert await Judge(backend, CONFIG, probes=probes).readout_kind() == "generated"
-    assert time.monotonic() - started < 0.1 and backend.reads_asked == 1
+    # Asking again would wait out the 0.5 s deadline; the count is the check, the loose bound shows no wait.
+    assert backend.reads_asked == 1 and time.monotonic() - started < 0.4
     # The backend is back and answers a call: the next call asks again.
     backend.silent = False
     rubric = REGISTRY.get("clinical-assessment")
