@@ -35,6 +35,10 @@ _REMARKS = re.compile(
     r"\b(?:a|the|this|my|above) (?:revised|updated|improved|rewritten|new) (?:version|text|draft)\b"
     r"|\b(?:this|the above|my) revision\b"
     r"|\bI(?: have|'ve)? (?:revised|rewritten|updated|added|removed|included|addressed|incorporated|made sure)\b"
+    # The writer reading the feedback back: "The feedback suggests that the essay should name…". Only the
+    # feedback as the subject of a verb of advice; "the patient gave feedback about…" is content.
+    r"|^\W*(?:the|this|your|the judge's) feedback "
+    r"(?:suggests|says|asks|notes|points out|recommends|indicates|mentions)\b"
     r"|\b(?:address\w*|incorporat\w*|per|based on|following)\b[^.]*\bfeedback\b"
     r"|^\W*(?:note|changes(?: made)?|revisions? made|explanation)\s*:"
     r"|\blet me know\b",
@@ -70,9 +74,12 @@ def _subject_word(subject: str) -> str:
 def _subject_remarks(subject: str) -> re.Pattern[str]:
     # "The revised assessment now includes…", "the previous essay does not provide any specific evidence…". Only
     # with the rubric's own word: "the original draft" or "the earlier text" of a treaty is an essay's content.
+    # "Therefore, I will revise the essay by adding…": the writer announcing its rewrite of the text itself ("I will
+    # improve my sleep" is content).
     word = _subject_word(subject)
     return re.compile(
-        rf"\b(?:the|this|my) (?:revised|updated|improved|rewritten|new|previous|original|earlier) {word}\b",
+        rf"\b(?:the|this|my) (?:revised|updated|improved|rewritten|new|previous|original|earlier) {word}\b"
+        rf"|\bI(?: will|'ll| am going to) (?:revise|rewrite|update|improve) (?:the|this|my) (?:{word}|text)\b",
         re.IGNORECASE,
     )
 

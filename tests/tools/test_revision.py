@@ -27,6 +27,8 @@ def codes(text: str, feedback: dict[str, str] | None = None) -> list[str]:
         CONTENT + "\nLet me know if you need anything else.",
         CONTENT + "\nWhile the previous assessment does not give any duration, this one adds it.",
         CONTENT + "\nThe original assessment named no symptom.",
+        CONTENT + "\nThe feedback suggests that the assessment should name durations.",
+        CONTENT + "\nTherefore, I will revise the text by adding each symptom's duration.",
     ],
 )
 def test_the_writers_remarks_about_its_rewrite_are_found(text: str) -> None:
@@ -65,6 +67,8 @@ def test_a_feedback_sentence_pasted_verbatim_is_found() -> None:
         "Here, in the clinic, she appeared tired.\n" + CONTENT,  # 'here' alone is no opener
         "Her previous episode, in 2019, lasted four months.",  # 'previous' about the patient, not the text
         "The original draft of the treaty named no patient.",  # another text's draft is content
+        "Her manager's feedback suggests she works late most nights.",  # someone's feedback, mid-sentence
+        "I will improve my sleep, she says, once the exams are over.",  # a quoted intention, not a rewrite
     ],
 )
 def test_content_is_not_mistaken_for_remarks_or_feedback(text: str) -> None:
