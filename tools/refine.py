@@ -1,16 +1,15 @@
 """`refine_until_pass`: judge a text, give the writer feedback on the low metrics, check its rewrite, judge
 again, until every metric passes or the budget ends.
 
-A rewrite is checked before it is judged (`gavel.tools.revision`): one that still carries the writer's
+A rewrite is checked before it is judged (`gavel.tools.refine_writer`): one that still carries the writer's
 remarks about itself or the judge's feedback is asked for once more, and if the second reply carries them
 too the loop stops with `revision_rejected` and the reason, keeping the last clean text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 import anyio
 from pydantic import BaseModel, Field
@@ -29,15 +28,9 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
-from gavel.tools.revision import RevisionProblem, RevisionProblemCode, feedback_for, revision_problems, strip_frame
-from gavel.tools.rubrics import Rubric
+from gavel.tools.refine_writer import write
+from gavel.tools.revision import RevisionProblemCode, feedback_for
 
-if TYPE_CHECKING:
-    from gavel.tools.engine.judge import Judge
-
-# Enough for a one-page assessment; a small local model writing more mostly repeats itself.
-# Room for a revision plus the prompt material small models echo first (stripped afterwards).
-GENERATOR_MAX_TOKENS = 1024
 FEEDBACK_CHARS = 400  # a feedback note in the rendered text, its quoted items on one line
 
 StopReason = Literal[
@@ -158,62 +151,6 @@ class _Stop:
     rejected: RejectedRevision | None = None
 
 
-@dataclass(frozen=True)
-class _Written:
-    text: str | None
-    usage: Usage
-    error: str | None = None
-    problem: RevisionProblem | None = None
-    rejected_text: str | None = None
-    removed: str | None = None
-
-
-async def _write(
-    writer: Judge,
-    rubric: Rubric,
-    *,
-    data: Mapping[str, str],
-    instruction: str,
-    model: str | None,
-    feedback: Mapping[str, str] | None = None,
-    carried: str | None = None,
-) -> _Written:
-    """The writer's text, checked; asked once more, naming what to leave out, when it carries more than itself.
-    `carried`: the previous version, whose own lines are content wherever they recur."""
-    usage = Usage()
-    ask = instruction
-    subject = rubric.prompt.subject
-    found: list[RevisionProblem] = []
-    unchanged = False
-    for _attempt in range(2):
-        generated = await writer.generate(data=data, instruction=ask, max_tokens=GENERATOR_MAX_TOKENS, model=model)
-        usage = usage.add(generated.usage)
-        if generated.text is None:
-            return _Written(None, usage, error=generated.error)
-        text, removed = strip_frame(generated.text, subject=subject, carried=carried)
-        # At temperature 0 the same prompt gives the same text back: judged and revised again, an unchanged rewrite
-        # would only repeat until max_iterations. Asked once, saying so; then the writer has failed.
-        unchanged = carried is not None and text.split() == carried.split()
-        if unchanged:
-            ask = f"{instruction}\n\n{prompts.prompt_set().fill('revise_unchanged', subject=subject)}"
-            continue
-        found = revision_problems(
-            text,
-            subject=subject,
-            metric_ids=[m.id for m in rubric.metrics],
-            scale_max=rubric.scale.max,
-            feedback=feedback,
-            carried=carried,
-        )
-        if not found:
-            return _Written(text, usage, removed=removed)
-        again = prompts.prompt_set().fill("revise_again", subject=subject, problem=found[0].describe())
-        ask = f"{instruction}\n\n{again}"
-    if unchanged:
-        return _Written(None, usage, error=f"the writer returned the previous {subject} unchanged, also when told so")
-    return _Written(None, usage, problem=found[0], rejected_text=generated.text)
-
-
 async def _prepare(request: RefineUntilPassRequest, deps: ToolDeps) -> PreparedRubric[RefineUntilPassRequest]:
     prepared = prepare(request, deps)
     require_text(request.draft, "draft", deps.limits, required=False)
@@ -250,7 +187,7 @@ async def _refine(prepared: PreparedRubric[RefineUntilPassRequest], deps: ToolDe
     generation_usage: Usage | None = None
     removed: str | None = None
     if text is None:
-        created = await _write(
+        created = await write(
             writer, rubric, data={"task": task, **source}, instruction=template.fill("write_first", subject=subject),
             model=writer_model,
         )  # fmt: skip
@@ -293,7 +230,7 @@ async def _refine(prepared: PreparedRubric[RefineUntilPassRequest], deps: ToolDe
             break
         feedback = feedback_for(evaluation, rubric)
         history[-1].feedback = feedback
-        revised = await _write(
+        revised = await write(
             writer,
             rubric,
             data={
