@@ -1,9 +1,11 @@
 """Does feedback that quotes the vague sentences help a rewrite? `refine_until_pass` (in process, the embedded
 default, at most 2 revisions, the demo's task) on the vague (`specificity`) version of each clinical dev case of a
-split: whether it passed, after how many revisions, and the final text and scores. Run once on a commit and once on
-the commit before the change (a checkout of it first on PYTHONPATH) to compare.
+split: whether it passed, after how many revisions, and the final text and scores. Then the demo's step 2b on the
+final text: `judge_rag_answer` with the demo's question and the transcript as the passage, so a rewrite that passes
+with a clause the transcript does not state shows as unsupported claims. Run once on a commit and once on the
+commit before the change (a checkout of it first on PYTHONPATH), or once per writer setting, to compare.
 
-    python -m bench.refine_feedback --split tune --name refine-feedback-tune-new
+    python -m bench.refine_feedback --split tune --name refine-feedback-tune-new [--repeat-penalty 1.05]
 """
 
 from __future__ import annotations
@@ -16,15 +18,21 @@ from typing import Any
 from bench.common import RESULTS_DIR, Run, say
 from bench.rubric_agreement import CLINICAL
 from gavel.tools.engine.embedded import EmbeddedBackend
+from gavel.tools.rag.orchestration import judge_rag_answer
+from gavel.tools.rag.requests import JudgeRagAnswerRequest
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
+from tests.support.config import DEFAULTS
 from tests.support.deps import make_deps
 
 TASK = "A qualitative assessment of the patient's depression symptoms per PHQ-8, from this interview."
+QUESTION = "What does the patient report about sleep, interest, energy and appetite, and for how long?"  # the demo's
 
 
-async def probe(split: str) -> list[dict[str, Any]]:
+async def probe(split: str, repeat_penalty: float) -> list[dict[str, Any]]:
     rows = [json.loads(line) for line in CLINICAL.read_text(encoding="utf-8").splitlines() if line.strip()]
-    deps = make_deps(EmbeddedBackend(timeout_s=300, parallel=2), timeout_s=300, concurrency=2)
+    deps = make_deps(
+        EmbeddedBackend(timeout_s=300, parallel=2), timeout_s=300, concurrency=2, generate_repeat_penalty=repeat_penalty
+    )
     records = []
     for row in (r for r in rows if r["split"] == split and r["version"] == "specificity"):
         request = RefineUntilPassRequest(
@@ -32,13 +40,19 @@ async def probe(split: str) -> list[dict[str, Any]]:
         )
         result = await refine_until_pass(request, deps)
         final = result.final_evaluation
+        sources = [{"content": row["source"]}]
+        check = await judge_rag_answer(
+            JudgeRagAnswerRequest(question=QUESTION, answer=result.final_text, sources=sources), deps
+        )
         records.append({
             "case": row["case"], "passed": result.passed, "stop": result.stop_reason,
             "iterations": result.iterations_used, "first": result.history[0].evaluation.average,
             "final": final.average, "scores": {s.metric: s.score for s in final.scores},
             "feedback0": result.history[0].feedback, "final_text": result.final_text,
+            "grounding": check.verdict, "unsupported": list(check.unsupported_claims),
         })  # fmt: skip
-        say(f"  {row['case']}: passed {result.passed} after {result.iterations_used}, average {final.average}")
+        say(f"  {row['case']}: passed {result.passed} after {result.iterations_used}, average {final.average}; "
+            f"step 2b {check.verdict}, unsupported {records[-1]['unsupported']}")  # fmt: skip
     return records
 
 
@@ -46,12 +60,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("tune", "heldout"), default="tune")
     parser.add_argument("--name", default="refine-feedback")
+    parser.add_argument("--repeat-penalty", type=float, default=DEFAULTS.engine_config().generate_repeat_penalty)
     args = parser.parse_args()
     run = Run(args.name, RESULTS_DIR, smoke=False)
-    records = asyncio.run(probe(args.split))
+    records = asyncio.run(probe(args.split, args.repeat_penalty))
     passed = sum(bool(r["passed"]) for r in records)
-    say(f"passed {passed} of {len(records)}")
-    say(f"wrote {run.write({'split': args.split, 'passed': passed, 'items': records})}")
+    supported = sum(not r["unsupported"] for r in records)
+    say(f"passed {passed} of {len(records)}; final text fully supported in {supported}")
+    payload = {"split": args.split, "repeat_penalty": args.repeat_penalty, "passed": passed,
+               "fully_supported": supported, "items": records}  # fmt: skip
+    say(f"wrote {run.write(payload)}")
 
 
 if __name__ == "__main__":
