@@ -13,10 +13,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import tomllib
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
 from bench.rubric_agreement import CLINICAL
+from gavel.server.cli.demo import DATA_FILE
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.rag.orchestration import judge_rag_answer
 from gavel.tools.rag.requests import JudgeRagAnswerRequest
@@ -24,8 +26,9 @@ from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
 from tests.support.config import DEFAULTS
 from tests.support.deps import make_deps
 
-TASK = "A qualitative assessment of the patient's depression symptoms per PHQ-8, from this interview."
-QUESTION = "What does the patient report about sleep, interest, energy and appetite, and for how long?"  # the demo's
+# The demo's writing task and step 2b's question, from the demo's own inputs.
+DEMO = tomllib.loads(DATA_FILE.read_text(encoding="utf-8"))["evaluate"]
+TASK, QUESTION = DEMO["task"], DEMO["question"]
 
 
 async def probe(split: str, repeat_penalty: float) -> list[dict[str, Any]]:
