@@ -127,6 +127,14 @@ def summary_ms(seconds: Sequence[float]) -> dict[str, float]:
     }
 
 
+def most_repeated_run(text: str, words: int = 6) -> int:
+    """How often the most frequent run of `words` words occurs in `text`: 1 for a text that never repeats
+    itself, more for a writer that loops (the failure a generation repeat penalty is set against)."""
+    tokens = text.lower().split()
+    runs = [tuple(tokens[i : i + words]) for i in range(len(tokens) - words + 1)]
+    return max((runs.count(run) for run in set(runs)), default=0)
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """A GitHub-markdown table: readable in a terminal and pasteable into the README."""
 

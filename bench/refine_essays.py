@@ -14,17 +14,20 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, say
+from bench.common import RESULTS_DIR, Run, most_repeated_run, say
 from bench.rubric_agreement import ESSAY_RUBRICS, read_rows
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
+from tests.support.config import DEFAULTS
 from tests.support.deps import make_deps
 
 TASK = "A short argumentative essay answering the essay prompt."
 
 
-async def probe(rows: list[dict[str, Any]], rubric: dict[str, Any]) -> list[dict[str, Any]]:
-    deps = make_deps(EmbeddedBackend(timeout_s=300, parallel=2), timeout_s=300, concurrency=2)
+async def probe(rows: list[dict[str, Any]], rubric: dict[str, Any], repeat_penalty: float) -> list[dict[str, Any]]:
+    deps = make_deps(
+        EmbeddedBackend(timeout_s=300, parallel=2), timeout_s=300, concurrency=2, generate_repeat_penalty=repeat_penalty
+    )
     records = []
     for row in rows:
         request = RefineUntilPassRequest(
@@ -39,6 +42,7 @@ async def probe(rows: list[dict[str, Any]], rubric: dict[str, Any]) -> list[dict
             "iterations": result.iterations_used, "error": result.error, "first": first.average, "final": final.average,
             "scores": {s.metric: s.score for s in final.scores},
             "feedback0": result.history[0].feedback, "final_text": result.final_text,
+            "most_repeated_run": max(most_repeated_run(h.text) for h in result.history),
             "history": [{"iteration": h.iteration, "average": h.evaluation.average,
                          "scores": {s.metric: s.score for s in h.evaluation.scores}, "text": h.text}
                         for h in result.history],
@@ -54,15 +58,18 @@ def main() -> None:
     parser.add_argument("--rubric", default="short-essay-counted")
     parser.add_argument("--versions", default="rambling,draft")
     parser.add_argument("--name", default="refine-essays")
+    parser.add_argument("--repeat-penalty", type=float, default=DEFAULTS.engine_config().generate_repeat_penalty)
     args = parser.parse_args()
     run = Run(args.name, RESULTS_DIR, smoke=False)
     rubric = tomllib.loads((ESSAY_RUBRICS / f"{args.rubric}.toml").read_text(encoding="utf-8"))
     versions = args.versions.split(",")
     rows = [r for r in read_rows(Path(args.data)) if r["split"] == args.split and r["version"] in versions]
-    records = asyncio.run(probe(rows, rubric))
+    records = asyncio.run(probe(rows, rubric, args.repeat_penalty))
     passed = sum(bool(r["passed"]) for r in records)
-    say(f"passed {passed} of {len(records)} that failed as written")
-    payload = {"data": args.data, "split": args.split, "rubric": args.rubric, "passed": passed, "items": records}
+    loops = sum(r["most_repeated_run"] > 2 for r in records)
+    say(f"passed {passed} of {len(records)} that failed as written; a text looping in {loops}")
+    payload = {"data": args.data, "split": args.split, "rubric": args.rubric, "repeat_penalty": args.repeat_penalty,
+               "passed": passed, "looping": loops, "items": records}  # fmt: skip
     say(f"wrote {run.write(payload)}")
 
 

@@ -3,9 +3,10 @@ default, at most 2 revisions, the demo's task) on the vague (`specificity`) vers
 split: whether it passed, after how many revisions, and the final text and scores. Then the demo's step 2b on the
 final text: `judge_rag_answer` with the demo's question and the transcript as the passage, so a rewrite that passes
 with a clause the transcript does not state shows as unsupported claims. Run once on a commit and once on the
-commit before the change (a checkout of it first on PYTHONPATH), or once per writer setting, to compare.
+commit before the change (a checkout of it first on PYTHONPATH), or once per writer setting, to compare. With
+`--from-task` there is no draft: the writer writes the first version from the task, where a writer loops if it will.
 
-    python -m bench.refine_feedback --split tune --name refine-feedback-tune-new [--repeat-penalty 1.05]
+    python -m bench.refine_feedback --split tune --name refine-feedback-tune-new [--repeat-penalty 1.05] [--from-task]
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 import tomllib
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, say
+from bench.common import RESULTS_DIR, Run, most_repeated_run, say
 from bench.rubric_agreement import CLINICAL
 from gavel.server.cli.demo import DATA_FILE
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -31,7 +32,7 @@ DEMO = tomllib.loads(DATA_FILE.read_text(encoding="utf-8"))["evaluate"]
 TASK, QUESTION = DEMO["task"], DEMO["question"]
 
 
-async def probe(split: str, repeat_penalty: float) -> list[dict[str, Any]]:
+async def probe(split: str, repeat_penalty: float, from_task: bool) -> list[dict[str, Any]]:
     rows = [json.loads(line) for line in CLINICAL.read_text(encoding="utf-8").splitlines() if line.strip()]
     deps = make_deps(
         EmbeddedBackend(timeout_s=300, parallel=2), timeout_s=300, concurrency=2, generate_repeat_penalty=repeat_penalty
@@ -39,7 +40,11 @@ async def probe(split: str, repeat_penalty: float) -> list[dict[str, Any]]:
     records = []
     for row in (r for r in rows if r["split"] == split and r["version"] == "specificity"):
         request = RefineUntilPassRequest(
-            draft=row["assessment"], source=row["source"], task=TASK, max_iterations=2, rubric="clinical-assessment"
+            draft=None if from_task else row["assessment"],
+            source=row["source"],
+            task=TASK,
+            max_iterations=2,
+            rubric="clinical-assessment",
         )
         result = await refine_until_pass(request, deps)
         final = result.final_evaluation
@@ -51,7 +56,8 @@ async def probe(split: str, repeat_penalty: float) -> list[dict[str, Any]]:
             "case": row["case"], "passed": result.passed, "stop": result.stop_reason,
             "iterations": result.iterations_used, "first": result.history[0].evaluation.average,
             "final": final.average, "scores": {s.metric: s.score for s in final.scores},
-            "feedback0": result.history[0].feedback, "final_text": result.final_text,
+            "error": result.error, "feedback0": result.history[0].feedback, "final_text": result.final_text,
+            "most_repeated_run": max(most_repeated_run(h.text) for h in result.history),
             "grounding": check.verdict, "unsupported": list(check.unsupported_claims),
         })  # fmt: skip
         say(f"  {row['case']}: passed {result.passed} after {result.iterations_used}, average {final.average}; "
@@ -63,15 +69,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("tune", "heldout"), default="tune")
     parser.add_argument("--name", default="refine-feedback")
+    parser.add_argument("--from-task", action="store_true", help="no draft: the writer writes the first version")
     parser.add_argument("--repeat-penalty", type=float, default=DEFAULTS.engine_config().generate_repeat_penalty)
     args = parser.parse_args()
     run = Run(args.name, RESULTS_DIR, smoke=False)
-    records = asyncio.run(probe(args.split, args.repeat_penalty))
+    records = asyncio.run(probe(args.split, args.repeat_penalty, args.from_task))
     passed = sum(bool(r["passed"]) for r in records)
     supported = sum(not r["unsupported"] for r in records)
-    say(f"passed {passed} of {len(records)}; final text fully supported in {supported}")
-    payload = {"split": args.split, "repeat_penalty": args.repeat_penalty, "passed": passed,
-               "fully_supported": supported, "items": records}  # fmt: skip
+    loops = sum(r["most_repeated_run"] > 2 for r in records)
+    say(f"passed {passed} of {len(records)}; final text fully supported in {supported}; a text looping in {loops}")
+    payload = {"split": args.split, "from_task": args.from_task, "repeat_penalty": args.repeat_penalty,
+               "passed": passed, "fully_supported": supported, "looping": loops, "items": records}  # fmt: skip
     say(f"wrote {run.write(payload)}")
 
 
