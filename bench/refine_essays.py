@@ -24,9 +24,15 @@ from tests.support.deps import make_deps
 TASK = "A short argumentative essay answering the essay prompt."
 
 
-async def probe(rows: list[dict[str, Any]], rubric: dict[str, Any], repeat_penalty: float) -> list[dict[str, Any]]:
+async def probe(
+    rows: list[dict[str, Any]], rubric: dict[str, Any], repeat_penalty: float, revise_penalty: float
+) -> list[dict[str, Any]]:
     deps = make_deps(
-        EmbeddedBackend(timeout_s=300, parallel=2), timeout_s=300, concurrency=2, generate_repeat_penalty=repeat_penalty
+        EmbeddedBackend(timeout_s=300, parallel=2),
+        timeout_s=300,
+        concurrency=2,
+        generate_repeat_penalty=repeat_penalty,
+        revise_repeat_penalty=revise_penalty,
     )
     records = []
     for row in rows:
@@ -59,16 +65,18 @@ def main() -> None:
     parser.add_argument("--versions", default="rambling,draft")
     parser.add_argument("--name", default="refine-essays")
     parser.add_argument("--repeat-penalty", type=float, default=DEFAULTS.engine_config().generate_repeat_penalty)
+    parser.add_argument("--revise-repeat-penalty", type=float, default=DEFAULTS.engine_config().revise_repeat_penalty)
     args = parser.parse_args()
     run = Run(args.name, RESULTS_DIR, smoke=False)
     rubric = tomllib.loads((ESSAY_RUBRICS / f"{args.rubric}.toml").read_text(encoding="utf-8"))
     versions = args.versions.split(",")
     rows = [r for r in read_rows(Path(args.data)) if r["split"] == args.split and r["version"] in versions]
-    records = asyncio.run(probe(rows, rubric, args.repeat_penalty))
+    records = asyncio.run(probe(rows, rubric, args.repeat_penalty, args.revise_repeat_penalty))
     passed = sum(bool(r["passed"]) for r in records)
     loops = sum(r["most_repeated_run"] > 2 for r in records)
     say(f"passed {passed} of {len(records)} that failed as written; a text looping in {loops}")
     payload = {"data": args.data, "split": args.split, "rubric": args.rubric, "repeat_penalty": args.repeat_penalty,
+               "revise_repeat_penalty": args.revise_repeat_penalty,
                "passed": passed, "looping": loops, "items": records}  # fmt: skip
     say(f"wrote {run.write(payload)}")
 

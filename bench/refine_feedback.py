@@ -32,10 +32,14 @@ DEMO = tomllib.loads(DATA_FILE.read_text(encoding="utf-8"))["evaluate"]
 TASK, QUESTION = DEMO["task"], DEMO["question"]
 
 
-async def probe(split: str, repeat_penalty: float, from_task: bool) -> list[dict[str, Any]]:
+async def probe(split: str, repeat_penalty: float, revise_penalty: float, from_task: bool) -> list[dict[str, Any]]:
     rows = [json.loads(line) for line in CLINICAL.read_text(encoding="utf-8").splitlines() if line.strip()]
     deps = make_deps(
-        EmbeddedBackend(timeout_s=300, parallel=2), timeout_s=300, concurrency=2, generate_repeat_penalty=repeat_penalty
+        EmbeddedBackend(timeout_s=300, parallel=2),
+        timeout_s=300,
+        concurrency=2,
+        generate_repeat_penalty=repeat_penalty,
+        revise_repeat_penalty=revise_penalty,
     )
     records = []
     for row in (r for r in rows if r["split"] == split and r["version"] == "specificity"):
@@ -56,7 +60,8 @@ async def probe(split: str, repeat_penalty: float, from_task: bool) -> list[dict
             "case": row["case"], "passed": result.passed, "stop": result.stop_reason,
             "iterations": result.iterations_used, "first": result.history[0].evaluation.average,
             "final": final.average, "scores": {s.metric: s.score for s in final.scores},
-            "error": result.error, "feedback0": result.history[0].feedback, "final_text": result.final_text,
+            "error": result.error, "feedback0": result.history[0].feedback, "first_text": result.history[0].text,
+            "final_text": result.final_text,
             "most_repeated_run": max(most_repeated_run(h.text) for h in result.history),
             "grounding": check.verdict, "unsupported": list(check.unsupported_claims),
         })  # fmt: skip
@@ -71,14 +76,16 @@ def main() -> None:
     parser.add_argument("--name", default="refine-feedback")
     parser.add_argument("--from-task", action="store_true", help="no draft: the writer writes the first version")
     parser.add_argument("--repeat-penalty", type=float, default=DEFAULTS.engine_config().generate_repeat_penalty)
+    parser.add_argument("--revise-repeat-penalty", type=float, default=DEFAULTS.engine_config().revise_repeat_penalty)
     args = parser.parse_args()
     run = Run(args.name, RESULTS_DIR, smoke=False)
-    records = asyncio.run(probe(args.split, args.repeat_penalty, args.from_task))
+    records = asyncio.run(probe(args.split, args.repeat_penalty, args.revise_repeat_penalty, args.from_task))
     passed = sum(bool(r["passed"]) for r in records)
     supported = sum(not r["unsupported"] for r in records)
     loops = sum(r["most_repeated_run"] > 2 for r in records)
     say(f"passed {passed} of {len(records)}; final text fully supported in {supported}; a text looping in {loops}")
     payload = {"split": args.split, "from_task": args.from_task, "repeat_penalty": args.repeat_penalty,
+               "revise_repeat_penalty": args.revise_repeat_penalty,
                "passed": passed, "fully_supported": supported, "looping": loops, "items": records}  # fmt: skip
     say(f"wrote {run.write(payload)}")
 

@@ -16,8 +16,8 @@ CHATTY = CLEAN + "\n\nThe revised assessment now includes all the required infor
 PASTED = CLEAN + "\n- specificity: Scored 4/5. Durations are given."
 
 
-def _deps(judge: ScriptedBackend, writer: ScriptedBackend):
-    deps = make_deps(judge)
+def _deps(judge: ScriptedBackend, writer: ScriptedBackend, **engine: float):
+    deps = make_deps(judge, **engine)
     deps.judge_factory = _with_generator(deps, writer)
     return deps
 
@@ -106,6 +106,22 @@ async def test_an_unchanged_rewrite_is_asked_for_once_more_saying_so() -> None:
     result = await refine_until_pass(RefineUntilPassRequest(draft="Low mood.", max_iterations=3), _deps(judge, writer))
     assert result.stop_reason == "passed" and result.final_text == CLEAN and result.iterations_used == 1
     assert "was the previous assessment unchanged" in writer.requests[1].messages[1].content
+
+
+async def test_a_rewrite_is_asked_at_the_revise_penalty_and_its_retry_after_a_copy_at_the_generation_one() -> None:
+    judge, writer = ScriptedBackend(judge_rounds(BAD, GOOD)), ScriptedBackend(["Low mood.", CLEAN])
+    penalties = {"revise_repeat_penalty": 1.1, "generate_repeat_penalty": 1.3}
+    request = RefineUntilPassRequest(draft="Low mood.", max_iterations=3)
+    await refine_until_pass(request, _deps(judge, writer, **penalties))
+    assert [r.repeat_penalty for r in writer.requests] == [1.1, 1.3]
+
+
+async def test_a_first_version_from_the_task_is_asked_at_the_generation_penalty() -> None:
+    judge, writer = ScriptedBackend(judge_rounds(GOOD)), ScriptedBackend([CLEAN])
+    penalties = {"revise_repeat_penalty": 1.1, "generate_repeat_penalty": 1.3}
+    request = RefineUntilPassRequest(task="A short assessment.", max_iterations=3)
+    await refine_until_pass(request, _deps(judge, writer, **penalties))
+    assert [r.repeat_penalty for r in writer.requests] == [1.3]
 
 
 async def test_a_writer_that_returns_the_text_unchanged_twice_stops_the_loop_with_the_reason() -> None:

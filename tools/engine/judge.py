@@ -252,14 +252,16 @@ class Judge:
         model: str | None = None,
         max_tokens: int = 1024,
         backend: Backend | None = None,
+        repeat_penalty: float | None = None,
     ) -> Generated:
+        """`repeat_penalty`: None for the configured `generate_repeat_penalty`."""
         nonce = prompts.nonce_for(data)
         user = prompts.data_section(dict(data), nonce) + "\n\n" + instruction
         request = self.calls.request(
             prompts.prompt_set().text["generate_system"], user, None, seed=self.config.seed,
             temperature=self.config.temperature, max_tokens=max_tokens,
             model=model or self.config.generator_model, purpose="generate",
-            repeat_penalty=self.config.generate_repeat_penalty,
+            repeat_penalty=repeat_penalty or self.config.generate_repeat_penalty,
         )  # fmt: skip
         tally = Tally()
         try:
