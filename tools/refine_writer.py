@@ -52,9 +52,8 @@ async def write(
     found: list[RevisionProblem] = []
     unchanged = False
     for _attempt in range(2):
-        # A rewrite keeps its source's words (lighter penalty); a retry after a copy is pushed off it (None: the
-        # generation default).
-        penalty = writer.config.revise_repeat_penalty if carried is not None and not unchanged else None
+        # A rewrite keeps its source's words under a lighter penalty; a first version takes the generation default.
+        penalty = writer.config.revise_repeat_penalty if carried is not None else None
         generated = await writer.generate(
             data=data, instruction=ask, max_tokens=GENERATOR_MAX_TOKENS, model=model, repeat_penalty=penalty
         )

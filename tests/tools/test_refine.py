@@ -108,12 +108,12 @@ async def test_an_unchanged_rewrite_is_asked_for_once_more_saying_so() -> None:
     assert "was the previous assessment unchanged" in writer.requests[1].messages[1].content
 
 
-async def test_a_rewrite_is_asked_at_the_revise_penalty_and_its_retry_after_a_copy_at_the_generation_one() -> None:
+async def test_a_rewrite_and_its_retry_after_a_copy_are_asked_at_the_revise_penalty() -> None:
     judge, writer = ScriptedBackend(judge_rounds(BAD, GOOD)), ScriptedBackend(["Low mood.", CLEAN])
     penalties = {"revise_repeat_penalty": 1.1, "generate_repeat_penalty": 1.3}
     request = RefineUntilPassRequest(draft="Low mood.", max_iterations=3)
     await refine_until_pass(request, _deps(judge, writer, **penalties))
-    assert [r.repeat_penalty for r in writer.requests] == [1.1, 1.3]
+    assert [r.repeat_penalty for r in writer.requests] == [1.1, 1.1]
 
 
 async def test_a_first_version_from_the_task_is_asked_at_the_generation_penalty() -> None:

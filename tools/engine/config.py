@@ -51,7 +51,7 @@ class EngineConfig:
     generate_repeat_penalty: float = 1.15
     # refine_until_pass's rewrites of a previous version: a lighter penalty keeps the transcript's own words, where
     # 1.15 pushed the writer into paraphrases and added clauses (bench/README.md, "The writer's repeat penalty").
-    # A rewrite that came back unchanged is asked for again at generate_repeat_penalty, off the copied text.
+    # Its retries too: asked again at 1.15 after a copy, two essays ran on to the token limit.
     revise_repeat_penalty: float = 1.1
     # score_candidates' judged criteria, read as Yes/No probabilities where the backend allows: with the rubric's
     # own yes/no questions (idea-quality), the embedded default put bench/ideas.py's concrete ideas over the weak
