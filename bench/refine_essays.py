@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, most_repeated_run, say
+from bench.refine_feedback import writer_deps
 from bench.rubric_agreement import ESSAY_RUBRICS, read_rows
-from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
 from tests.support.config import DEFAULTS
-from tests.support.deps import make_deps
 
 TASK = "A short argumentative essay answering the essay prompt."
 
@@ -27,13 +26,7 @@ TASK = "A short argumentative essay answering the essay prompt."
 async def probe(
     rows: list[dict[str, Any]], rubric: dict[str, Any], repeat_penalty: float, revise_penalty: float
 ) -> list[dict[str, Any]]:
-    deps = make_deps(
-        EmbeddedBackend(timeout_s=300, parallel=2),
-        timeout_s=300,
-        concurrency=2,
-        generate_repeat_penalty=repeat_penalty,
-        revise_repeat_penalty=revise_penalty,
-    )
+    deps = writer_deps(repeat_penalty, revise_penalty)
     records = []
     for row in rows:
         request = RefineUntilPassRequest(

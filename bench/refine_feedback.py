@@ -20,6 +20,7 @@ from typing import Any
 from bench.common import RESULTS_DIR, Run, most_repeated_run, say
 from bench.rubric_agreement import CLINICAL
 from gavel.server.cli.demo import DATA_FILE
+from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.rag.orchestration import judge_rag_answer
 from gavel.tools.rag.requests import JudgeRagAnswerRequest
@@ -32,15 +33,20 @@ DEMO = tomllib.loads(DATA_FILE.read_text(encoding="utf-8"))["evaluate"]
 TASK, QUESTION = DEMO["task"], DEMO["question"]
 
 
-async def probe(split: str, repeat_penalty: float, revise_penalty: float, from_task: bool) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in CLINICAL.read_text(encoding="utf-8").splitlines() if line.strip()]
-    deps = make_deps(
+def writer_deps(repeat_penalty: float, revise_penalty: float) -> ToolDeps:
+    """The embedded default in process, two slots, with the writer's two repeat penalties as given."""
+    return make_deps(
         EmbeddedBackend(timeout_s=300, parallel=2),
         timeout_s=300,
         concurrency=2,
         generate_repeat_penalty=repeat_penalty,
         revise_repeat_penalty=revise_penalty,
     )
+
+
+async def probe(split: str, repeat_penalty: float, revise_penalty: float, from_task: bool) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in CLINICAL.read_text(encoding="utf-8").splitlines() if line.strip()]
+    deps = writer_deps(repeat_penalty, revise_penalty)
     records = []
     for row in (r for r in rows if r["split"] == split and r["version"] == "specificity"):
         request = RefineUntilPassRequest(
