@@ -51,9 +51,9 @@ async def write(
     subject = rubric.prompt.subject
     found: list[RevisionProblem] = []
     unchanged = False
+    # A rewrite keeps its source's words under a lighter penalty; a first version takes the generation default.
+    penalty = writer.config.revise_repeat_penalty if carried is not None else None
     for _attempt in range(2):
-        # A rewrite keeps its source's words under a lighter penalty; a first version takes the generation default.
-        penalty = writer.config.revise_repeat_penalty if carried is not None else None
         generated = await writer.generate(
             data=data, instruction=ask, max_tokens=GENERATOR_MAX_TOKENS, model=model, repeat_penalty=penalty
         )

@@ -261,7 +261,7 @@ class Judge:
             prompts.prompt_set().text["generate_system"], user, None, seed=self.config.seed,
             temperature=self.config.temperature, max_tokens=max_tokens,
             model=model or self.config.generator_model, purpose="generate",
-            repeat_penalty=repeat_penalty or self.config.generate_repeat_penalty,
+            repeat_penalty=self.config.generate_repeat_penalty if repeat_penalty is None else repeat_penalty,
         )  # fmt: skip
         tally = Tally()
         try:
