@@ -13,6 +13,7 @@ import json
 import os
 import statistics
 import sys
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -131,8 +132,8 @@ def most_repeated_run(text: str, words: int = 6) -> int:
     """How often the most frequent run of `words` words occurs in `text`: 1 for a text that never repeats
     itself, more for a writer that loops (the failure a generation repeat penalty is set against)."""
     tokens = text.lower().split()
-    runs = [tuple(tokens[i : i + words]) for i in range(len(tokens) - words + 1)]
-    return max((runs.count(run) for run in set(runs)), default=0)
+    runs = Counter(tuple(tokens[i : i + words]) for i in range(len(tokens) - words + 1))
+    return max(runs.values(), default=0)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

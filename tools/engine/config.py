@@ -47,7 +47,8 @@ class EngineConfig:
     injection_screen: str
     top_k: int = 20
     top_p: float = 0.9
-    # For generation (refine_until_pass's writer), not for judging: see ChatRequest.repeat_penalty.
+    # For generation, not for judging (a first version from the task, reports' narrative, score_candidates'
+    # explanations): see ChatRequest.repeat_penalty.
     generate_repeat_penalty: float = 1.15
     # refine_until_pass's rewrites of a previous version: a lighter penalty keeps the transcript's own words, where
     # 1.15 pushed the writer into paraphrases and added clauses (bench/README.md, "The writer's repeat penalty").
