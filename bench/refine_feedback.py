@@ -28,6 +28,7 @@ from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
 from tests.support.config import DEFAULTS
 from tests.support.deps import make_deps
 
+CLINICAL_FRESH = CLINICAL.with_name("clinical_fresh.jsonl")
 # The demo's writing task and step 2b's question, from the demo's own inputs.
 DEMO = tomllib.loads(DATA_FILE.read_text(encoding="utf-8"))["evaluate"]
 TASK, QUESTION = DEMO["task"], DEMO["question"]
@@ -45,7 +46,8 @@ def writer_deps(repeat_penalty: float, revise_penalty: float) -> ToolDeps:
 
 
 async def probe(split: str, repeat_penalty: float, revise_penalty: float, from_task: bool) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in CLINICAL.read_text(encoding="utf-8").splitlines() if line.strip()]
+    data = CLINICAL_FRESH if split == "fresh" else CLINICAL
+    rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line.strip()]
     deps = writer_deps(repeat_penalty, revise_penalty)
     records = []
     for row in (r for r in rows if r["split"] == split and r["version"] == "specificity"):
@@ -78,7 +80,8 @@ async def probe(split: str, repeat_penalty: float, revise_penalty: float, from_t
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("tune", "heldout"), default="tune")
+    parser.add_argument("--split", choices=("tune", "heldout", "fresh"), default="tune",
+                        help="fresh: the four cases written blind (bench/data/clinical_fresh.jsonl)")  # fmt: skip
     parser.add_argument("--name", default="refine-feedback")
     parser.add_argument("--from-task", action="store_true", help="no draft: the writer writes the first version")
     parser.add_argument("--repeat-penalty", type=float, default=DEFAULTS.engine_config().generate_repeat_penalty)
