@@ -187,9 +187,10 @@ async def _refine(prepared: PreparedRubric[RefineUntilPassRequest], deps: ToolDe
     generation_usage: Usage | None = None
     removed: str | None = None
     if text is None:
+        # A rubric's own `write` instruction replaces the general one, as its `revise` does for rewrites.
+        first_instruction = rubric.prompt.write or template.fill("write_first", subject=subject)
         created = await write(
-            writer, rubric, data={"task": task, **source}, instruction=template.fill("write_first", subject=subject),
-            model=writer_model,
+            writer, rubric, data={"task": task, **source}, instruction=first_instruction, model=writer_model
         )  # fmt: skip
         total = total.add(created.usage)
         if created.text is None:

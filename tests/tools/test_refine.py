@@ -9,7 +9,7 @@ from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
 from tests.support.deps import make_deps
 from tests.support.rubrics import digit_clinical
 from tests.support.scripted import ScriptedBackend, token_reply
-from tests.tools.test_assessment import BAD, GOOD, _with_generator, judge_rounds
+from tests.tools.test_assessment import BAD, CLINICAL, GOOD, _with_generator, judge_rounds
 
 CLEAN = "Low mood for three weeks, most days; wakes at 4 a.m. nightly; has stopped going to choir."
 CHATTY = CLEAN + "\n\nThe revised assessment now includes all the required information about duration."
@@ -122,6 +122,22 @@ async def test_a_first_version_from_the_task_is_asked_at_the_generation_penalty(
     request = RefineUntilPassRequest(task="A short assessment.", max_iterations=3)
     await refine_until_pass(request, _deps(judge, writer, **penalties))
     assert [r.repeat_penalty for r in writer.requests] == [1.3]
+
+
+async def test_a_first_version_from_the_task_is_asked_with_the_rubrics_own_write_instruction() -> None:
+    judge, writer = ScriptedBackend(judge_rounds(GOOD)), ScriptedBackend([CLEAN])
+    await refine_until_pass(RefineUntilPassRequest(task="A short assessment.", max_iterations=3), _deps(judge, writer))
+    assert CLINICAL.prompt.write and writer.requests[0].messages[-1].content.endswith(CLINICAL.prompt.write)
+
+
+async def test_a_rubric_without_a_write_instruction_gets_the_general_one() -> None:
+    judge, writer = ScriptedBackend(judge_rounds(GOOD)), ScriptedBackend([CLEAN])
+    prompt = CLINICAL.prompt.model_copy(update={"write": ""})
+    plain = CLINICAL.model_copy(update={"id": "clinical-plain", "prompt": prompt})
+    request = RefineUntilPassRequest(task="A short assessment.", max_iterations=3, custom_rubric=plain)
+    await refine_until_pass(request, _deps(judge, writer))
+    general = "Write the assessment the task asks for, from the material above. Reply with the assessment only."
+    assert writer.requests[0].messages[-1].content.endswith(general)
 
 
 async def test_a_writer_that_returns_the_text_unchanged_twice_stops_the_loop_with_the_reason() -> None:
