@@ -192,9 +192,7 @@ class PromptText(BaseModel):
     key_points: str = Field(
         default="", max_length=4000, description="Instruction for key points of accepted candidates."
     )
-    write: str = Field(
-        default="", max_length=4000, description="Instruction to the generator when it writes a first version."
-    )
+    write: str = Field(default="", max_length=4000, description="Instruction to the generator for a first version.")
     revise: str = Field(default="", max_length=4000, description="Instruction to the generator when revising.")
 
 
