@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import tomllib
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, most_repeated_run, say
-from bench.rubric_agreement import CLINICAL
+from bench.rubric_agreement import CLINICAL, read_rows
 from gavel.server.cli.demo import DATA_FILE
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -46,8 +45,7 @@ def writer_deps(repeat_penalty: float, revise_penalty: float) -> ToolDeps:
 
 
 async def probe(split: str, repeat_penalty: float, revise_penalty: float, from_task: bool) -> list[dict[str, Any]]:
-    data = CLINICAL_FRESH if split == "fresh" else CLINICAL
-    rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = read_rows(CLINICAL_FRESH if split == "fresh" else CLINICAL)
     deps = writer_deps(repeat_penalty, revise_penalty)
     records = []
     for row in (r for r in rows if r["split"] == split and r["version"] == "specificity"):
