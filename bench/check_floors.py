@@ -15,11 +15,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import json
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.rubric_agreement import CLINICAL, METRICS
+from bench.rubric_agreement import CLINICAL, METRICS, read_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.check_items import check_items
 from gavel.tools.engine.checks import (
@@ -45,7 +44,7 @@ def _rubric() -> Any:
 
 async def probe(split: str, threads: int | None) -> list[dict[str, Any]]:
     rubric = _rubric()
-    rows = [json.loads(line) for line in CLINICAL.read_text().splitlines() if line.strip()]
+    rows = read_rows(CLINICAL)
     rows = [r for r in rows if r["split"] == split]
     judge = Judge(EmbeddedBackend(timeout_s=300, threads=threads), engine_config(call_deadline_s=86_400))
     records = []

@@ -17,7 +17,7 @@ import math
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.rubric_agreement import CLINICAL
+from bench.rubric_agreement import CLINICAL, read_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -31,7 +31,7 @@ async def probe() -> list[dict[str, Any]]:
     labels = {"subject": "assessment", "source_label": "transcript"}
     system = ChatMessage("system", texts.fill("likelihood_system", **labels))
     without = ChatMessage("user", texts.fill("likelihood_without", **labels))
-    rows = [json.loads(line) for line in CLINICAL.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = read_rows(CLINICAL)
     records = []
     for row in rows:
         sums = {}

@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.rubric_agreement import CLINICAL
+from bench.rubric_agreement import CLINICAL, read_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -28,7 +28,7 @@ async def probe() -> list[dict[str, Any]]:
     texts = prompts.prompt_set()
     labels = {"subject": "assessment", "source_label": "transcript"}
     system = ChatMessage("system", texts.fill("likelihood_system", **labels))
-    rows = [json.loads(line) for line in CLINICAL.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = read_rows(CLINICAL)
     rows = [r for r in rows if r["split"] == "tune" and r["version"] in ("good", "coherence")]
     good = {r["case"]: set(every_sentence(r["assessment"])) for r in rows if r["version"] == "good"}
 

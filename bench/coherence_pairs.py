@@ -14,13 +14,12 @@ coherence version's counted mistakes (floor applied) exceed the good one's.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
 from bench.consistency_claims import auroc
-from bench.rubric_agreement import CLINICAL
+from bench.rubric_agreement import CLINICAL, read_rows
 from gavel.tools.engine.checks import counted
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
@@ -48,7 +47,7 @@ async def _p_mistake(judge: Judge, document: str, claim: str, instruction: str, 
 
 
 async def probe(split: str) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in CLINICAL.read_text().splitlines() if line.strip()]
+    rows = read_rows(CLINICAL)
     rows = [r for r in rows if r["split"] == split and r["version"] in ("good", "coherence")]
     good = {r["case"]: set(split_sentences(r["assessment"])) for r in rows if r["version"] == "good"}
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.rubric_agreement import CLINICAL, METRICS
+from bench.rubric_agreement import CLINICAL, METRICS, read_rows
 from gavel.tools.engine.check_items import check_items
 from gavel.tools.engine.checks import (
     check_claim,
@@ -61,7 +61,7 @@ async def probe() -> list[dict[str, Any]]:
     rubric = RubricRegistry.load().get("clinical-assessment")
     # The consistency check as it was asked before `unless_supported`: the bench combines the readings itself.
     kinds = {"coherence": Checks(kind="consistent"), "accuracy": Checks(kind="supported")}
-    rows = [json.loads(line) for path in (CLINICAL, FRESH) for line in path.read_text().splitlines() if line.strip()]
+    rows = [row for path in (CLINICAL, FRESH) for row in read_rows(path)]
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
     records = []
     for row in rows:

@@ -11,12 +11,11 @@ when its sentence appears in the coherence version only.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.rubric_agreement import CLINICAL
+from bench.rubric_agreement import CLINICAL, read_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.check_items import check_items
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -43,7 +42,7 @@ def auroc(positive: list[float], negative: list[float]) -> float | None:
 
 
 async def probe(split: str) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in CLINICAL.read_text().splitlines() if line.strip()]
+    rows = read_rows(CLINICAL)
     rows = [r for r in rows if r["split"] == split and r["version"] in ("good", "coherence")]
     good = {r["case"]: set(split_sentences(r["assessment"])) for r in rows if r["version"] == "good"}
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))

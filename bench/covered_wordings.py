@@ -14,12 +14,11 @@ gain P(mistake). A probe of wordings, not of the tool: `bench.rubric_agreement c
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.rubric_agreement import CLINICAL
+from bench.rubric_agreement import CLINICAL, read_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.check_items import source_statements
 from gavel.tools.engine.checks import counted
@@ -37,7 +36,7 @@ FLOORS = (0.0, 0.3, 0.5, 0.6, 0.7)
 
 
 async def probe(split: str) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in CLINICAL.read_text().splitlines() if line.strip()]
+    rows = read_rows(CLINICAL)
     rows = [r for r in rows if r["split"] == split and r["version"] in ("good", "specificity", "completeness")]
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
     texts = prompts.prompt_set()

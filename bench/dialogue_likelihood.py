@@ -12,12 +12,11 @@ rubric through `gavel serve`.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.rubric_agreement import DIALOGUE_TUNE_CONVERSATIONS, DIMENSIONS, SHARED, dialogue_source
+from bench.rubric_agreement import DIALOGUE_TUNE_CONVERSATIONS, DIMENSIONS, SHARED, dialogue_source, read_rows
 from gavel.tools.calibration.stats import spearman
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -69,7 +68,7 @@ PAIRS = {
 
 async def probe() -> list[dict[str, Any]]:
     backend = EmbeddedBackend(timeout_s=300)
-    rows = [json.loads(line) for line in (SHARED / "topicalchat_usr_dev.jsonl").read_text().splitlines() if line]
+    rows = read_rows(SHARED / "topicalchat_usr_dev.jsonl")
     sums: dict[str, dict[str, float]] = {row["id"]: {} for row in rows}
     tokens: dict[str, int] = {}
     # Layout by layout within a conversation: its six responses share the prompt, which llama.cpp's cache keeps.

@@ -12,11 +12,10 @@ rubric built from what this chose, through `gavel serve`.
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.rubric_agreement import DIALOGUE_TUNE_CONVERSATIONS, DIMENSIONS, SHARED, dialogue_source
+from bench.rubric_agreement import DIALOGUE_TUNE_CONVERSATIONS, DIMENSIONS, SHARED, dialogue_source, read_rows
 from gavel.tools.calibration.stats import spearman
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -43,7 +42,7 @@ LABEL = "conversation and fact"
 async def probe() -> list[dict[str, Any]]:
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
     texts = prompts.prompt_set()
-    rows = [json.loads(line) for line in (SHARED / "topicalchat_usr_dev.jsonl").read_text().splitlines() if line]
+    rows = read_rows(SHARED / "topicalchat_usr_dev.jsonl")
     records = []
     for row in rows:
         source = dialogue_source(row)

@@ -14,7 +14,6 @@ log-probabilities the two give (the side-by-side readings differ in their prompt
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -23,7 +22,7 @@ from typing import Any
 import anyio
 
 from bench.common import RESULTS_DIR, Run, say, table
-from bench.rubric_agreement import CLINICAL
+from bench.rubric_agreement import CLINICAL, read_rows
 from gavel.tools.engine import prompts, text_scoring
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 
@@ -59,7 +58,7 @@ async def both_readings(
 async def measure(texts: int, compared: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     from gavel.tools.engine.embedded import EmbeddedBackend
 
-    rows = [json.loads(line) for line in CLINICAL.read_text(encoding="utf-8").splitlines() if line.strip()][:texts]
+    rows = read_rows(CLINICAL)[:texts]
     labels = {"subject": "assessment", "source_label": "transcript"}
     texts_ = prompts.prompt_set()
     system = ChatMessage("system", texts_.fill("likelihood_system", **labels))
