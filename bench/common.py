@@ -14,7 +14,7 @@ import os
 import statistics
 import sys
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -134,6 +134,16 @@ def most_repeated_run(text: str, words: int = 6) -> int:
     tokens = text.lower().split()
     runs = Counter(tuple(tokens[i : i + words]) for i in range(len(tokens) - words + 1))
     return max(runs.values(), default=0)
+
+
+def most_repeated_in(texts: Iterable[str]) -> int:
+    """`most_repeated_run` of the worst of `texts` (a refinement's history: a loop in any version counts)."""
+    return max((most_repeated_run(text) for text in texts), default=0)
+
+
+def looping(records: Iterable[dict[str, Any]]) -> int:
+    """How many refinement records hold a text whose most repeated six-word run occurs more than twice."""
+    return sum(record["most_repeated_run"] > 2 for record in records)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, most_repeated_run, say
+from bench.common import RESULTS_DIR, Run, looping, most_repeated_in, say
 from bench.refine_feedback import writer_deps
 from bench.rubric_agreement import ESSAY_RUBRICS, read_rows
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
@@ -41,7 +41,7 @@ async def probe(
             "iterations": result.iterations_used, "error": result.error, "first": first.average, "final": final.average,
             "scores": {s.metric: s.score for s in final.scores},
             "feedback0": result.history[0].feedback, "final_text": result.final_text,
-            "most_repeated_run": max(most_repeated_run(h.text) for h in result.history),
+            "most_repeated_run": most_repeated_in(h.text for h in result.history),
             "history": [{"iteration": h.iteration, "average": h.evaluation.average,
                          "scores": {s.metric: s.score for s in h.evaluation.scores}, "text": h.text}
                         for h in result.history],
@@ -66,7 +66,7 @@ def main() -> None:
     rows = [r for r in read_rows(Path(args.data)) if r["split"] == args.split and r["version"] in versions]
     records = asyncio.run(probe(rows, rubric, args.repeat_penalty, args.revise_repeat_penalty))
     passed = sum(bool(r["passed"]) for r in records)
-    loops = sum(r["most_repeated_run"] > 2 for r in records)
+    loops = looping(records)
     say(f"passed {passed} of {len(records)} that failed as written; a text looping in {loops}")
     payload = {"data": args.data, "split": args.split, "rubric": args.rubric, "repeat_penalty": args.repeat_penalty,
                "revise_repeat_penalty": args.revise_repeat_penalty,

@@ -16,7 +16,7 @@ import asyncio
 import tomllib
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, most_repeated_run, say
+from bench.common import RESULTS_DIR, Run, looping, most_repeated_in, say
 from bench.rubric_agreement import CLINICAL, read_rows
 from gavel.server.cli.demo import DATA_FILE
 from gavel.tools.deps import ToolDeps
@@ -68,7 +68,7 @@ async def probe(split: str, repeat_penalty: float, revise_penalty: float, from_t
             "final": final.average, "scores": {s.metric: s.score for s in final.scores},
             "error": result.error, "feedback0": result.history[0].feedback, "first_text": result.history[0].text,
             "final_text": result.final_text,
-            "most_repeated_run": max(most_repeated_run(h.text) for h in result.history),
+            "most_repeated_run": most_repeated_in(h.text for h in result.history),
             "grounding": check.verdict, "unsupported": list(check.unsupported_claims),
         })  # fmt: skip
         say(f"  {row['case']}: passed {result.passed} after {result.iterations_used}, average {final.average}; "
@@ -89,7 +89,7 @@ def main() -> None:
     records = asyncio.run(probe(args.split, args.repeat_penalty, args.revise_repeat_penalty, args.from_task))
     passed = sum(bool(r["passed"]) for r in records)
     supported = sum(not r["unsupported"] for r in records)
-    loops = sum(r["most_repeated_run"] > 2 for r in records)
+    loops = looping(records)
     say(f"passed {passed} of {len(records)}; final text fully supported in {supported}; a text looping in {loops}")
     payload = {"split": args.split, "from_task": args.from_task, "repeat_penalty": args.repeat_penalty,
                "revise_repeat_penalty": args.revise_repeat_penalty,

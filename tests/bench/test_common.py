@@ -1,4 +1,4 @@
-from bench.common import most_repeated_run
+from bench.common import looping, most_repeated_in, most_repeated_run
 
 
 def test_a_text_that_never_repeats_itself_counts_one() -> None:
@@ -12,3 +12,12 @@ def test_a_looping_text_counts_each_repeat_of_its_run() -> None:
 
 def test_a_text_shorter_than_the_run_counts_zero() -> None:
     assert most_repeated_run("Too short.") == 0
+
+
+def test_a_history_counts_its_worst_version() -> None:
+    loop = "they feel tired all the time and " * 3
+    assert most_repeated_in(["Too short.", "Summary: " + loop, "The patient sleeps badly."]) == 3
+
+
+def test_only_records_repeating_a_run_more_than_twice_are_looping() -> None:
+    assert looping([{"most_repeated_run": 1}, {"most_repeated_run": 2}, {"most_repeated_run": 3}]) == 1
