@@ -8,18 +8,26 @@ the higher.
     python -m bench.rag_partial                      # writes bench/results/rag-partial.json
     python -m bench.rag_partial --name rag-partial-question --split tune
     python -m bench.rag_partial --name rag-partial-fresh --split fresh
+    python -m bench.rag_partial --name rag-partial-yesno --yes-no      # the questions that open with a yes/no part
+
+On a question that opens with a yes/no part, completeness is the lower of the own-answer check and the part's
+reading (tools/rag/yes_no_part.py). The figures also give the ranking with the own-answer check alone, recomputed
+from the same run: its P(yes) is in the explanation, and the overall is the rubric-weighted mean of the dimensions.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from typing import Any
 
 from bench.common import REPO_ROOT, probe_and_write, say
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.rag import AgentAnswer, JudgeRagAnswersRequest, Passage, judge_rag_answers
+from gavel.tools.rag.yes_no_part import opens_with_yes_no
+from gavel.tools.rubrics import builtin_rubric_dir, load_rubric_file
 from tests.support.deps import make_deps
 
 DATA = REPO_ROOT / "bench" / "data" / "rag_partial_dev.jsonl"
@@ -30,8 +38,9 @@ def questions() -> list[dict[str, Any]]:
     return [json.loads(line) for line in DATA.read_text().splitlines()]
 
 
-async def probe(split: str) -> list[dict[str, Any]]:
+async def probe(split: str, yes_no: bool = False) -> list[dict[str, Any]]:
     rows = [row for row in questions() if split in ("all", row["split"])]
+    rows = [row for row in rows if opens_with_yes_no(row["question"])] if yes_no else rows
     # As `gavel serve` builds the embedded backend: one generation slot per concurrent call.
     deps, records = make_deps(EmbeddedBackend(timeout_s=300, parallel=4), timeout_s=300), []
     for index, row in enumerate(rows):
@@ -71,6 +80,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
         out[split] = {
             "questions": len(pairs),
             "complete_ranked_first": sum(p["complete"]["rank"] == 1 for p in pairs),
+            "complete_first_own_answer_check_alone": sum(_first_without_part(p) for p in pairs),
             "completeness_higher": sum(p["complete"]["completeness"] > p["partial"]["completeness"] for p in scored),
             "completeness_scored": len(scored),
             "partial_verdicts": sorted(p["partial"]["verdict"] for p in pairs),
@@ -79,13 +89,39 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+_VERDICT_RANK = {"approved": 0, "needs_improvement": 1, "rejected": 2}
+_OWN = re.compile(r"^P\(yes\) ([0-9.]+) that the answer states everything")
+
+
+def _first_without_part(pair: dict[str, dict[str, Any]]) -> bool:
+    """Would the complete answer rank first with completeness from the own-answer check alone? The verdict, which
+    completeness does not enter, ranks first (as in tools/rag/orchestration.py), then the overall."""
+    weights = {m.id: m.weight for m in load_rubric_file(builtin_rubric_dir() / "rag-answer.toml").metrics}
+
+    def overall(record: dict[str, Any]) -> float | None:
+        found = _OWN.match(record["completeness_explanation"] or "")
+        dims = dict(record["dimensions"], completeness=float(found.group(1)) if found else record["completeness"])
+        if any(v is None for v in dims.values()):
+            return None
+        return sum(weights[k] * v for k, v in dims.items()) / sum(weights[k] for k in dims)
+
+    verdicts = [_VERDICT_RANK.get(pair[kind]["verdict"], 3) for kind in KINDS]
+    if verdicts[0] != verdicts[1]:
+        return verdicts[0] < verdicts[1]
+    complete, partial = overall(pair["complete"]), overall(pair["partial"])
+    if complete is None or partial is None:
+        return bool(pair["complete"]["rank"] == 1)  # an unscored dimension: no overall to recompute, the rank stands
+    return complete > partial
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", default="rag-partial")
     # The splits the data file has: each set written later got one of its own.
     parser.add_argument("--split", default="all", choices=("all", *sorted({row["split"] for row in questions()})))
+    parser.add_argument("--yes-no", action="store_true", help="only the questions that open with a yes/no part")
     args = parser.parse_args()
-    probe_and_write(args.name, lambda: probe(args.split), figures)
+    probe_and_write(args.name, lambda: probe(args.split, args.yes_no), figures)
 
 
 if __name__ == "__main__":

@@ -5,28 +5,43 @@ from __future__ import annotations
 
 from bench.rag_partial import figures, questions
 
+DIMS = {"relevance": 0.8, "accuracy": 0.8, "source_attribution": 0.8, "coherence": 0.8}
 
-def _pair(qid: str, split: str, complete: float | None, partial: float | None, complete_first: bool) -> list[dict]:
+
+def _pair(
+    qid: str, split: str, complete: float | None, partial: float | None, complete_first: bool, own=(None, None)
+) -> list[dict]:
+    """`own`: the own-answer check's P(yes) for each answer, as its explanation gives it (None: none given)."""
     ranks = (1, 2) if complete_first else (2, 1)
+    said = [f"P(yes) {p} that the answer states everything the judge's own answer says" if p else None for p in own]
     return [
-        {"id": qid, "split": split, "kind": "complete", "rank": ranks[0], "verdict": "approved",
-         "completeness": complete},
-        {"id": qid, "split": split, "kind": "partial", "rank": ranks[1], "verdict": "approved",
-         "completeness": partial},
+        {"id": qid, "split": split, "kind": kind, "rank": rank, "verdict": "approved", "completeness": value,
+         "completeness_explanation": why, "dimensions": {**DIMS, "completeness": value}}
+        for kind, rank, value, why in zip(("complete", "partial"), ranks, (complete, partial), said, strict=True)
     ]  # fmt: skip
 
 
 def test_each_split_counts_first_places_and_higher_completeness():
     records = _pair("q1", "tune", 0.9, 0.3, True) + _pair("q2", "tune", 0.4, 0.6, False)
-    records += _pair("q3", "heldout", None, 0.5, True)
+    records += _pair("q3", "heldout", 0.2, 0.5, True)
     result = figures(records)
     assert result["tune"]["complete_ranked_first"] == 1 and result["tune"]["completeness_higher"] == 1
     assert result["heldout"]["complete_ranked_first"] == 1
+
+
+def test_an_unscored_completeness_is_left_out_never_counted_as_lower():
+    result = figures(_pair("q3", "heldout", None, 0.5, True))
     assert result["heldout"]["completeness_scored"] == 0 and result["heldout"]["completeness_higher"] == 0
+
+
+def test_the_ranking_with_the_own_answer_check_alone_is_recomputed_from_its_p_yes():
+    # The yes/no part lowered the partial answer's completeness to 0.3: alone, its own-answer check read 0.9.
+    records = _pair("q1", "fresh7", 0.7, 0.3, True, own=(0.7, 0.9))
+    assert figures(records)["fresh7"]["complete_first_own_answer_check_alone"] == 0
 
 
 def test_the_set_has_both_answers_and_a_split_for_every_question():
     rows = questions()
-    splits = {"tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"}
-    assert len(rows) == 96 and {r["split"] for r in rows} == splits
+    splits = {"tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"}
+    assert len(rows) == 108 and {r["split"] for r in rows} == splits
     assert all(r["complete"] != r["partial"] and "[p1]" in r["complete"] and "[p1]" in r["partial"] for r in rows)

@@ -56,6 +56,13 @@ def screen_examples() -> list[dict[str, str]]:
     return [{"text": str(e["text"]), "answer": str(e["answer"])} for e in examples]
 
 
+def yes_no_statement_examples() -> list[dict[str, str]]:
+    """The yes/no part's worked examples (judge.toml's [[yes_no_statements_example]]), in order."""
+    examples = _prompt_data().get("yes_no_statements_example", [])
+    assert isinstance(examples, list)
+    return [{"question": str(e["question"]), "yes": str(e["yes"]), "no": str(e["no"])} for e in examples]
+
+
 def _per_kind(table: str, kind: str, default: float) -> float:
     """A check kind's value in one of judge.toml's per-kind tables (hashed with the prompts), or `default`."""
     values = _prompt_data().get(table, {})

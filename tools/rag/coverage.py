@@ -19,6 +19,12 @@ Without an own answer (the call failed, or the model gave none) the caller reads
 The check's prompt does not share the passages' prefix, so it is asked after every check that does, and in a slot
 of its own on the embedded model (`purpose="apart"`): in the checks' slot it pushed the passages out of the prompt
 cache, and the question's next answer took 2 s longer to judge (bench/README.md, "RAG: partial answers").
+
+When the question opens with a yes/no part, the answer's reading of that part (`yes_no_part.py`) counts too, and
+the lower of the two readings is the metric: an answer that leaves out the yes/no part, or the rest, is not
+complete. The lower, not the mean: recomputed into the overall on the six dev questions with a yes/no part, the
+lower put the complete answer first in 5 of 6, the mean in 3 (bench/README.md, "A yes/no part as its two
+statements").
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import document_prefix, metric_score, yes_no
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
+from gavel.tools.rag import yes_no_part
 from gavel.tools.rag.own_answer import MAX_CHARS, OwnAnswer
 from gavel.tools.rubrics import Metric, Rubric
 
@@ -45,8 +52,10 @@ async def completeness(
     own: OwnAnswer,
     model: str | None,
     question: str,
+    part: yes_no_part.YesNoPart | None = None,
 ) -> tuple[MetricScore, Usage] | None:
-    """The metric from P(the answer states everything the judge's own answer says); None without an own answer."""
+    """The metric from P(the answer states everything the judge's own answer says), and with a yes/no part
+    (`part`) from the lower of that and the part's reading; None without an own answer."""
     if own.text is None:
         return None
     readout, used = await yes_no(
@@ -61,14 +70,43 @@ async def completeness(
     if readout.value is None:
         return metric_score(metric.id, metric.name, readout, ""), used
     p_yes = readout.value
-    placed = Readout(value=rubric.scale.from_share(p_yes), distribution=readout.distribution, mass=readout.mass)
     explanation = (
         f"P(yes) {p_yes:.2f} that the answer states everything the judge's own answer from the passages says "
         # Whole (an own answer is at most MAX_CHARS): it is what the score rests on, and it can change with the
         # prompt cache's state (bench/README.md, "The judge's own answer depends on what llama.cpp decoded").
         f"(“{one_line(own.text, MAX_CHARS)}”)"
     )
+    findings = [Finding(item=own.text, p_mistake=round(1 - p_yes, 4))] if p_yes < MISSING_BELOW else []
+    placed = readout
+    if part is not None:
+        statements, asked = await part.get()
+        used = used.add(asked)
+        if statements.true is None:
+            explanation += f"; the question's yes/no part was not read: {statements.reason}"
+        else:
+            reading, read = await yes_no_part.read_answer(judge, statements, answer, question, model)
+            used = used.add(read)
+            if isinstance(reading, Readout):  # the metric rests on this reading too: without it, no score
+                return metric_score(metric.id, metric.name, reading, ""), used
+            explanation += "; " + _part_explained(reading)
+            if reading.share < MISSING_BELOW:
+                findings.append(Finding(item=statements.true, p_mistake=round(1 - reading.share, 4)))
+            if reading.share < p_yes:
+                # The part decides: the own-answer check's distribution is not what the score was read from.
+                placed = Readout(value=reading.share)
+    share = placed.value
+    assert share is not None
+    placed = Readout(value=rubric.scale.from_share(share), distribution=placed.distribution, mass=placed.mass)
     score = metric_score(metric.id, metric.name, placed, explanation)
-    if p_yes < MISSING_BELOW:
-        score = score.model_copy(update={"findings": [Finding(item=own.text, p_mistake=round(1 - p_yes, 4))]})
+    if findings:
+        score = score.model_copy(update={"findings": findings})
     return score, used
+
+
+def _part_explained(reading: yes_no_part.PartReading) -> str:
+    s = reading.statements
+    return (
+        f"the question's yes/no part: P {reading.p_true:.2f} that the answer states “{s.true}” (what the passages "
+        f"state, {s.p_true:.2f} against {s.p_false:.2f}) and {reading.p_false:.2f} that it states “{s.false}”, "
+        f"read as {reading.share:.2f}; the lower of the two readings is the score"
+    )

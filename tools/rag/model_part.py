@@ -4,7 +4,8 @@
 - probability (when there are passages): every dimension but accuracy and completeness, and one Yes/No check per
   sentence of the answer (`sentence_support.py`) after one shared prompt prefix and the judge's own answer to the
   question (`own_answer.py`); accuracy is the weakest sentence's P(supported), completeness whether the answer
-  states everything that own answer says (`coverage.py`).
+  states everything that own answer says (`coverage.py`) and, when the question opens with a yes/no part, that
+  part's answer (`yes_no_part.py`).
 
 With a reference answer, the answer's correctness against it (`reference.py`) is checked alongside, either way.
 Either way the result is a `JudgedAnswer` value: what the model said, with the usage and provenance of saying it.
@@ -21,7 +22,7 @@ from gavel.tools.engine.concurrency import both
 from gavel.tools.engine.judge import Judge, Judgment
 from gavel.tools.engine.one_token import document_prefix
 from gavel.tools.engine.scores import MetricScore, Provenance, Usage
-from gavel.tools.rag import coverage, own_answer, reference, sentence_support
+from gavel.tools.rag import coverage, own_answer, reference, sentence_support, yes_no_part
 from gavel.tools.rag.grounding import Grounding, check_grounding
 from gavel.tools.rag.prepare import AnswerInput, Prepared
 from gavel.tools.rubrics import Metric
@@ -41,10 +42,15 @@ class JudgedAnswer:
 
 
 async def judge_answer(
-    judge: Judge, prepared: Prepared, item: AnswerInput, own: own_answer.OwnAnswers | None
+    judge: Judge,
+    prepared: Prepared,
+    item: AnswerInput,
+    own: own_answer.OwnAnswers | None,
+    part: yes_no_part.YesNoPart | None = None,
 ) -> JudgedAnswer:
     """`own`: the judge's own answer to the request's question (`own_answer.for_request`), shared by a batch's
-    answers; None only without passages."""
+    answers; None only without passages. `part`: the question's yes/no part (`yes_no_part.for_request`), shared
+    the same way; None when the question opens with none."""
     started = time.perf_counter()
     data = {"question": prepared.question}
     if item.agent_reasoning:
@@ -55,7 +61,7 @@ async def judge_answer(
         if by_probability:
             assert prepared.passages is not None
             assert own is not None  # passages given: the request made one
-            return await _by_probability(judge, prepared, item, data, own)
+            return await _by_probability(judge, prepared, item, data, own, part)
         return await _generated(judge, prepared, item, data)
 
     if prepared.reference is None:
@@ -96,7 +102,12 @@ async def _generated(judge: Judge, prepared: Prepared, item: AnswerInput, data: 
 
 
 async def _by_probability(
-    judge: Judge, prepared: Prepared, item: AnswerInput, data: dict[str, str], own: own_answer.OwnAnswers
+    judge: Judge,
+    prepared: Prepared,
+    item: AnswerInput,
+    data: dict[str, str],
+    own: own_answer.OwnAnswers,
+    part: yes_no_part.YesNoPart | None,
 ) -> JudgedAnswer:
     """Every dimension and every sentence read from probabilities, after one shared prompt prefix; the sentences
     after the judge's own answer to the question (`own_answer.py`), which the dimensions do not wait for; last,
@@ -136,7 +147,7 @@ async def _by_probability(
         scores.append(sentence_support.accuracy_score(accuracy, support, cut.value))
     if complete is not None:
         read = await coverage.completeness(
-            judge, rubric, complete, item.answer, answer, prepared.model, prepared.question
+            judge, rubric, complete, item.answer, answer, prepared.model, prepared.question, part
         )
         if read is None:  # no own answer: the dimension's own question, as the others were asked (and screened)
             fallback = await dimensions([complete], screen=False)

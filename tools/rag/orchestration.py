@@ -18,7 +18,7 @@ from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import BackendError
 from gavel.tools.narrative import narrate
-from gavel.tools.rag import own_answer, reference, render
+from gavel.tools.rag import own_answer, reference, render, yes_no_part
 from gavel.tools.rag.assemble import assemble, failed
 from gavel.tools.rag.model_part import concurrent, judge_answer
 from gavel.tools.rag.prepare import AnswerInput, Prepared, prepare_answer, prepare_answers
@@ -32,8 +32,10 @@ async def _judge_one(prepared: Prepared, deps: ToolDeps) -> RagJudgment:
     started = time.perf_counter()
     item = prepared.answers[0]
     judge = await deps.judge()
-    own = own_answer.for_request(judge, prepared)
-    judged, recall, recall_usage = await _with_recall(judge, prepared, lambda: judge_answer(judge, prepared, item, own))
+    own, part = own_answer.for_request(judge, prepared), _yes_no_part(judge, prepared)
+    judged, recall, recall_usage = await _with_recall(
+        judge, prepared, lambda: judge_answer(judge, prepared, item, own, part)
+    )
     if recall is not None:
         judged = dataclasses.replace(judged, usage=concurrent(judged.usage, recall_usage, started))
     result = assemble(prepared, item, judged, recall=recall)
@@ -89,13 +91,14 @@ async def _judge_all(
     """Every answer's judgment, in the order given, judged concurrently; progress after each one."""
     results: list[RagJudgment | None] = [None] * len(items)
     done = 0
-    # One question, one set of passages: the judge's own answer is asked once for every answer of the batch.
-    own = own_answer.for_request(judge, prepared)
+    # One question, one set of passages: the judge's own answer, and a yes/no part's statements, are asked once for
+    # every answer of the batch.
+    own, part = own_answer.for_request(judge, prepared), _yes_no_part(judge, prepared)
 
     async def run(index: int, item: AnswerInput) -> None:
         nonlocal done
         try:
-            result = assemble(prepared, item, await judge_answer(judge, prepared, item, own))
+            result = assemble(prepared, item, await judge_answer(judge, prepared, item, own, part))
         except BackendError as exc:
             # One answer's failure must not cost the others their judgments.
             result = failed(prepared, item, str(exc))
@@ -107,6 +110,10 @@ async def _judge_all(
         for index, item in enumerate(items):
             tg.start_soon(run, index, item)
     return [r for r in results if r is not None]
+
+
+def _yes_no_part(judge: Judge, prepared: Prepared) -> yes_no_part.YesNoPart | None:
+    return yes_no_part.for_request(judge, prepared.passages, prepared.question, prepared.model)
 
 
 _VERDICT_RANK = {"approved": 0, "needs_improvement": 1, "rejected": 2}

@@ -1,0 +1,151 @@
+"""A question that opens with a yes/no part: completeness also reads whether the answer gives that part's answer,
+as the contrast of two statements (tools/rag/yes_no_part.py). The scripted model answers by the prompt it is sent;
+the tests assert on the prompts and on the dimension that comes back."""
+
+from __future__ import annotations
+
+import pytest
+
+from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.rag import (
+    AgentAnswer,
+    JudgeRagAnswerRequest,
+    JudgeRagAnswersRequest,
+    Passage,
+    judge_rag_answer,
+    judge_rag_answers,
+)
+from gavel.tools.rag.yes_no_part import opens_with_yes_no, parse
+from tests.support.deps import make_deps
+from tests.support.scripted import ScriptedBackend, backend_error, yes_no
+
+PASSAGE = "The ostrich is the largest living bird, and it cannot fly. It can run at up to about 70 km/h."
+QUESTION = "Can ostriches fly, and how fast can they run?"
+COMPLETE = "No, ostriches cannot fly, but they can run at up to about 70 km/h [1]."
+PARTIAL = "Ostriches can run at up to about 70 km/h [1]."
+STATEMENTS = "Yes: Ostriches can fly.\nNo: Ostriches cannot fly."
+# P(the document states the claim), by document and claim; the own answer reads as stated by either answer.
+STATES = {
+    (PASSAGE, "Ostriches can fly."): 0.3,
+    (PASSAGE, "Ostriches cannot fly."): 0.9,
+    (COMPLETE, "Ostriches can fly."): 0.4,
+    (COMPLETE, "Ostriches cannot fly."): 0.8,
+    (PARTIAL, "Ostriches can fly."): 0.6,
+    (PARTIAL, "Ostriches cannot fly."): 0.3,
+}
+
+
+def is_statements(request: ChatRequest) -> bool:
+    return request.messages[0].content.startswith("Rewrite the yes/no part of the question")
+
+
+def covers(request: ChatRequest) -> bool:
+    return "Does the document state everything the claim says?" in request.messages[-1].content
+
+
+def document_and_claim(request: ChatRequest) -> tuple[str, str]:
+    """The passages come numbered ("[1]\n..."), as the judge shows them."""
+    user = request.messages[-1].content
+    document = user.split("<<<\n", 1)[1].split("\n>>>", 1)[0].removeprefix("[1]\n")
+    return document, user.split("Claim:\n<<<\n", 1)[1].split("\n>>>", 1)[0]
+
+
+def model(statements: object = STATEMENTS, states: dict[tuple[str, str], object] | None = None) -> ScriptedBackend:
+    table = {**STATES, **(states or {})}
+
+    def reply(request: ChatRequest):
+        if request.messages[0].content == "Answer the question from the document in a few words.":
+            return "No, they cannot fly; up to about 70 km/h."
+        if is_statements(request):
+            if isinstance(statements, BaseException):
+                raise statements
+            return statements
+        if covers(request):
+            found = table.get(document_and_claim(request), 0.9)
+            if isinstance(found, BaseException):
+                raise found
+            return yes_no(found)
+        return yes_no(0.9)
+
+    return ScriptedBackend(default=reply, probabilities=True)
+
+
+async def judge(backend: ScriptedBackend, answer: str, question: str = QUESTION):
+    request = JudgeRagAnswerRequest(question=question, answer=answer, sources=[Passage(content=PASSAGE)])
+    return await judge_rag_answer(request, make_deps(backend))
+
+
+def test_only_a_question_that_opens_with_an_auxiliary_verb_has_a_yes_no_part():
+    assert opens_with_yes_no("Can ostriches fly, and how fast can they run?")
+    assert opens_with_yes_no("  Was the record set at an Olympic Games?")
+    assert not opens_with_yes_no("What is the capital of Peru, and is it on the coast?")
+    assert not opens_with_yes_no("Isaac Newton was born in which year?")
+
+
+def test_the_reply_gives_two_different_statements_or_the_reason_there_are_none():
+    assert (parse(STATEMENTS + "\n\nYes: more").true, parse(STATEMENTS).false) == (
+        "Ostriches can fly.",
+        "Ostriches cannot fly.",
+    )
+    assert parse("**Yes:** Ostriches can fly.\n**No:** Ostriches cannot fly.").false == "Ostriches cannot fly."
+    assert parse("Yes: Ostriches can fly.").reason == (
+        "the model did not write the part as two different statements (it wrote “Yes: Ostriches can fly.”)"
+    )
+    assert parse("Yes: A.\nNo: A.").true is None
+
+
+async def test_a_question_without_a_yes_no_opening_asks_for_no_statements():
+    backend = model()
+    await judge(backend, PARTIAL, question="How fast can ostriches run?")
+    assert not any(is_statements(r) for r in backend.requests)
+
+
+async def test_the_statements_see_the_question_alone_after_worked_examples_once_per_batch():
+    backend = model()
+    answers = [AgentAnswer(agent_name="partial", answer=PARTIAL), AgentAnswer(agent_name="complete", answer=COMPLETE)]
+    request = JudgeRagAnswersRequest(question=QUESTION, answers=answers, sources=[Passage(content=PASSAGE)])
+    result = await judge_rag_answers(request, make_deps(backend))
+    (asked,) = [r for r in backend.requests if is_statements(r)]
+    assert asked.messages[-1].content == f"Question: {QUESTION}" and asked.purpose == "judge"
+    assert [m.role for m in asked.messages[1:3]] == ["user", "assistant"]
+    assert not any(PASSAGE in m.content or PARTIAL in m.content for m in asked.messages)
+    # Which statement is true is read from the passages once too, not from any judged answer.
+    passage_checks = [r for r in backend.requests if covers(r) and document_and_claim(r)[0] == PASSAGE]
+    assert len(passage_checks) == 2
+    assert [r.agent_name for r in result.results] == ["complete", "partial"]
+
+
+async def test_completeness_is_the_lower_of_the_own_answer_check_and_the_part_which_names_what_is_missing():
+    complete, partial = await judge(model(), COMPLETE), await judge(model(), PARTIAL)
+    # (1 + 0.8 - 0.4) / 2 and (1 + 0.3 - 0.6) / 2, each below the own-answer check's 0.9.
+    assert complete.completeness.score == pytest.approx(0.7) and complete.completeness.findings is None
+    assert partial.completeness.score == pytest.approx(0.35)
+    assert [(f.item, f.p_mistake) for f in partial.completeness.findings or []] == [("Ostriches cannot fly.", 0.65)]
+    assert "P 0.30 that the answer states “Ostriches cannot fly.” (what the passages state, 0.90 against 0.30)" in (
+        partial.completeness.explanation
+    )
+
+
+async def test_the_passages_decide_which_statement_is_true_whichever_the_model_wrote_first():
+    flipped = model(statements="Yes: Ostriches cannot fly.\nNo: Ostriches can fly.")
+    assert (await judge(flipped, PARTIAL)).completeness.score == pytest.approx(0.35)
+
+
+async def test_when_the_passages_do_not_settle_the_part_the_own_answer_check_alone_is_the_score():
+    backend = model(states={(PASSAGE, "Ostriches can fly."): 0.8})
+    result = await judge(backend, PARTIAL)
+    assert result.completeness.score == 0.9
+    assert "the question's yes/no part was not read: the passages do not settle it" in result.completeness.explanation
+
+
+async def test_statements_the_model_did_not_write_leave_the_own_answer_check_with_the_reason():
+    result = await judge(model(statements="Ostriches are birds."), PARTIAL)
+    assert result.completeness.score == 0.9 and result.completeness.status == "scored"
+    assert "not read: the model did not write the part as two different statements" in result.completeness.explanation
+
+
+async def test_a_part_reading_that_fails_leaves_completeness_unscored_with_the_reason():
+    backend = model(states={(PARTIAL, "Ostriches cannot fly."): backend_error("the server went away")})
+    result = await judge(backend, PARTIAL)
+    assert result.completeness.status == "unscored" and result.completeness.score is None
+    assert "the server went away" in (result.completeness.reason or "")

@@ -1,0 +1,222 @@
+"""A question that opens with a yes/no part ("Is Iceland a member of the EU, and what currency does it use?"):
+completeness also asks whether the answer gives that part's answer, read as a contrast of two statements.
+
+The completeness check reads one claim, the judge's own answer, against the judged answer, and the 1.5B default
+reads a yes/no part by its words: an answer that leaves the part out reads as covering "No, Iceland is not a member"
+when it names Iceland and the EU's neighbours. On the blind partial-answer sets the complete answer lost 5 of the 6
+questions with a yes/no part, against 2 of 18 others (bench/README.md, "RAG: partial answers").
+
+So the part is rewritten as its two statements ("Ostriches can fly." / "Ostriches cannot fly."), from the question
+alone, by worked examples (judge.toml's [[yes_no_statements_example]]). Which one is true is read from the passages:
+P(the passages state it) for each, the fact checker's `check_covered` question. The model reads a negated statement
+as less supported when asked `rag_sentence` with the question shown, and was wrong on 3 of the 6 dev questions that
+way; asked this way it was right on 6 of 6 with gaps of 0.29–0.89 (bench/README.md, "A yes/no part as its two
+statements"). Then each judged answer is asked whether it states each statement, and the difference, P(true) −
+P(false), is the reading: neither P alone is (the model reads "The peanut is a true nut" as stated by "No, the
+peanut is a legume rather than a true nut" at 0.81), but the contrast was the higher for the complete answer on
+6 of 6.
+
+Neither the statements nor which is true can be steered by a judged answer: they see the question and the
+passages only. They are asked once per request (a batch's answers share them).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+import anyio
+
+from gavel.tools.common import one_line
+from gavel.tools.engine import prompts
+from gavel.tools.engine.backend import ChatMessage, ChatRequest
+from gavel.tools.engine.calls import Tally
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.logprobs import Readout
+from gavel.tools.engine.one_token import Prefix, document_prefix, yes_no
+from gavel.tools.engine.scores import Usage
+from gavel.tools.errors import BackendError, BackendTimeout
+
+# English yes/no questions open with an auxiliary verb. Only an opening part is read: on a yes/no part after a
+# wh-part ("What is the capital of Peru, and is it on the coast?") the examples made the model answer the question.
+_OPENING = re.compile(
+    r"^\W*(is|are|was|were|am|do|does|did|can|could|has|have|had|will|would|should|shall|may|might|must)\b",
+    re.IGNORECASE,
+)
+# Two statements of a part are under 50 tokens on the dev questions; the examples end the reply after them.
+MAX_TOKENS = 64
+# Below this gap between the passages' two readings the passages do not settle which statement is true, and the
+# part is not read. Not tuned: the smallest gap on the six dev questions was 0.29.
+SETTLED_BY = 0.2
+
+
+def opens_with_yes_no(question: str) -> bool:
+    return _OPENING.match(question) is not None
+
+
+@dataclass(frozen=True)
+class Statements:
+    """The yes/no part's true statement and its negation, or why there are none."""
+
+    true: str | None
+    false: str | None
+    p_true: float | None = None  # P(the passages state it)
+    p_false: float | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class PartReading:
+    """One answer's reading of the part: P(it states the true statement) and P(it states the false one)."""
+
+    statements: Statements
+    p_true: float
+    p_false: float
+
+    @property
+    def share(self) -> float:
+        """(1 + P(true) − P(false)) / 2: 1 when it states the true one only, 0 when it states the false one only."""
+        return (1 + self.p_true - self.p_false) / 2
+
+
+class YesNoPart:
+    """The statements for one request, asked at most once however many answers await them."""
+
+    def __init__(self, judge: Judge, passages: str, question: str, model: str | None) -> None:
+        self._judge, self._passages, self._question, self._model = judge, passages, question, model
+        self._lock = anyio.Lock()
+        self._statements: Statements | None = None
+
+    async def get(self) -> tuple[Statements, Usage]:
+        """The statements, and the usage of asking them: to the first caller only, so a batch counts it once."""
+        async with self._lock:
+            if self._statements is not None:
+                return self._statements, Usage()
+            tally = Tally()
+            written = await self._write(tally)
+            usage = tally.usage
+            if written.reason is None:
+                written, used = await self._settle(written)
+                usage = usage.add(used)
+            self._statements = written
+            return written, usage
+
+    async def _write(self, tally: Tally) -> Statements:
+        calls = self._judge.calls
+        request = ChatRequest(
+            messages=messages(self._question),
+            temperature=0.0,
+            seed=calls.config.seed,
+            max_tokens=MAX_TOKENS,
+            model=self._model,
+            # A generation slot, as the own answer's: the slot apart holds one-token checks, some of them the other
+            # answers' of a batch, asked at the same time.
+        )
+        try:
+            reply = await calls.call(request, tally, step="the question's yes/no part as two statements")
+        except BackendTimeout as exc:
+            return Statements(None, None, reason=f"the model call timed out: {exc}")
+        except BackendError as exc:
+            return Statements(None, None, reason=f"the model call failed: {exc}")
+        return parse(reply.text)
+
+    async def _settle(self, written: Statements) -> tuple[Statements, Usage]:
+        """Which statement the passages state: the written "yes" one is `true` until read otherwise."""
+        assert written.true is not None and written.false is not None
+        yes, no, usage = await _pair(
+            self._judge, document_prefix(self._passages, None), written.true, written.false, self._model,
+            step="the yes/no part against the passages", purpose="judge",
+        )  # fmt: skip
+        if yes.value is None or no.value is None:
+            why = yes.reason if yes.value is None else no.reason
+            return Statements(None, None, reason=f"the passages' reading failed: {why}"), usage
+        if abs(yes.value - no.value) < SETTLED_BY:
+            reason = (
+                f"the passages do not settle it (P {yes.value:.2f} for “{written.true}”, {no.value:.2f} for "
+                f"“{written.false}”)"
+            )
+            return Statements(None, None, reason=reason), usage
+        if yes.value > no.value:
+            return Statements(written.true, written.false, yes.value, no.value), usage
+        return Statements(written.false, written.true, no.value, yes.value), usage
+
+
+def messages(question: str) -> tuple[ChatMessage, ...]:
+    """The system text, the worked examples as earlier turns, then the question."""
+    text = prompts.prompt_set().text
+    turns = [ChatMessage("system", text["yes_no_statements_system"])]
+    for example in prompts.yes_no_statement_examples():
+        turns += [
+            ChatMessage("user", prompts.inline("Question", example["question"])),
+            ChatMessage("assistant", f"Yes: {example['yes']}\nNo: {example['no']}"),
+        ]
+    return (*turns, ChatMessage("user", prompts.inline("Question", question)))
+
+
+# A "Yes:"/"No:" line, in any case, with the markdown a coder model sometimes wraps it in ("**Yes:** ...").
+_LINE = re.compile(r"^[\s*_`#>-]*(yes|no)[\s*_`]*:[\s*_`]*(.*?)[\s*_`]*$", re.IGNORECASE)
+
+
+def parse(reply: str) -> Statements:
+    """The first "Yes:" and "No:" lines of the reply; the "Yes:" one is `true` until the passages are read."""
+    found: dict[str, str] = {}
+    for line in reply.splitlines():
+        match = _LINE.match(line)
+        if match and match.group(2):
+            found.setdefault(match.group(1).lower(), match.group(2))
+    yes, no = found.get("yes", ""), found.get("no", "")
+    if not yes or not no or yes == no:
+        written = one_line(reply, 160)
+        return Statements(
+            None, None, reason=f"the model did not write the part as two different statements (it wrote “{written}”)"
+        )
+    return Statements(yes, no)
+
+
+async def read_answer(
+    judge: Judge, statements: Statements, answer: str, question: str, model: str | None
+) -> tuple[PartReading | Readout, Usage]:
+    """Whether the answer states each statement, as completeness's own check asks it (the answer as the document,
+    the question shown, in the slot apart); a failed readout when either could not be read."""
+    assert statements.true is not None and statements.false is not None
+    true, false, usage = await _pair(
+        judge, document_prefix(answer, question), statements.true, statements.false, model,
+        step="completeness: the question's yes/no part", purpose="apart",
+    )  # fmt: skip
+    if true.value is None:
+        return true, usage
+    if false.value is None:
+        return false, usage
+    return PartReading(statements, true.value, false.value), usage
+
+
+async def _pair(
+    judge: Judge,
+    document: Prefix,
+    first: str,
+    second: str,
+    model: str | None,
+    *,
+    step: str,
+    purpose: Literal["judge", "apart"],
+) -> tuple[Readout, Readout, Usage]:
+    """P(the document states each claim), one after the other: the second reuses the first's cached prefix."""
+    instruction = prompts.prompt_set().text["check_covered"]
+    one, used_one = await yes_no(
+        judge.calls, document, instruction, extra={"claim": first}, model=model, step=f"{step}, 1 of 2",
+        purpose=purpose,
+    )  # fmt: skip
+    two, used_two = await yes_no(
+        judge.calls, document, instruction, extra={"claim": second}, model=model, step=f"{step}, 2 of 2",
+        purpose=purpose,
+    )  # fmt: skip
+    return one, two, used_one.add(used_two)
+
+
+def for_request(judge: Judge, passages: str | None, question: str, model: str | None) -> YesNoPart | None:
+    """The request's one source of the statements; None without passages or a question that opens with a yes/no
+    part."""
+    if not passages or not opens_with_yes_no(question):
+        return None
+    return YesNoPart(judge, passages, question, model)
