@@ -2,19 +2,20 @@
 completeness also asks whether the answer gives that part's answer, read as a contrast of two statements.
 
 The completeness check reads one claim, the judge's own answer, against the judged answer, and the 1.5B default
-reads a yes/no part by its words: an answer that leaves the part out reads as covering "No, Iceland is not a member"
-when it names Iceland and the EU's neighbours. On the blind partial-answer sets the complete answer lost 5 of the 6
-questions with a yes/no part, against 2 of 18 others (bench/README.md, "RAG: partial answers").
+reads a yes/no part by its words: on the Iceland question an answer that says nothing of EU membership read 0.83
+that it states everything. On the blind partial-answer sets the complete answer lost 5 of the 6 questions with a
+yes/no part, against 2 of 18 others (bench/README.md, "RAG: partial answers").
 
 So the part is rewritten as its two statements ("Ostriches can fly." / "Ostriches cannot fly."), from the question
 alone, by worked examples (judge.toml's [[yes_no_statements_example]]). Which one is true is read from the passages:
 P(the passages state it) for each, the fact checker's `check_covered` question. The model reads a negated statement
 as less supported when asked `rag_sentence` with the question shown, and was wrong on 3 of the 6 dev questions that
-way; asked this way it was right on 6 of 6 with gaps of 0.29–0.89 (bench/README.md, "A yes/no part as its two
-statements"). Then each judged answer is asked whether it states each statement, and the difference, P(true) −
-P(false), is the reading: neither P alone is (the model reads "The peanut is a true nut" as stated by "No, the
-peanut is a legume rather than a true nut" at 0.81), but the contrast was the higher for the complete answer on
-6 of 6.
+way; asked this way it was right on 6 of 6 with gaps of 0.29–0.89. Then each judged answer is asked whether it
+states each statement, and the difference, P(true) − P(false), is the reading: neither P alone is (the model reads
+"The peanut is a true nut" as stated by "No, the peanut is a legume rather than a true nut" at 0.81), but with
+hand-written statements the contrast was the higher for the complete answer on 6 of 6. End to end on 12 yes/no
+questions written blind and read once, the complete answer ranks first in 8, against 6 with the own-answer check
+alone in the same run (bench/README.md, "A yes/no part as its two statements").
 
 Neither the statements nor which is true can be steered by a judged answer: they see the question and the
 passages only. They are asked once per request (a batch's answers share them).
