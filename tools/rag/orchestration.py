@@ -32,7 +32,7 @@ async def _judge_one(prepared: Prepared, deps: ToolDeps) -> RagJudgment:
     started = time.perf_counter()
     item = prepared.answers[0]
     judge = await deps.judge()
-    own, part = own_answer.for_request(judge, prepared), _yes_no_part(judge, prepared)
+    own, part = own_answer.for_request(judge, prepared), yes_no_part.for_request(judge, prepared)
     judged, recall, recall_usage = await _with_recall(
         judge, prepared, lambda: judge_answer(judge, prepared, item, own, part)
     )
@@ -93,7 +93,7 @@ async def _judge_all(
     done = 0
     # One question, one set of passages: the judge's own answer, and a yes/no part's statements, are asked once for
     # every answer of the batch.
-    own, part = own_answer.for_request(judge, prepared), _yes_no_part(judge, prepared)
+    own, part = own_answer.for_request(judge, prepared), yes_no_part.for_request(judge, prepared)
 
     async def run(index: int, item: AnswerInput) -> None:
         nonlocal done
@@ -112,15 +112,12 @@ async def _judge_all(
     return [r for r in results if r is not None]
 
 
-def _yes_no_part(judge: Judge, prepared: Prepared) -> yes_no_part.YesNoPart | None:
-    return yes_no_part.for_request(judge, prepared.passages, prepared.question, prepared.model)
-
-
-_VERDICT_RANK = {"approved": 0, "needs_improvement": 1, "rejected": 2}
+# How verdicts rank in a batch (also what bench.rag_partial recomputes a ranking with).
+VERDICT_RANK = {"approved": 0, "needs_improvement": 1, "rejected": 2}
 
 
 def _rank_key(result: RagJudgment) -> tuple[int, int, float]:
     """Unscored last; then by verdict, so an answer with unsupported claims never outranks a supported one;
     then by the overall score."""
     unscored = result.verdict == "unscored" or result.overall_score is None
-    return (1 if unscored else 0, _VERDICT_RANK.get(result.verdict, 3), -(result.overall_score or 0.0))
+    return (1 if unscored else 0, VERDICT_RANK.get(result.verdict, 3), -(result.overall_score or 0.0))

@@ -16,15 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import anyio
-
 from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import Tally
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.one_token import Prefix, document_prefix
-from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import BackendError, BackendTimeout
+from gavel.tools.rag.asked_once import AskedOnce
 
 if TYPE_CHECKING:
     from gavel.tools.rag.prepare import Prepared
@@ -40,22 +38,12 @@ class OwnAnswer:
     reason: str | None = None  # why there is none
 
 
-class OwnAnswers:
+class OwnAnswers(AskedOnce[OwnAnswer]):
     """The judge's own answer for one request, asked at most once however many answers await it."""
 
     def __init__(self, judge: Judge, passages: str, question: str, model: str | None) -> None:
+        super().__init__()
         self._judge, self._passages, self._question, self._model = judge, passages, question, model
-        self._lock = anyio.Lock()
-        self._answer: OwnAnswer | None = None
-
-    async def get(self) -> tuple[OwnAnswer, Usage]:
-        """The answer, and the usage of asking it: to the first caller only, so a batch counts it once."""
-        async with self._lock:
-            if self._answer is not None:
-                return self._answer, Usage()
-            tally = Tally()
-            self._answer = await self._ask(tally)
-            return self._answer, tally.usage
 
     async def _ask(self, tally: Tally) -> OwnAnswer:
         calls = self._judge.calls

@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
-
-import anyio
+from typing import TYPE_CHECKING, Literal
 
 from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
@@ -38,6 +36,10 @@ from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, yes_no
 from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import BackendError, BackendTimeout
+from gavel.tools.rag.asked_once import AskedOnce
+
+if TYPE_CHECKING:
+    from gavel.tools.rag.prepare import Prepared
 
 # English yes/no questions open with an auxiliary verb. Only an opening part is read: on a yes/no part after a
 # wh-part ("What is the capital of Peru, and is it on the coast?") the examples made the model answer the question.
@@ -81,27 +83,20 @@ class PartReading:
         return (1 + self.p_true - self.p_false) / 2
 
 
-class YesNoPart:
+class YesNoPart(AskedOnce[Statements]):
     """The statements for one request, asked at most once however many answers await them."""
 
     def __init__(self, judge: Judge, passages: str, question: str, model: str | None) -> None:
+        super().__init__()
         self._judge, self._passages, self._question, self._model = judge, passages, question, model
-        self._lock = anyio.Lock()
-        self._statements: Statements | None = None
 
-    async def get(self) -> tuple[Statements, Usage]:
-        """The statements, and the usage of asking them: to the first caller only, so a batch counts it once."""
-        async with self._lock:
-            if self._statements is not None:
-                return self._statements, Usage()
-            tally = Tally()
-            written = await self._write(tally)
-            usage = tally.usage
-            if written.reason is None:
-                written, used = await self._settle(written)
-                usage = usage.add(used)
-            self._statements = written
-            return written, usage
+    async def _ask(self, tally: Tally) -> Statements:
+        written = await self._write(tally)
+        if written.reason is not None:
+            return written
+        settled, used = await self._settle(written)
+        tally.merge(used)
+        return settled
 
     async def _write(self, tally: Tally) -> Statements:
         calls = self._judge.calls
@@ -215,9 +210,9 @@ async def _pair(
     return one, two, used_one.add(used_two)
 
 
-def for_request(judge: Judge, passages: str | None, question: str, model: str | None) -> YesNoPart | None:
-    """The request's one source of the statements; None without passages or a question that opens with a yes/no
-    part."""
-    if not passages or not opens_with_yes_no(question):
+def for_request(judge: Judge, prepared: Prepared) -> YesNoPart | None:
+    """The request's one source of the statements, shared by all its answers; None without passages or a question
+    that opens with a yes/no part."""
+    if not prepared.passages or not opens_with_yes_no(prepared.question):
         return None
-    return YesNoPart(judge, passages, question, model)
+    return YesNoPart(judge, prepared.passages, prepared.question, prepared.model)
