@@ -26,6 +26,7 @@ from typing import Any
 from bench.common import REPO_ROOT, probe_and_write, say
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.rag import AgentAnswer, JudgeRagAnswersRequest, Passage, judge_rag_answers
+from gavel.tools.rag.orchestration import VERDICT_RANK
 from gavel.tools.rag.yes_no_part import opens_with_yes_no
 from gavel.tools.rubrics import builtin_rubric_dir, load_rubric_file
 from tests.support.deps import make_deps
@@ -70,6 +71,7 @@ async def probe(split: str, yes_no: bool = False) -> list[dict[str, Any]]:
 
 def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    weights = {m.id: m.weight for m in load_rubric_file(builtin_rubric_dir() / "rag-answer.toml").metrics}
     for split in sorted({r["split"] for r in records}):
         by_id: dict[str, dict[str, dict[str, Any]]] = {}
         for r in records:
@@ -80,7 +82,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
         out[split] = {
             "questions": len(pairs),
             "complete_ranked_first": sum(p["complete"]["rank"] == 1 for p in pairs),
-            "complete_first_own_answer_check_alone": sum(_first_without_part(p) for p in pairs),
+            "complete_first_own_answer_check_alone": sum(_first_without_part(p, weights) for p in pairs),
             "completeness_higher": sum(p["complete"]["completeness"] > p["partial"]["completeness"] for p in scored),
             "completeness_scored": len(scored),
             "partial_verdicts": sorted(p["partial"]["verdict"] for p in pairs),
@@ -89,14 +91,12 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-_VERDICT_RANK = {"approved": 0, "needs_improvement": 1, "rejected": 2}
 _OWN = re.compile(r"^P\(yes\) ([0-9.]+) that the answer states everything")
 
 
-def _first_without_part(pair: dict[str, dict[str, Any]]) -> bool:
+def _first_without_part(pair: dict[str, dict[str, Any]], weights: dict[str, float]) -> bool:
     """Would the complete answer rank first with completeness from the own-answer check alone? The verdict, which
     completeness does not enter, ranks first (as in tools/rag/orchestration.py), then the overall."""
-    weights = {m.id: m.weight for m in load_rubric_file(builtin_rubric_dir() / "rag-answer.toml").metrics}
 
     def overall(record: dict[str, Any]) -> float | None:
         found = _OWN.match(record["completeness_explanation"] or "")
@@ -105,7 +105,7 @@ def _first_without_part(pair: dict[str, dict[str, Any]]) -> bool:
             return None
         return sum(weights[k] * v for k, v in dims.items()) / sum(weights[k] for k in dims)
 
-    verdicts = [_VERDICT_RANK.get(pair[kind]["verdict"], 3) for kind in KINDS]
+    verdicts = [VERDICT_RANK.get(pair[kind]["verdict"], 3) for kind in KINDS]
     if verdicts[0] != verdicts[1]:
         return verdicts[0] < verdicts[1]
     complete, partial = overall(pair["complete"]), overall(pair["partial"])

@@ -51,16 +51,18 @@ def prompt_set() -> PromptSet:
 
 def screen_examples() -> list[dict[str, str]]:
     """The injection screen's worked examples (judge.toml's [[injection_screen_example]]), in order."""
-    examples = _prompt_data().get("injection_screen_example", [])
-    assert isinstance(examples, list)
-    return [{"text": str(e["text"]), "answer": str(e["answer"])} for e in examples]
+    return _examples("injection_screen_example", ("text", "answer"))
 
 
 def yes_no_statement_examples() -> list[dict[str, str]]:
     """The yes/no part's worked examples (judge.toml's [[yes_no_statements_example]]), in order."""
-    examples = _prompt_data().get("yes_no_statements_example", [])
+    return _examples("yes_no_statements_example", ("question", "yes", "no"))
+
+
+def _examples(table: str, fields: Sequence[str]) -> list[dict[str, str]]:
+    examples = _prompt_data().get(table, [])
     assert isinstance(examples, list)
-    return [{"question": str(e["question"]), "yes": str(e["yes"]), "no": str(e["no"])} for e in examples]
+    return [{field: str(e[field]) for field in fields} for e in examples]
 
 
 def _per_kind(table: str, kind: str, default: float) -> float:
