@@ -94,6 +94,15 @@ def test_the_reply_gives_two_different_statements_or_the_reason_there_are_none()
     assert parse("Yes: A.\nNo: A.").true is None
 
 
+def test_a_no_statement_that_is_not_the_yes_one_negated_is_not_read():
+    assert parse("Yes: The Titanic sank on its maiden voyage.\nNo: The Titanic did not sink on its maiden voyage.").true
+    assert parse("Yes: Penguins can swim.\nNo: Penguins can't swim.").false == "Penguins can't swim."
+    assert parse("Yes: Bats are blind.\nNo: Bats do not find their prey in the dark.").reason == (
+        "the model's “No:” statement is not its “Yes:” one negated "
+        "(it wrote “Yes: Bats are blind. No: Bats do not find their prey in the dark.”)"
+    )
+
+
 async def test_a_question_without_a_yes_no_opening_asks_for_no_statements():
     backend = model()
     await judge(backend, PARTIAL, question="How fast can ostriches run?")
