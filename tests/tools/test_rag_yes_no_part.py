@@ -124,6 +124,18 @@ async def test_the_statements_see_the_question_alone_after_worked_examples_once_
     assert [r.agent_name for r in result.results] == ["complete", "partial"]
 
 
+async def test_in_a_batch_each_answer_has_its_completeness_checks_asked_back_to_back():
+    backend = model()
+    backend.latency_s = 0.01  # so that the two answers' checks could interleave
+    answers = [AgentAnswer(agent_name="partial", answer=PARTIAL), AgentAnswer(agent_name="complete", answer=COMPLETE)]
+    request = JudgeRagAnswersRequest(question=QUESTION, answers=answers, sources=[Passage(content=PASSAGE)])
+    await judge_rag_answers(request, make_deps(backend))
+    documents = [document_and_claim(r)[0] for r in backend.requests if r.purpose == "apart" and covers(r)]
+    # The own answer, then the two statements, against one answer as the document: its prefix evaluated once.
+    assert sorted(documents) == [COMPLETE] * 3 + [PARTIAL] * 3
+    assert documents[:3] == documents[:1] * 3
+
+
 async def test_completeness_is_the_lower_of_the_own_answer_check_and_the_part_which_names_what_is_missing():
     complete, partial = await judge(model(), COMPLETE), await judge(model(), PARTIAL)
     # (1 + 0.8 - 0.4) / 2 and (1 + 0.3 - 0.6) / 2, each below the own-answer check's 0.9.

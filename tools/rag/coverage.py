@@ -58,11 +58,33 @@ async def completeness(
     (`part`) from the lower of that and the part's reading; None without an own answer."""
     if own.text is None:
         return None
+    if part is None:
+        return await _read(judge, rubric, metric, answer, own.text, model, question, None)
+    statements, asked = await part.get()
+    # One answer's checks at a time: each reads the answer as its document in the slot apart, so asked back to back
+    # they evaluate it once. Interleaved with a batch's other answers, each evaluated it anew (about 100 prompt
+    # tokens a check on the dev questions' answers).
+    async with part.in_turn:
+        score, used = await _read(judge, rubric, metric, answer, own.text, model, question, statements)
+    return score, asked.add(used)
+
+
+async def _read(
+    judge: Judge,
+    rubric: Rubric,
+    metric: Metric,
+    answer: str,
+    own: str,
+    model: str | None,
+    question: str,
+    statements: yes_no_part.Statements | None,
+) -> tuple[MetricScore, Usage]:
+    """The own-answer check, then with `statements` the part's reading of the answer."""
     readout, used = await yes_no(
         judge.calls,
         document_prefix(answer, question),
         prompts.prompt_set().text["check_covered"],
-        extra={"claim": own.text},
+        extra={"claim": own},
         model=model,
         step=f"{metric.name}: the answer against the judge's own answer",
         purpose="apart",
@@ -74,26 +96,23 @@ async def completeness(
         f"P(yes) {p_yes:.2f} that the answer states everything the judge's own answer from the passages says "
         # Whole (an own answer is at most MAX_CHARS): it is what the score rests on, and it can change with the
         # prompt cache's state (bench/README.md, "The judge's own answer depends on what llama.cpp decoded").
-        f"(“{one_line(own.text, MAX_CHARS)}”)"
+        f"(“{one_line(own, MAX_CHARS)}”)"
     )
-    findings = [Finding(item=own.text, p_mistake=round(1 - p_yes, 4))] if p_yes < MISSING_BELOW else []
+    findings = [Finding(item=own, p_mistake=round(1 - p_yes, 4))] if p_yes < MISSING_BELOW else []
     placed = readout
-    if part is not None:
-        statements, asked = await part.get()
-        used = used.add(asked)
-        if statements.true is None:
-            explanation += f"; the question's yes/no part was not read: {statements.reason}"
-        else:
-            reading, read = await yes_no_part.read_answer(judge, statements, answer, question, model)
-            used = used.add(read)
-            if isinstance(reading, Readout):  # the metric rests on this reading too: without it, no score
-                return metric_score(metric.id, metric.name, reading, ""), used
-            explanation += "; " + _part_explained(reading)
-            if reading.share < MISSING_BELOW:
-                findings.append(Finding(item=statements.true, p_mistake=round(1 - reading.share, 4)))
-            if reading.share < p_yes:
-                # The part decides: the own-answer check's distribution is not what the score was read from.
-                placed = Readout(value=reading.share)
+    if statements is not None and statements.true is None:
+        explanation += f"; the question's yes/no part was not read: {statements.reason}"
+    elif statements is not None:
+        reading, read = await yes_no_part.read_answer(judge, statements, answer, question, model)
+        used = used.add(read)
+        if isinstance(reading, Readout):  # the metric rests on this reading too: without it, no score
+            return metric_score(metric.id, metric.name, reading, ""), used
+        explanation += "; " + _part_explained(reading)
+        if reading.share < MISSING_BELOW:
+            findings.append(Finding(item=statements.true, p_mistake=round(1 - reading.share, 4)))
+        if reading.share < p_yes:
+            # The part decides: the own-answer check's distribution is not what the score was read from.
+            placed = Readout(value=reading.share)
     share = placed.value
     assert share is not None
     placed = Readout(value=rubric.scale.from_share(share), distribution=placed.distribution, mass=placed.mass)

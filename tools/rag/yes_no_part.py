@@ -27,6 +27,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+import anyio
+
 from gavel.tools.common import one_line
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
@@ -101,6 +103,8 @@ class YesNoPart(AskedOnce[Statements]):
     def __init__(self, judge: Judge, passages: str, question: str, model: str | None) -> None:
         super().__init__()
         self._judge, self._passages, self._question, self._model = judge, passages, question, model
+        # Held by one answer's completeness checks at a time (coverage.py): they share that answer's prompt prefix.
+        self.in_turn = anyio.Lock()
 
     async def _ask(self, tally: Tally) -> Statements:
         written = await self._write(tally)
