@@ -13,9 +13,9 @@ as less supported when asked `rag_sentence` with the question shown, and was wro
 way; asked this way it was right on 6 of 6 with gaps of 0.29–0.89. Then each judged answer is asked whether it
 states each statement, and the difference, P(true) − P(false), is the reading: neither P alone is (the model reads
 "The peanut is a true nut" as stated by "No, the peanut is a legume rather than a true nut" at 0.81), but with
-hand-written statements the contrast was the higher for the complete answer on 6 of 6. End to end on 12 yes/no
-questions written blind and read once, the complete answer ranks first in 8, against 6 with the own-answer check
-alone in the same run (bench/README.md, "A yes/no part as its two statements").
+hand-written statements the contrast was the higher for the complete answer on 6 of 6. End to end on two sets of 12
+yes/no questions written blind and read once, the complete answer ranks first in 8 and 10, against 6 and 9 with the
+own-answer check alone in the same runs (bench/README.md, "A yes/no part as its two statements").
 
 Neither the statements nor which is true can be steered by a judged answer: they see the question and the
 passages only. They are asked once per request (a batch's answers share them).
