@@ -15,7 +15,8 @@ from gavel.tools.rag import (
     judge_rag_answer,
     judge_rag_answers,
 )
-from gavel.tools.rag.yes_no_part import opens_with_yes_no, parse
+from gavel.tools.rag.own_answer import OwnAnswer
+from gavel.tools.rag.yes_no_part import Statements, aligned, opens_with_yes_no, parse
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, backend_error, yes_no
 
@@ -50,12 +51,16 @@ def document_and_claim(request: ChatRequest) -> tuple[str, str]:
     return document, user.split("Claim:\n<<<\n", 1)[1].split("\n>>>", 1)[0]
 
 
-def model(statements: object = STATEMENTS, states: dict[tuple[str, str], object] | None = None) -> ScriptedBackend:
+def model(
+    statements: object = STATEMENTS,
+    states: dict[tuple[str, str], object] | None = None,
+    own: str = "No, they cannot fly; up to about 70 km/h.",
+) -> ScriptedBackend:
     table = {**STATES, **(states or {})}
 
     def reply(request: ChatRequest):
         if request.messages[0].content == "Answer the question from the document in a few words.":
-            return "No, they cannot fly; up to about 70 km/h."
+            return own
         if is_statements(request):
             if isinstance(statements, BaseException):
                 raise statements
@@ -170,3 +175,49 @@ async def test_a_part_reading_that_fails_leaves_completeness_unscored_with_the_r
     result = await judge(backend, PARTIAL)
     assert result.completeness.status == "unscored" and result.completeness.score is None
     assert "the server went away" in (result.completeness.reason or "")
+
+
+def test_an_own_answer_that_opens_with_the_answer_the_passages_reject_has_its_first_sentence_replaced():
+    settled = Statements("Ostriches cannot fly.", "Ostriches can fly.", 0.9, 0.3)
+    replaced = "replaced by the yes/no statement the passages settle"
+    wrong = aligned(OwnAnswer("Yes, they can. They run at 70 km/h."), settled)
+    assert wrong == OwnAnswer(
+        "Ostriches cannot fly. They run at 70 km/h.", amended=f"its opening “Yes, they can.” {replaced}"
+    )
+    assert aligned(OwnAnswer("yes"), settled) == OwnAnswer(
+        "Ostriches cannot fly.", amended=f"its opening “yes” {replaced}"
+    )
+    for kept in ("No, they cannot fly.", "They cannot fly.", "Yesterday's bird cannot fly."):
+        assert aligned(OwnAnswer(kept), settled) == OwnAnswer(kept)
+    # Which answer a statement gives is read from its negations: here the true one, without any, is the "Yes".
+    can = Statements("Ostriches can run fast.", "Ostriches can't run fast.", 0.9, 0.3)
+    assert aligned(OwnAnswer("No."), can) == OwnAnswer(
+        "Ostriches can run fast.", amended=f"its opening “No.” {replaced}"
+    )
+    assert aligned(OwnAnswer("Yes."), can) == OwnAnswer("Yes.")
+    unread = Statements(None, None, reason="the model did not write the part as two different statements")
+    assert aligned(OwnAnswer("Yes, they can."), unread) == OwnAnswer("Yes, they can.")
+
+
+def test_where_the_passages_do_not_settle_the_part_the_own_answers_yes_or_no_is_left_out():
+    unsettled = Statements(None, None, reason="the passages do not settle it", unsettled=True)
+    left_out = "its opening “Yes” left out: the passages do not settle it"
+    assert aligned(OwnAnswer("Yes, they can fly."), unsettled) == OwnAnswer("They can fly.", amended=left_out)
+    # A bare "Yes" leaves nothing to hint with: the own answer stays as it was.
+    for kept in ("Yes.", "They can fly."):
+        assert aligned(OwnAnswer(kept), unsettled) == OwnAnswer(kept)
+
+
+async def test_the_claims_are_hinted_with_the_settled_statement_when_the_own_answer_opens_with_the_other():
+    backend = model(own="Yes, ostriches can fly. They run at up to about 70 km/h.")
+    result = await judge(backend, COMPLETE)
+    checks = [
+        r.messages[-1].content for r in backend.requests if "Is every part of the claim" in r.messages[-1].content
+    ]
+    hint = "Answer found in the document: Ostriches cannot fly. They run at up to about 70 km/h."
+    assert checks and all(hint in c for c in checks if "Document:" in c)
+    assert "its opening “Yes, ostriches can fly.” replaced by the yes/no statement the passages settle" in (
+        result.reasoning
+    )
+    # Completeness reads the same own answer.
+    assert "(“Ostriches cannot fly. They run at up to about 70 km/h.”)" in result.completeness.explanation

@@ -110,8 +110,9 @@ async def _by_probability(
     part: yes_no_part.YesNoPart | None,
 ) -> JudgedAnswer:
     """Every dimension and every sentence read from probabilities, after one shared prompt prefix; the sentences
-    after the judge's own answer to the question (`own_answer.py`), which the dimensions do not wait for; last,
-    completeness against that own answer, whose prompt does not share the passages' prefix."""
+    after the judge's own answer to the question (`own_answer.py`) and a yes/no part's statements, which the
+    dimensions do not wait for; last, completeness against that own answer, whose prompt does not share the
+    passages' prefix."""
     started = time.perf_counter()
     rubric, rules = prepared.rubric, prepared.rules
     applicable = [m for m in rubric.metrics if m.id not in rules.not_applicable]
@@ -128,8 +129,16 @@ async def _by_probability(
             texts_checked=True, screen_subject=screen,
         )  # fmt: skip
 
+    async def own_and_part() -> tuple[own_answer.OwnAnswer, Usage]:
+        if part is None:
+            return await own.get()
+        # The part is settled before any claim is checked: where it rejects the own answer's "Yes" or "No", the
+        # claims are hinted with the statement the passages settle instead (yes_no_part.aligned).
+        (answer, asked), (statements, settled) = await both(own.get, part.get)
+        return yes_no_part.aligned(answer, statements), asked.add(settled)
+
     async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage, own_answer.OwnAnswer]:
-        answer, asked = await own.get()
+        answer, asked = await own_and_part()
         support, used = await sentence_support.check_sentences(
             judge, own_answer.hinted(shared, answer), rubric, item.answer, prepared.model, cut.value,
             without=document_prefix(None, prepared.question),

@@ -36,6 +36,8 @@ MAX_CHARS = 200
 class OwnAnswer:
     text: str | None
     reason: str | None = None  # why there is none
+    # How the passages' reading of a yes/no part changed the opening the model wrote (yes_no_part.aligned).
+    amended: str | None = None
 
 
 class OwnAnswers(AskedOnce[OwnAnswer]):
@@ -86,4 +88,6 @@ def note(answer: OwnAnswer) -> str:
     """How the claims were checked, for the grounding's reasoning."""
     if answer.text is None:
         return f"claims checked against the passages alone: the judge's own answer is missing ({answer.reason})"
+    if answer.amended is not None:
+        return f"the judge's own answer from the passages: “{one_line(answer.text, 80)}”, {answer.amended}"
     return f"the judge's own answer from the passages: “{one_line(answer.text, 80)}”"

@@ -18,7 +18,14 @@ yes/no questions written blind and read once, the complete answer ranks first in
 own-answer check alone in the same runs (bench/README.md, "A yes/no part as its two statements").
 
 Neither the statements nor which is true can be steered by a judged answer: they see the question and the
-passages only. They are asked once per request (a batch's answers share them).
+passages only. They are asked once per request (a batch's answers share them), before any claim is checked: the
+judge's own answer (`own_answer.py`) opens such a question with its own "Yes" or "No", and where that is the one the
+passages' reading rejects, the statement they settle replaces the own answer's first sentence (`aligned`). On the
+42 yes/no dev questions read with 1.3.x the two disagreed on 5, and the passages' reading was the right one on all
+5; the own answer then hinted every claim check with the wrong answer, and the complete answer lost all 5. Where the
+passages do not settle the part, the own answer's "Yes" or "No" was right on 5 of those questions and wrong on 5 (of
+the 12 `fresh9` questions, 10 own answers open with "Yes"); a wrong one cost the complete answer 4 of the 5, so it
+is left out of the hint, and the rest of the own answer kept.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from gavel.tools.engine.one_token import Prefix, document_prefix, yes_no
 from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import BackendError, BackendTimeout
 from gavel.tools.rag.asked_once import AskedOnce
+from gavel.tools.rag.own_answer import OwnAnswer
 
 if TYPE_CHECKING:
     from gavel.tools.rag.prepare import Prepared
@@ -77,6 +85,8 @@ class Statements:
     p_true: float | None = None  # P(the passages state it)
     p_false: float | None = None
     reason: str | None = None
+    # Read, but the passages' two readings within SETTLED_BY of each other: the model cannot tell from the passages.
+    unsettled: bool = False
 
 
 @dataclass(frozen=True)
@@ -144,10 +154,45 @@ class YesNoPart(AskedOnce[Statements]):
                 f"the passages do not settle it (P {yes.value:.2f} for “{written.true}”, {no.value:.2f} for "
                 f"“{written.false}”)"
             )
-            return Statements(None, None, reason=reason), usage
+            return Statements(None, None, reason=reason, unsettled=True), usage
         if yes.value > no.value:
             return Statements(written.true, written.false, yes.value, no.value), usage
         return Statements(written.false, written.true, no.value, yes.value), usage
+
+
+# An own answer that opens with its yes/no answer ("No, they cannot fly.", "Yes."), and where its first sentence ends.
+_OWN_OPENING = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_NEGATIONS = frozenset({"not", "no", "never", "cannot", "none", "nor"})
+
+
+def aligned(own: OwnAnswer, statements: Statements) -> OwnAnswer:
+    """The own answer, its first sentence replaced by the true statement where it opens with the other answer, and
+    its opening "Yes" or "No" left out where the passages do not settle the part; as it was otherwise. Which answer
+    the true statement gives is read from its negations, not from the "Yes:" or "No:" the model wrote before it: the
+    statements are the part negated, so the one with more negations is the "No"."""
+    opening = _OWN_OPENING.match(own.text or "")
+    if own.text is None or opening is None:
+        return own
+    if statements.unsettled:
+        rest = own.text[opening.end() :].lstrip(" ,.;:!-")
+        if not rest:
+            return own
+        word = opening.group(1)
+        return OwnAnswer(rest[0].upper() + rest[1:], amended=f"its opening “{word}” left out: {statements.reason}")
+    if statements.true is None or statements.false is None:
+        return own
+    true_negations, false_negations = _negations(statements.true), _negations(statements.false)
+    if true_negations == false_negations or (opening.group(1).lower() == "no") == (true_negations > false_negations):
+        return own
+    first, *rest_ = _SENTENCE_END.split(own.text, maxsplit=1)
+    amended = f"its opening “{one_line(first, 60)}” replaced by the yes/no statement the passages settle"
+    return OwnAnswer(" ".join([statements.true, *rest_]), amended=amended)
+
+
+def _negations(text: str) -> int:
+    text = text.lower().replace("can't", "can not").replace("won't", "will not").replace("n't", " not")
+    return sum(word in _NEGATIONS for word in re.findall(r"[a-z]+", text))
 
 
 def messages(question: str) -> tuple[ChatMessage, ...]:
