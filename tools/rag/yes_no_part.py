@@ -171,8 +171,7 @@ def aligned(own: OwnAnswer, statements: Statements) -> OwnAnswer:
     its opening "Yes" or "No" left out where the passages do not settle the part; as it was otherwise. Which answer
     the true statement gives is read from its negations, not from the "Yes:" or "No:" the model wrote before it: the
     statements are the part negated, so the one with more negations is the "No"."""
-    opening = _OWN_OPENING.match(own.text or "")
-    if own.text is None or opening is None:
+    if own.text is None or (opening := _OWN_OPENING.match(own.text)) is None:
         return own
     if statements.unsettled:
         rest = own.text[opening.end() :].lstrip(" ,.;:!-")
@@ -185,14 +184,13 @@ def aligned(own: OwnAnswer, statements: Statements) -> OwnAnswer:
     true_negations, false_negations = _negations(statements.true), _negations(statements.false)
     if true_negations == false_negations or (opening.group(1).lower() == "no") == (true_negations > false_negations):
         return own
-    first, *rest_ = _SENTENCE_END.split(own.text, maxsplit=1)
+    first, *after = _SENTENCE_END.split(own.text, maxsplit=1)
     amended = f"its opening “{one_line(first, 60)}” replaced by the yes/no statement the passages settle"
-    return OwnAnswer(" ".join([statements.true, *rest_]), amended=amended)
+    return OwnAnswer(" ".join([statements.true, *after]), amended=amended)
 
 
 def _negations(text: str) -> int:
-    text = text.lower().replace("can't", "can not").replace("won't", "will not").replace("n't", " not")
-    return sum(word in _NEGATIONS for word in re.findall(r"[a-z]+", text))
+    return sum(word in _NEGATIONS for word in re.findall(r"[a-z]+", _contractions_undone(text)))
 
 
 def messages(question: str) -> tuple[ChatMessage, ...]:
@@ -239,9 +237,13 @@ def words_apart(one: str, other: str) -> int:
 
 
 def _words(text: str) -> set[str]:
-    text = text.lower().replace("can't", "can not").replace("won't", "will not").replace("n't", " not")
-    words = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text)
+    words = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", _contractions_undone(text))
     return {word for word in words if word not in _SET_ASIDE}
+
+
+def _contractions_undone(text: str) -> str:
+    """Lower case, with a negation's contraction written out ("can't" -> "can not"), so "not" is a word of its own."""
+    return text.lower().replace("can't", "can not").replace("won't", "will not").replace("n't", " not")
 
 
 async def read_answer(
