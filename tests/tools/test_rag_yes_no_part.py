@@ -195,17 +195,10 @@ def test_an_own_answer_that_opens_with_the_answer_the_passages_reject_has_its_fi
         "Ostriches can run fast.", amended=f"its opening “No.” {replaced}"
     )
     assert aligned(OwnAnswer("Yes."), can) == OwnAnswer("Yes.")
-    unread = Statements(None, None, reason="the model did not write the part as two different statements")
-    assert aligned(OwnAnswer("Yes, they can."), unread) == OwnAnswer("Yes, they can.")
-
-
-def test_where_the_passages_do_not_settle_the_part_the_own_answers_yes_or_no_is_left_out():
-    unsettled = Statements(None, None, reason="the passages do not settle it", unsettled=True)
-    left_out = "its opening “Yes” left out: the passages do not settle it"
-    assert aligned(OwnAnswer("Yes, they can fly."), unsettled) == OwnAnswer("They can fly.", amended=left_out)
-    # A bare "Yes" leaves nothing to hint with: the own answer stays as it was.
-    for kept in ("Yes.", "They can fly."):
-        assert aligned(OwnAnswer(kept), unsettled) == OwnAnswer(kept)
+    for unread in ("the model did not write the part as two different statements", "the passages do not settle it"):
+        assert aligned(OwnAnswer("Yes, they can."), Statements(None, None, reason=unread)) == OwnAnswer(
+            "Yes, they can."
+        )
 
 
 async def test_the_claims_are_hinted_with_the_settled_statement_when_the_own_answer_opens_with_the_other():

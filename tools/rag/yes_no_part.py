@@ -23,9 +23,8 @@ judge's own answer (`own_answer.py`) opens such a question with its own "Yes" or
 passages' reading rejects, the statement they settle replaces the own answer's first sentence (`aligned`). On the
 42 yes/no dev questions read with 1.3.x the two disagreed on 5, and the passages' reading was the right one on all
 5; the own answer then hinted every claim check with the wrong answer, and the complete answer lost all 5. Where the
-passages do not settle the part, the own answer's "Yes" or "No" was right on 5 of those questions and wrong on 5 (of
-the 12 `fresh9` questions, 10 own answers open with "Yes"); a wrong one cost the complete answer 4 of the 5, so it
-is left out of the hint, and the rest of the own answer kept.
+passages do not settle the part the own answer is kept as it is: leaving its "Yes" or "No" out ranked no `fresh10`
+question differently and lowered two complete answers' accuracy (bench/README.md, "1.4.0").
 """
 
 from __future__ import annotations
@@ -85,8 +84,6 @@ class Statements:
     p_true: float | None = None  # P(the passages state it)
     p_false: float | None = None
     reason: str | None = None
-    # Read, but the passages' two readings within SETTLED_BY of each other: the model cannot tell from the passages.
-    unsettled: bool = False
 
 
 @dataclass(frozen=True)
@@ -154,7 +151,7 @@ class YesNoPart(AskedOnce[Statements]):
                 f"the passages do not settle it (P {yes.value:.2f} for “{written.true}”, {no.value:.2f} for "
                 f"“{written.false}”)"
             )
-            return Statements(None, None, reason=reason, unsettled=True), usage
+            return Statements(None, None, reason=reason), usage
         if yes.value > no.value:
             return Statements(written.true, written.false, yes.value, no.value), usage
         return Statements(written.false, written.true, no.value, yes.value), usage
@@ -167,19 +164,13 @@ _NEGATIONS = frozenset({"not", "no", "never", "cannot", "none", "nor"})
 
 
 def aligned(own: OwnAnswer, statements: Statements) -> OwnAnswer:
-    """The own answer, its first sentence replaced by the true statement where it opens with the other answer, and
-    its opening "Yes" or "No" left out where the passages do not settle the part; as it was otherwise. Which answer
-    the true statement gives is read from its negations, not from the "Yes:" or "No:" the model wrote before it: the
-    statements are the part negated, so the one with more negations is the "No"."""
-    if own.text is None or (opening := _OWN_OPENING.match(own.text)) is None:
+    """The own answer, its first sentence replaced by the true statement where it opens with the other answer; as it
+    was otherwise, and when the passages do not settle the part. Which answer the true statement gives is read from
+    its negations, not from the "Yes:" or "No:" the model wrote before it: the statements are the part negated, so the
+    one with more negations is the "No"."""
+    if statements.true is None or statements.false is None or own.text is None:
         return own
-    if statements.unsettled:
-        rest = own.text[opening.end() :].lstrip(" ,.;:!-")
-        if not rest:
-            return own
-        word = opening.group(1)
-        return OwnAnswer(rest[0].upper() + rest[1:], amended=f"its opening “{word}” left out: {statements.reason}")
-    if statements.true is None or statements.false is None:
+    if (opening := _OWN_OPENING.match(own.text)) is None:
         return own
     true_negations, false_negations = _negations(statements.true), _negations(statements.false)
     if true_negations == false_negations or (opening.group(1).lower() == "no") == (true_negations > false_negations):
