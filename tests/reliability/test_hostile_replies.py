@@ -85,6 +85,10 @@ async def test_a_reply_of_20000_unmatched_braces_ends_in_time_while_another_clie
 
         async def list_tools() -> None:
             async with mcp.Client(url, read_timeout_seconds=DEADLINE_S) as client:
+                # The client's first request also negotiates the protocol version and meets the server cold: it
+                # read 1.03 s once on a loaded 2-core CI machine. Only listings behind it are timed, as the bound
+                # is about the hostile reply not blocking other clients; start-up is benchmarked apart.
+                await client.list_tools()
                 while not done.is_set():
                     started = time.monotonic()
                     await client.list_tools()
