@@ -642,7 +642,7 @@ def test_the_grounding_prompt_keeps_the_context_instructions_verbatim():
 
 async def test_the_summary_states_the_overall_score_once():
     result, _ = await judge(Script(uniform(0.3)))
-    assert result.summary == "rejected (RAG, rag-answer v1.4.0): overall 0.3 < 0.5; diagnosis answer_miss"
+    assert result.summary == "rejected (RAG, rag-answer v1.5.0): overall 0.3 < 0.5; diagnosis answer_miss"
     assert result.summary.count("overall") == 1
 
 

@@ -16,7 +16,7 @@ from gavel.tools.rag import (
     judge_rag_answers,
 )
 from gavel.tools.rag.own_answer import OwnAnswer
-from gavel.tools.rag.yes_no_part import Statements, aligned, opens_with_yes_no, parse
+from gavel.tools.rag.yes_no_part import Statements, aligned, opening_answer, opens_with_yes_no, parse
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, backend_error, yes_no
 
@@ -24,13 +24,15 @@ PASSAGE = "The ostrich is the largest living bird, and it cannot fly. It can run
 QUESTION = "Can ostriches fly, and how fast can they run?"
 COMPLETE = "No, ostriches cannot fly, but they can run at up to about 70 km/h [1]."
 PARTIAL = "Ostriches can run at up to about 70 km/h [1]."
+# Complete without an opening "Yes" or "No": the model is asked which statement it states.
+WORDED = "Ostriches cannot fly, but they can run at up to about 70 km/h [1]."
 STATEMENTS = "Yes: Ostriches can fly.\nNo: Ostriches cannot fly."
 # P(the document states the claim), by document and claim; the own answer reads as stated by either answer.
 STATES = {
     (PASSAGE, "Ostriches can fly."): 0.3,
     (PASSAGE, "Ostriches cannot fly."): 0.9,
-    (COMPLETE, "Ostriches can fly."): 0.4,
-    (COMPLETE, "Ostriches cannot fly."): 0.8,
+    (WORDED, "Ostriches can fly."): 0.4,
+    (WORDED, "Ostriches cannot fly."): 0.8,
     (PARTIAL, "Ostriches can fly."): 0.6,
     (PARTIAL, "Ostriches cannot fly."): 0.3,
 }
@@ -132,17 +134,17 @@ async def test_the_statements_see_the_question_alone_after_worked_examples_once_
 async def test_in_a_batch_each_answer_has_its_completeness_checks_asked_back_to_back():
     backend = model()
     backend.latency_s = 0.01  # so that the two answers' checks could interleave
-    answers = [AgentAnswer(agent_name="partial", answer=PARTIAL), AgentAnswer(agent_name="complete", answer=COMPLETE)]
+    answers = [AgentAnswer(agent_name="partial", answer=PARTIAL), AgentAnswer(agent_name="complete", answer=WORDED)]
     request = JudgeRagAnswersRequest(question=QUESTION, answers=answers, sources=[Passage(content=PASSAGE)])
     await judge_rag_answers(request, make_deps(backend))
     documents = [document_and_claim(r)[0] for r in backend.requests if r.purpose == "apart" and covers(r)]
     # The own answer, then the two statements, against one answer as the document: its prefix evaluated once.
-    assert sorted(documents) == [COMPLETE] * 3 + [PARTIAL] * 3
+    assert sorted(documents) == [PARTIAL] * 3 + [WORDED] * 3
     assert documents[:3] == documents[:1] * 3
 
 
 async def test_completeness_is_the_lower_of_the_own_answer_check_and_the_part_which_names_what_is_missing():
-    complete, partial = await judge(model(), COMPLETE), await judge(model(), PARTIAL)
+    complete, partial = await judge(model(), WORDED), await judge(model(), PARTIAL)
     # (1 + 0.8 - 0.4) / 2 and (1 + 0.3 - 0.6) / 2, each below the own-answer check's 0.9.
     assert complete.completeness.score == pytest.approx(0.7) and complete.completeness.findings is None
     assert partial.completeness.score == pytest.approx(0.35)
@@ -214,3 +216,26 @@ async def test_the_claims_are_hinted_with_the_settled_statement_when_the_own_ans
     )
     # Completeness reads the same own answer.
     assert "(“Ostriches cannot fly. They run at up to about 70 km/h.”)" in result.completeness.explanation
+
+
+async def test_an_answer_that_opens_with_yes_or_no_is_read_as_giving_that_answer_without_asking_the_model():
+    backend = model()
+    right = await judge(backend, COMPLETE)
+    asked = [document_and_claim(r)[0] for r in backend.requests if covers(r)]
+    assert COMPLETE in asked and asked.count(COMPLETE) == 1  # the own-answer check only
+    assert right.completeness.score == 0.9 and right.completeness.findings is None
+    assert "the answer opens with “No”, which gives “Ostriches cannot fly.”" in right.completeness.explanation
+    wrong = await judge(model(), "Yes, ostriches can fly, and they run at up to about 70 km/h [1].")
+    assert wrong.completeness.score == 0.0
+    assert [(f.item, f.p_mistake) for f in wrong.completeness.findings or []] == [("Ostriches cannot fly.", 1.0)]
+
+
+def test_only_an_opening_yes_or_no_followed_by_punctuation_gives_the_answer():
+    settled = Statements("Ostriches cannot fly.", "Ostriches can fly.", 0.9, 0.3)
+    assert opening_answer("No, they cannot.", settled) == ("No", True)
+    assert opening_answer("“Yes.” They can.", settled) == ("Yes", False)
+    assert opening_answer("no", settled) == ("no", True)
+    for other in ("No one has seen one fly.", "Nobody knows.", "Yes they can.", "They cannot fly."):
+        assert opening_answer(other, settled) is None
+    # Statements whose negations do not tell which is the "No" leave it to the model.
+    assert opening_answer("No, never.", Statements("Ostriches fly.", "Ostriches run.", 0.9, 0.3)) is None

@@ -124,6 +124,13 @@ async def _read(
 
 def _part_explained(reading: yes_no_part.PartReading) -> str:
     s = reading.statements
+    if reading.opening is not None:
+        given = s.true if reading.p_true else s.false
+        return (
+            f"the question's yes/no part: the answer opens with “{reading.opening}”, which gives “{given}” (the "
+            f"passages state “{s.true}”, {s.p_true:.2f} against {s.p_false:.2f}), read as {reading.share:.2f}; the "
+            "lower of the two readings is the score"
+        )
     return (
         f"the question's yes/no part: P {reading.p_true:.2f} that the answer states “{s.true}” (what the passages "
         f"state, {s.p_true:.2f} against {s.p_false:.2f}) and {reading.p_false:.2f} that it states “{s.false}”, "

@@ -11,7 +11,8 @@ alone, by worked examples (judge.toml's [[yes_no_statements_example]]). Which on
 P(the passages state it) for each, the fact checker's `check_covered` question. The model reads a negated statement
 as less supported when asked `rag_sentence` with the question shown, and was wrong on 3 of the 6 dev questions that
 way; asked this way it was right on 6 of 6 with gaps of 0.29–0.89. Then each judged answer is asked whether it
-states each statement, and the difference, P(true) − P(false), is the reading: neither P alone is (the model reads
+states each statement (unless its own opening "Yes," or "No," says which, `opening_answer`), and the difference,
+P(true) − P(false), is the reading: neither P alone is (the model reads
 "The peanut is a true nut" as stated by "No, the peanut is a legume rather than a true nut" at 0.81), but with
 hand-written statements the contrast was the higher for the complete answer on 6 of 6. End to end on two sets of 12
 yes/no questions written blind and read once, the complete answer ranks first in 8 and 10, against 6 and 9 with the
@@ -93,6 +94,8 @@ class PartReading:
     statements: Statements
     p_true: float
     p_false: float
+    # The answer's own opening "Yes" or "No", where it was read from the text instead of asked (`opening_answer`).
+    opening: str | None = None
 
     @property
     def share(self) -> float:
@@ -180,6 +183,29 @@ def aligned(own: OwnAnswer, statements: Statements) -> OwnAnswer:
     return OwnAnswer(" ".join([statements.true, *after]), amended=amended)
 
 
+# An answer that opens with its yes/no answer as a word of its own: "Yes," "No." "No" ("No one knows" does not).
+_ANSWER_OPENING = re.compile(r"^\W*(yes|no)(?:\s*[,.;:!—–-]|\s*$)", re.IGNORECASE)
+
+
+def opening_answer(answer: str, statements: Statements) -> tuple[str, bool] | None:
+    """The answer's opening "Yes" or "No" and whether it gives the true statement; None when it opens otherwise or
+    the statements' negations do not tell which is the "No" (as in `aligned`).
+
+    The answer's own words say which answer it gives; asked instead, the model read "No, the Taj Mahal was built
+    not as a palace but as a mausoleum" as stating "…was built as a royal palace" (0.83 against 0.23), and such
+    readings lost right answers on `fresh11`–`fresh13` (146, 160, 170). Recomputed from the recorded readings of
+    the 98 yes/no questions read since 1.3.0, the complete answer ranks first in 5 more and in none fewer
+    (bench/README.md, "1.5.0")."""
+    assert statements.true is not None and statements.false is not None
+    if (opening := _ANSWER_OPENING.match(answer)) is None:
+        return None
+    true_negations, false_negations = _negations(statements.true), _negations(statements.false)
+    if true_negations == false_negations:
+        return None
+    says_no = opening.group(1).lower() == "no"
+    return opening.group(1), says_no == (true_negations > false_negations)
+
+
 def _negations(text: str) -> int:
     return sum(word in _NEGATIONS for word in re.findall(r"[a-z]+", _contractions_undone(text)))
 
@@ -240,9 +266,13 @@ def _contractions_undone(text: str) -> str:
 async def read_answer(
     judge: Judge, statements: Statements, answer: str, question: str, model: str | None
 ) -> tuple[PartReading | Readout, Usage]:
-    """Whether the answer states each statement, as completeness's own check asks it (the answer as the document,
-    the question shown, in the slot apart); a failed readout when either could not be read."""
+    """Whether the answer states each statement: from its opening "Yes" or "No" where it has one (`opening_answer`),
+    else as completeness's own check asks it (the answer as the document, the question shown, in the slot apart);
+    a failed readout when either could not be read."""
     assert statements.true is not None and statements.false is not None
+    if (opening := opening_answer(answer, statements)) is not None:
+        word, states_true = opening
+        return PartReading(statements, float(states_true), float(not states_true), opening=word), Usage()
     true, false, usage = await _pair(
         judge, document_prefix(answer, question), statements.true, statements.false, model,
         step="completeness: the question's yes/no part", purpose="apart",
