@@ -173,10 +173,7 @@ def aligned(own: OwnAnswer, statements: Statements) -> OwnAnswer:
     one with more negations is the "No"."""
     if statements.true is None or statements.false is None or own.text is None:
         return own
-    if (opening := _OWN_OPENING.match(own.text)) is None:
-        return own
-    true_negations, false_negations = _negations(statements.true), _negations(statements.false)
-    if true_negations == false_negations or (opening.group(1).lower() == "no") == (true_negations > false_negations):
+    if (opening := _OWN_OPENING.match(own.text)) is None or _gives_true(opening.group(1), statements) is not False:
         return own
     first, *after = _SENTENCE_END.split(own.text, maxsplit=1)
     amended = f"its opening “{one_line(first, 60)}” replaced by the yes/no statement the passages settle"
@@ -196,14 +193,21 @@ def opening_answer(answer: str, statements: Statements) -> tuple[str, bool] | No
     readings lost right answers on `fresh11`–`fresh13` (146, 160, 170). Recomputed from the recorded readings of
     the 98 yes/no questions read since 1.3.0, the complete answer ranks first in 5 more and in none fewer
     (bench/README.md, "1.5.0")."""
-    assert statements.true is not None and statements.false is not None
-    if (opening := _ANSWER_OPENING.match(answer)) is None:
+    if (opening := _ANSWER_OPENING.match(answer)) is None or (
+        gives := _gives_true(opening.group(1), statements)
+    ) is None:
         return None
+    return opening.group(1), gives
+
+
+def _gives_true(word: str, statements: Statements) -> bool | None:
+    """Whether an opening "Yes" or "No" gives the true statement; None when the statements' negations do not tell
+    which is the "No": they are the part negated, so the one with more negations is."""
+    assert statements.true is not None and statements.false is not None
     true_negations, false_negations = _negations(statements.true), _negations(statements.false)
     if true_negations == false_negations:
         return None
-    says_no = opening.group(1).lower() == "no"
-    return opening.group(1), says_no == (true_negations > false_negations)
+    return (word.lower() == "no") == (true_negations > false_negations)
 
 
 def _negations(text: str) -> int:
