@@ -180,7 +180,8 @@ def aligned(own: OwnAnswer, statements: Statements) -> OwnAnswer:
     return OwnAnswer(" ".join([statements.true, *after]), amended=amended)
 
 
-# An answer that opens with its yes/no answer as a word of its own: "Yes," "No." "No" ("No one knows" does not).
+# A judged answer that opens with its yes/no answer as a word of its own: "Yes," "No." "No". Stricter than the own
+# answer's `_OWN_OPENING`, which the model wrote to answer the question: a judged "No one knows…" is no answer.
 _ANSWER_OPENING = re.compile(r"^\W*(yes|no)(?:\s*[,.;:!—–-]|\s*$)", re.IGNORECASE)
 
 
@@ -193,11 +194,10 @@ def opening_answer(answer: str, statements: Statements) -> tuple[str, bool] | No
     readings lost right answers on `fresh11`–`fresh13` (146, 160, 170). Recomputed from the recorded readings of
     the 98 yes/no questions read since 1.3.0, the complete answer ranks first in 5 more and in none fewer
     (bench/README.md, "1.5.0")."""
-    if (opening := _ANSWER_OPENING.match(answer)) is None or (
-        gives := _gives_true(opening.group(1), statements)
-    ) is None:
+    if (opening := _ANSWER_OPENING.match(answer)) is None:
         return None
-    return opening.group(1), gives
+    gives = _gives_true(opening.group(1), statements)
+    return None if gives is None else (opening.group(1), gives)
 
 
 def _gives_true(word: str, statements: Statements) -> bool | None:
