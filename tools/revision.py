@@ -17,7 +17,7 @@ from typing import Literal
 
 from gavel.tools.assessment import EvaluationResult
 from gavel.tools.common import one_line
-from gavel.tools.engine import prompts
+from gavel.tools.engine import evidence_named, prompts
 from gavel.tools.rubrics import Rubric
 
 RevisionProblemCode = Literal["writer_remarks", "judge_feedback"]
@@ -191,14 +191,15 @@ def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]
     for metric in evaluation.low_metrics:
         score = by_id[metric]
         defined = rubric.metric(metric)
-        if score.findings and defined.checks is not None:
+        checked = defined.checks or evidence_named.checks_for(defined)
+        if score.findings and checked is not None:
             # The checks say which sentences cost the score (or which statements are missing): hand exactly
             # those to the writer, so the rewrite fixes them instead of paraphrasing the whole text.
             quoted = "\n".join(f"- “{f.item}”" for f in score.findings)
             feedback[metric] = prompts.prompt_set().substitute(
-                f"feedback_{defined.checks.kind}", score=f"{score.score:.3g}", max=top, items=quoted,
+                f"feedback_{checked.kind}", score=f"{score.score:.3g}", max=top, items=quoted,
                 subject=rubric.prompt.subject, source_label=rubric.prompt.source_label,
-                question=defined.checks.question or "", answer=defined.checks.mistake,
+                question=checked.question or "", answer=checked.mistake,
             )  # fmt: skip
         elif score.readout == "probability":
             best = rubric.scale.best_level(defined.levels)  # the best end, also on a lower-is-better scale

@@ -2,9 +2,9 @@
 
 A metric whose scale values are single digits (1-5) is read as the probability-weighted mean of the digits
 (G-Eval); any other scale (0-1, 0-10) as one Yes/No question whose P(yes) is placed on the scale (a rubric's
-overall judgment as that question and four general ones, averaged: `overall`). A metric with
-`checks` is read item by item (`checks`). The explanation is written by Gavel from the numbers; the model writes
-nothing.
+overall judgment as that question and four general ones, averaged: `overall`). A metric with `checks` is read item
+by item (`checks`), and so is one that states none but asks for evidence (`evidence_named`). The explanation is
+written by Gavel from the numbers; the model writes nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import anyio
 
-from gavel.tools.engine import checks, overall, prompts, reply_likelihood
+from gavel.tools.engine import checks, evidence_named, overall, prompts, reply_likelihood
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import Readout, single_token_values
 from gavel.tools.engine.one_token import Prefix, ask, metric_score, user_prompt
@@ -126,6 +126,15 @@ async def score_metrics(
     """Every metric read from probabilities, concurrently (the engine's limiter bounds the real concurrency).
     A metric with `checks` is read item by item (`engine.checks`), against `source` and `context`."""
     results: dict[str, MetricScore] = {}
+    # A metric that asks for evidence and states no checks is read as named evidence, unless it is a reply's.
+    derived = {
+        m.id: found
+        for m in metrics
+        if not reply_likelihood.applies(m, rubric.scale, subject, source)
+        and (found := evidence_named.checks_for(m)) is not None
+    }
+    stated = {m.id: m for m in metrics}
+    metrics = [m.model_copy(update={"checks": derived[m.id]}) if m.id in derived else m for m in metrics]
 
     async def one(metric: Metric) -> None:
         results[metric.id] = await score_metric(
@@ -163,4 +172,10 @@ async def score_metrics(
                 tg.start_soon(one, metric)
     for metric_id, reading in likely.items():
         results[metric_id] = reply_likelihood.blended(results[metric_id], reading)
+    for metric_id in derived:
+        said = results[metric_id]
+        if said.status == "scored":
+            results[metric_id] = said.model_copy(
+                update={"explanation": evidence_named.note(stated[metric_id]) + said.explanation}
+            )
     return [results[m.id] for m in metrics]

@@ -93,6 +93,20 @@ class ReplyLikelihood:
     max_chars: int
 
 
+@dataclass(frozen=True)
+class EvidenceNamed:
+    """How a metric that asks for evidence but states no checks is read (judge.toml's [evidence_named])."""
+
+    question: str
+    enough: float
+
+
+def evidence_named() -> EvidenceNamed:
+    table = _prompt_data()["evidence_named"]
+    assert isinstance(table, dict)
+    return EvidenceNamed(question=str(table["question"]), enough=float(table["enough"]))
+
+
 def reply_likelihood() -> ReplyLikelihood:
     table = _prompt_data()["reply_likelihood"]
     assert isinstance(table, dict)

@@ -12,9 +12,10 @@ from pydantic import ValidationError
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
 from gavel.tools.engine.backend import ChatRequest, TokenLogprob
 from gavel.tools.engine.check_items import paragraphs
+from gavel.tools.engine.evidence_named import checks_for
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.logprobs import named_probability
-from gavel.tools.engine.prompts import check_floor, finding_cut
+from gavel.tools.engine.prompts import check_floor, evidence_named, finding_cut
 from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import parse_rubric
@@ -156,3 +157,30 @@ def test_enough_is_for_named_checks_only():
         Checks(kind="sentence", question="Is it vague?", enough=1)
     with pytest.raises(ValidationError):
         Checks(kind="named", question=QUESTION, enough=0)
+
+
+PLAIN = {**RUBRIC, "metrics": [{k: v for k, v in RUBRIC["metrics"][0].items() if k != "checks"}]}
+
+
+async def test_a_metric_that_asks_for_evidence_and_states_no_checks_is_read_as_named_evidence():
+    backend = by_paragraph({"Cities should": 0.9, "Pontevedra": 0.7, "Studies show": 0.8})
+    result = await evaluate(backend, rubric=PLAIN)
+    evidence = result.scores[0]
+    assert evidence.checks == 3 and evidence.score == 1 and BARE in [f.item for f in evidence.findings or []]
+    assert evidence.explanation.startswith("Evidence states no checks and asks for evidence")
+    asked = backend.requests[0].messages[-1].content
+    assert asked.endswith(f"{evidence_named().question} Answer with the name, or None if it names none.")
+    assert BARE in feedback_for(result, parse_rubric(PLAIN, origin="test"))["evidence"]
+
+
+def test_only_a_metric_that_asks_for_evidence_or_examples_and_states_nothing_else_is_read_that_way():
+    def metric(**fields):
+        return parse_rubric({**RUBRIC, "metrics": [{**PLAIN["metrics"][0], **fields}]}, origin="test").metrics[0]
+
+    assert checks_for(metric()) == Checks(kind="named", question=evidence_named().question, enough=0.5)
+    assert checks_for(metric(id="use_of_examples", name="Examples", description="Does it give some?")) is not None
+    assert checks_for(metric(id="clarity", name="Clarity", description="Is it clear and concise?")) is None
+    assert checks_for(metric(id="completeness", name="Completeness", description="All the evidence stated?")) is None
+    assert checks_for(metric(question="Does it give evidence?")) is None
+    assert checks_for(metric(id="overall", name="Overall", description="Good, with evidence?")) is None
+    assert checks_for(metric(checks={"kind": "named", "question": QUESTION})) is None
