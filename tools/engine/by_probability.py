@@ -133,7 +133,6 @@ async def score_metrics(
         if not reply_likelihood.applies(m, rubric.scale, subject, source)
         and (found := evidence_named.checks_for(m)) is not None
     }
-    stated = {m.id: m for m in metrics}
     metrics = [m.model_copy(update={"checks": derived[m.id]}) if m.id in derived else m for m in metrics]
 
     async def one(metric: Metric) -> None:
@@ -172,10 +171,8 @@ async def score_metrics(
                 tg.start_soon(one, metric)
     for metric_id, reading in likely.items():
         results[metric_id] = reply_likelihood.blended(results[metric_id], reading)
-    for metric_id in derived:
-        said = results[metric_id]
-        if said.status == "scored":
-            results[metric_id] = said.model_copy(
-                update={"explanation": evidence_named.note(stated[metric_id]) + said.explanation}
-            )
+    for metric in metrics:
+        said = results[metric.id]
+        if metric.id in derived and said.status == "scored":
+            results[metric.id] = said.model_copy(update={"explanation": evidence_named.note(metric) + said.explanation})
     return [results[m.id] for m in metrics]

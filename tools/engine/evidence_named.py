@@ -6,7 +6,9 @@ Read as one score for the whole text, such a metric does not judge on the small 
 rubric passed every essay of the dev sets, 48 of 48, rambling and unsupported ones included, and no question,
 anchor, calibration or cut tried separated them (bench/README.md, "Essays: a user's own rubric, not met"). Asked to
 *name* the evidence, the model answers None where there is none, and with this reading the same rubric's rambling
-essays failed on both blind sets (0 of 12 passed) while 11 of 12 good ones passed ("Essays: evidence counted").
+essays failed on both blind sets (0 of 12 passed) while 11 of 12 good ones passed ("Essays: evidence counted"),
+and read this way on a plain rubric, on a third blind set, 0 of 6 rambling and 6 of 6 good essays passed against 6
+and 6 before ("Essays: a metric named for evidence").
 
 The metric is recognised by its name: "evidence" or "example(s)" in its id or name. Not its description, where the
 word often means something else ("every symptom the transcript gives evidence of", clinical completeness). A rubric
@@ -39,4 +41,4 @@ def checks_for(metric: Metric) -> Checks | None:
 
 def note(metric: Metric) -> str:
     """What a score read this way says first: the rubric stated no checks, so Gavel chose these."""
-    return f"{metric.name} states no checks and asks for evidence, so each paragraph was asked to name its evidence: "
+    return f"{metric.name} states no checks and is named for evidence, so each paragraph was asked what it names: "

@@ -167,7 +167,7 @@ async def test_a_metric_that_asks_for_evidence_and_states_no_checks_is_read_as_n
     result = await evaluate(backend, rubric=PLAIN)
     evidence = result.scores[0]
     assert evidence.checks == 3 and evidence.score == 1 and BARE in [f.item for f in evidence.findings or []]
-    assert evidence.explanation.startswith("Evidence states no checks and asks for evidence")
+    assert evidence.explanation.startswith("Evidence states no checks and is named for evidence")
     asked = backend.requests[0].messages[-1].content
     assert asked.endswith(f"{evidence_named().question} Answer with the name, or None if it names none.")
     assert BARE in feedback_for(result, parse_rubric(PLAIN, origin="test"))["evidence"]
