@@ -17,7 +17,7 @@ from typing import Literal
 
 from gavel.tools.assessment import EvaluationResult
 from gavel.tools.common import one_line
-from gavel.tools.engine import evidence_named, prompts
+from gavel.tools.engine import derived_checks, prompts
 from gavel.tools.rubrics import Rubric
 
 RevisionProblemCode = Literal["writer_remarks", "judge_feedback"]
@@ -191,7 +191,7 @@ def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]
     for metric in evaluation.low_metrics:
         score = by_id[metric]
         defined = rubric.metric(metric)
-        checked = defined.checks or evidence_named.checks_for(defined)
+        checked = defined.checks or derived_checks.checks_for(defined)
         if score.findings and checked is not None:
             # The checks say which sentences cost the score (or which statements are missing): hand exactly
             # those to the writer, so the rewrite fixes them instead of paraphrasing the whole text.

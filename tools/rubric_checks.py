@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-CheckKind = Literal["supported", "covered", "consistent", "sentence", "whole", "named", "likelihood"]
+CheckKind = Literal["supported", "covered", "consistent", "repeated", "sentence", "whole", "named", "likelihood"]
 # A yes/no question, as rubric authors write them.
 YesNoQuestion = Annotated[str, Field(min_length=1, max_length=4000, pattern=r"\?\s*$")]
 
@@ -25,7 +25,8 @@ class Checks(BaseModel):
             "'supported': each sentence of the text is checked against the source (a mistake: not supported). "
             "'covered': each statement of the source (after a 'Speaker:' label; questions left out) is checked "
             "against the text (a mistake: missing from it). 'consistent': each claim against what the text "
-            "says before it (a mistake: they cannot both be true). 'sentence': each sentence of the text is asked "
+            "says before it (a mistake: they cannot both be true). 'repeated': each sentence against what the "
+            "text says before it (a mistake: it only restates it). 'sentence': each sentence of the text is asked "
             "`question` on its own. 'whole': the text is asked `question`, after the source and the context. "
             "'named': each paragraph of the text (split at blank lines) is asked `question`, a which-question the "
             "model answers by naming something from the paragraph (a mistake: it answers None). "

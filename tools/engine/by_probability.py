@@ -3,8 +3,8 @@
 A metric whose scale values are single digits (1-5) is read as the probability-weighted mean of the digits
 (G-Eval); any other scale (0-1, 0-10) as one Yes/No question whose P(yes) is placed on the scale (a rubric's
 overall judgment as that question and four general ones, averaged: `overall`). A metric with `checks` is read item
-by item (`checks`), and so is one that states none but asks for evidence (`evidence_named`). The explanation is
-written by Gavel from the numbers; the model writes nothing.
+by item (`checks`), and so is one that states none but asks for evidence or speaks of repetition (`derived_checks`). The
+explanation is written by Gavel from the numbers; the model writes nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import anyio
 
-from gavel.tools.engine import checks, evidence_named, overall, prompts, reply_likelihood
+from gavel.tools.engine import checks, derived_checks, overall, prompts, reply_likelihood
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import Readout, single_token_values
 from gavel.tools.engine.one_token import Prefix, ask, metric_score, user_prompt
@@ -126,12 +126,13 @@ async def score_metrics(
     """Every metric read from probabilities, concurrently (the engine's limiter bounds the real concurrency).
     A metric with `checks` is read item by item (`engine.checks`), against `source` and `context`."""
     results: dict[str, MetricScore] = {}
-    # A metric that asks for evidence and states no checks is read as named evidence, unless it is a reply's.
+    # A metric that states no checks but asks for evidence or speaks of repetition is read through the checks its
+    # words call for (engine/derived_checks.py), unless it is a reply's.
     derived = {
         m.id: found
         for m in metrics
         if not reply_likelihood.applies(m, rubric.scale, subject, source)
-        and (found := evidence_named.checks_for(m)) is not None
+        and (found := derived_checks.checks_for(m)) is not None
     }
     metrics = [m.model_copy(update={"checks": derived[m.id]}) if m.id in derived else m for m in metrics]
 
@@ -174,5 +175,7 @@ async def score_metrics(
     for metric in metrics:
         said = results[metric.id]
         if metric.id in derived and said.status == "scored":
-            results[metric.id] = said.model_copy(update={"explanation": evidence_named.note(metric) + said.explanation})
+            results[metric.id] = said.model_copy(
+                update={"explanation": derived_checks.note(metric, derived[metric.id]) + said.explanation}
+            )
     return [results[m.id] for m in metrics]

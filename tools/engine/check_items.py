@@ -59,6 +59,8 @@ def check_items(checks: Checks, text: str, source: str | None) -> list[Item]:
         return [Item(s, (Claim(s, text),)) for s in source_statements(source or "")]
     if checks.kind == "consistent":
         return [item for i in range(len(sentences)) if (item := consistent_item(sentences, i)) is not None]
+    if checks.kind == "repeated":
+        return [repeated_item(sentences, i) for i in range(1, len(sentences))]
     if checks.kind == "sentence":
         return [Item(s, (Claim(s, None),)) for s in sentences]
     if checks.kind == "named":
@@ -89,3 +91,10 @@ def consistent_item(sentences: Sequence[str], index: int) -> Item | None:
             claims.append(Claim(part, " ".join(before)))
         before.append(part)
     return Item(sentences[index], tuple(claims)) if claims else None
+
+
+def repeated_item(sentences: Sequence[str], index: int) -> Item:
+    """One sentence (not the first: nothing comes before it) against everything the text says before it, whole:
+    a sentence that only restates earlier ones adds nothing, whichever of its clauses are new. As with
+    `consistent_item`, each check's document is the last one's plus a sentence, which the prompt cache reuses."""
+    return Item(sentences[index], (Claim(sentences[index], " ".join(sentences[:index])),))

@@ -52,10 +52,11 @@ _DOCUMENT_ORDER = {
     "supported": 0,
     "covered": 1,
     "consistent": 2,
-    "sentence": 3,
-    "whole": 4,
-    "named": 5,
-    "likelihood": 6,
+    "repeated": 3,
+    "sentence": 4,
+    "whole": 5,
+    "named": 6,
+    "likelihood": 7,
 }
 
 
@@ -100,6 +101,7 @@ def _what(checks: Checks, rubric: Rubric, has_source: bool = False) -> str:
         "supported": f"sentences of the {subject} not supported by the {source}",
         "covered": f"statements of the {source} missing from the {subject}",
         "consistent": f"sentences that contradict what the {subject} says before them",
+        "repeated": f"sentences that restate what the {subject} says before them",
         "sentence": f"sentences of the {subject} answered '{checks.mistake}' to: {checks.question}",
         "whole": f"'{checks.mistake}' to: {checks.question}",
         "named": f"paragraphs of the {subject} answered 'None' to: {checks.question}",
@@ -183,6 +185,8 @@ def p_mistake(checks: Checks, readout: Readout) -> float:
     p_yes = readout.value
     if checks.kind in ("supported", "covered", "consistent", "named"):
         return 1 - p_yes  # supported? stated? both true? named something? No is the mistake
+    if checks.kind == "repeated":
+        return p_yes  # already stated before? Yes is the mistake
     return p_yes if checks.mistake == "yes" else 1 - p_yes
 
 
@@ -222,9 +226,11 @@ async def check_claim(
         assert checks.question is not None
         instruction = texts.fill("check_named", question=checks.question)
         return await named(calls, instruction, "paragraph", claim.text, model=model, step=step)
-    if checks.kind in ("supported", "covered", "consistent"):
+    if checks.kind in ("supported", "covered", "consistent", "repeated"):
         document = document_prefix(claim.document, None)
-        name = {"consistent": "check_consistent", "covered": "check_covered"}.get(checks.kind, "rag_sentence")
+        # 'repeated' asks covered's question the other way round: the text before the sentence as the document.
+        names = {"consistent": "check_consistent", "covered": "check_covered", "repeated": "check_covered"}
+        name = names.get(checks.kind, "rag_sentence")
         return await ask(document, texts.fill(name), extra={"claim": claim.text}, model=model, step=step)
     shared = prefix(rubric, source, context) if checks.kind == "whole" else Prefix({}, "")
     label = rubric.prompt.subject if checks.kind == "whole" else "sentence"

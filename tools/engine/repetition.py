@@ -1,0 +1,44 @@
+"""A rubric metric that states no checks but speaks of repetition ("Is the writing clear and concise, without
+filler, repetition or digression?"): read as checks of kind 'repeated', each sentence asked whether what the
+text says before it already states it, the share of sentences that add something placed on the scale.
+
+Read as one score for the whole text, such a metric does not judge on the small default model: as digits, the
+rambling essays of a blind set read clarity 4.46-4.50 against the good ones' 4.60-4.68, all over the pass mark, and
+asked of each sentence on its own ("repeats, hedges or wanders?") the model says Yes of nearly every sentence
+(bench/README.md, "Essays: a user's own rubric, not met"). Asked whether the text before a sentence states it, the
+framing that judges facts, a rambling essay's sentences read as already stated more often than a good essay's in
+6 of 6 tuning prompts and 6 of 6 held out ("Essays: repetition").
+
+The metric is recognised by its words: repetition, repetitive, repeats or redundant in its id, name or description
+(unlike "evidence", these words mean the same thing wherever they appear). Not "concise" alone: a metric that asks
+"Is the response short?" asks about length, which a text can fail without repeating itself. A rubric author who wants
+another reading states `checks` or a `question`; an `overall` metric keeps its own readout (engine/overall.py), and
+a reply to a conversation the likelihood reading (engine/reply_likelihood.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gavel.tools.engine.overall import OVERALL_ID
+from gavel.tools.rubric_checks import Checks
+from gavel.tools.rubrics import Metric
+
+_SPEAKS_OF_REPETITION = re.compile(r"\b(?:repetit|repeat|redundan)", re.IGNORECASE)
+_REPEATED = Checks(kind="repeated")
+
+
+def checks_for(metric: Metric) -> Checks | None:
+    """The checks the metric is read with when it states none and speaks of repetition; None otherwise."""
+    if metric.checks is not None or metric.question is not None or metric.id == OVERALL_ID:
+        return None
+    words = " ".join((metric.id.replace("_", " ").replace("-", " "), metric.name, metric.description))
+    return _REPEATED if _SPEAKS_OF_REPETITION.search(words) else None
+
+
+def note(metric: Metric) -> str:
+    """What a score read this way says first: the rubric stated no checks, so Gavel chose these."""
+    return (
+        f"{metric.name} states no checks and speaks of repetition, so each sentence was asked whether what comes "
+        "before it already says it: "
+    )
