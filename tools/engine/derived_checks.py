@@ -5,13 +5,22 @@ gets (tools/revision.py) always read a metric the same way."""
 from __future__ import annotations
 
 from gavel.tools.engine import evidence_named, repetition
+from gavel.tools.engine.overall import OVERALL_ID
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
 
 
 def checks_for(metric: Metric) -> Checks | None:
-    """The derived checks, evidence first; None when the metric states its own or asks for neither."""
-    return evidence_named.checks_for(metric) or repetition.checks_for(metric)
+    """The derived checks, evidence first; None when the metric asks for neither, or when its author chose a
+    reading (`checks` or a `question`) or it is the overall judgment (engine/overall.py reads that)."""
+    if metric.checks is not None or metric.question is not None or metric.id == OVERALL_ID:
+        return None
+    name = " ".join((metric.id.replace("_", " ").replace("-", " "), metric.name))
+    if evidence_named.reads(name):  # not the description: "every symptom the transcript gives evidence of"
+        return evidence_named.checks()
+    if repetition.reads(f"{name} {metric.description}"):
+        return repetition.CHECKS
+    return None
 
 
 def note(metric: Metric, checks: Checks) -> str:

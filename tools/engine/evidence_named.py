@@ -21,20 +21,20 @@ from __future__ import annotations
 import re
 
 from gavel.tools.engine import prompts
-from gavel.tools.engine.overall import OVERALL_ID
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
 
 _ASKS_FOR_EVIDENCE = re.compile(r"\b(?:evidence|examples?)\b", re.IGNORECASE)
 
 
-def checks_for(metric: Metric) -> Checks | None:
-    """The checks the metric is read with when it states none and asks for evidence; None otherwise."""
-    if metric.checks is not None or metric.question is not None or metric.id == OVERALL_ID:
-        return None
-    words = " ".join((metric.id.replace("_", " ").replace("-", " "), metric.name))
-    if _ASKS_FOR_EVIDENCE.search(words) is None:
-        return None
+def reads(name: str) -> bool:
+    """Whether a metric named `name` (its id and name; engine/derived_checks.py says when it is asked) asks for
+    evidence."""
+    return _ASKS_FOR_EVIDENCE.search(name) is not None
+
+
+def checks() -> Checks:
+    """The named checks such a metric is read with (judge.toml's [evidence_named])."""
     shipped = prompts.evidence_named()
     return Checks(kind="named", question=shipped.question, enough=shipped.enough)
 

@@ -20,20 +20,17 @@ from __future__ import annotations
 
 import re
 
-from gavel.tools.engine.overall import OVERALL_ID
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
 
 _SPEAKS_OF_REPETITION = re.compile(r"\b(?:repetit|repeat|redundan)", re.IGNORECASE)
-_REPEATED = Checks(kind="repeated")
+CHECKS = Checks(kind="repeated")
 
 
-def checks_for(metric: Metric) -> Checks | None:
-    """The checks the metric is read with when it states none and speaks of repetition; None otherwise."""
-    if metric.checks is not None or metric.question is not None or metric.id == OVERALL_ID:
-        return None
-    words = " ".join((metric.id.replace("_", " ").replace("-", " "), metric.name, metric.description))
-    return _REPEATED if _SPEAKS_OF_REPETITION.search(words) else None
+def reads(words: str) -> bool:
+    """Whether a metric whose id, name and description are `words` (engine/derived_checks.py says when it is asked)
+    speaks of repetition."""
+    return _SPEAKS_OF_REPETITION.search(words) is not None
 
 
 def note(metric: Metric) -> str:

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
 from gavel.tools.engine.backend import ChatRequest, TokenLogprob
 from gavel.tools.engine.check_items import paragraphs
-from gavel.tools.engine.evidence_named import checks_for
+from gavel.tools.engine.derived_checks import checks_for
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.logprobs import named_probability
 from gavel.tools.engine.prompts import check_floor, evidence_named, finding_cut
