@@ -42,6 +42,6 @@ def test_the_ranking_with_the_own_answer_check_alone_is_recomputed_from_its_p_ye
 
 def test_the_set_has_both_answers_and_a_split_for_every_question():
     rows = questions()
-    splits = {"tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 17))}
-    assert len(rows) == 216 and {r["split"] for r in rows} == splits
+    splits = {"tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 18))}
+    assert len(rows) == 228 and {r["split"] for r in rows} == splits
     assert all(r["complete"] != r["partial"] and "[p1]" in r["complete"] and "[p1]" in r["partial"] for r in rows)
