@@ -345,7 +345,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("set", choices=["clinical", "dialogue", "preferences", "essays"])
     parser.add_argument(
-        "--split", default="heldout", choices=["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "all"]
+        "--split", default="heldout", choices=["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all"]
     )
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--skip", type=int, default=0)

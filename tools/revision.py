@@ -17,7 +17,7 @@ from typing import Literal
 
 from gavel.tools.assessment import EvaluationResult
 from gavel.tools.common import one_line
-from gavel.tools.engine import derived_checks, prompts
+from gavel.tools.engine import derived_checks, paragraphs, prompts
 from gavel.tools.rubrics import Rubric
 
 RevisionProblemCode = Literal["writer_remarks", "judge_feedback"]
@@ -192,7 +192,9 @@ def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]
         score = by_id[metric]
         defined = rubric.metric(metric)
         checked = defined.checks or derived_checks.checks_for(defined)
-        if score.findings and checked is not None:
+        if paragraphs.is_layout_score(score):
+            feedback[metric] = paragraphs.feedback(score, rubric, top)
+        elif score.findings and checked is not None:
             # The checks say which sentences cost the score (or which statements are missing): hand exactly
             # those to the writer, so the rewrite fixes them instead of paraphrasing the whole text.
             quoted = "\n".join(f"- “{f.item}”" for f in score.findings)

@@ -3,7 +3,8 @@
 A metric whose scale values are single digits (1-5) is read as the probability-weighted mean of the digits
 (G-Eval); any other scale (0-1, 0-10) as one Yes/No question whose P(yes) is placed on the scale (a rubric's
 overall judgment as that question and four general ones, averaged: `overall`). A metric with `checks` is read item
-by item (`checks`), and so is one that states none but asks for evidence or speaks of repetition (`derived_checks`). The
+by item (`checks`), and so is one that states none but asks for evidence or speaks of repetition (`derived_checks`);
+one that asks for paragraphs, of a text not in paragraphs, scores its worst end with no model call (`paragraphs`). The
 explanation is written by Gavel from the numbers; the model writes nothing.
 """
 
@@ -13,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import anyio
 
-from gavel.tools.engine import checks, derived_checks, overall, prompts, reply_likelihood
+from gavel.tools.engine import checks, derived_checks, overall, paragraphs, prompts, reply_likelihood
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import Readout, single_token_values
 from gavel.tools.engine.one_token import Prefix, ask, metric_score, user_prompt
@@ -135,6 +136,16 @@ async def score_metrics(
         and (found := derived_checks.checks_for(m)) is not None
     }
     metrics = [m.model_copy(update={"checks": derived[m.id]}) if m.id in derived else m for m in metrics]
+    # A metric that asks for paragraphs, of a text that is not in paragraphs: its worst end, with no model call.
+    laid_out = {
+        m.id: found
+        for m in metrics
+        if not reply_likelihood.applies(m, rubric.scale, subject, source)
+        and derived_checks.asks_for_paragraphs(m)
+        and (found := paragraphs.unorganized(rubric, m, subject)) is not None
+    }
+    results.update(laid_out)
+    every, metrics = metrics, [m for m in metrics if m.id not in laid_out]
 
     async def one(metric: Metric) -> None:
         results[metric.id] = await score_metric(
@@ -178,4 +189,4 @@ async def score_metrics(
             results[metric.id] = said.model_copy(
                 update={"explanation": derived_checks.note(metric, derived[metric.id]) + said.explanation}
             )
-    return [results[m.id] for m in metrics]
+    return [results[m.id] for m in every]

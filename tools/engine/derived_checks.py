@@ -1,26 +1,41 @@
 """The checks Gavel reads a rubric metric with when the metric states none but its words say what to count:
-evidence (`evidence_named`) or repetition (`repetition`). One place, so the judgment and the feedback a rewrite
-gets (tools/revision.py) always read a metric the same way."""
+evidence (`evidence_named`) or repetition (`repetition`); and whether its words ask for paragraphs, which a text's
+layout can fail (`paragraphs`). One place, so the judgment and the feedback a rewrite gets (tools/revision.py) always
+read a metric the same way."""
 
 from __future__ import annotations
 
-from gavel.tools.engine import evidence_named, repetition
+from gavel.tools.engine import evidence_named, paragraphs, repetition
 from gavel.tools.engine.overall import OVERALL_ID
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
 
 
+def _authored(metric: Metric) -> bool:
+    """Whether the metric's author chose a reading (`checks` or a `question`), or it is the overall judgment
+    (engine/overall.py reads that): Gavel then derives nothing."""
+    return metric.checks is not None or metric.question is not None or metric.id == OVERALL_ID
+
+
+def _name(metric: Metric) -> str:
+    return " ".join((metric.id.replace("_", " ").replace("-", " "), metric.name))
+
+
 def checks_for(metric: Metric) -> Checks | None:
-    """The derived checks, evidence first; None when the metric asks for neither, or when its author chose a
-    reading (`checks` or a `question`) or it is the overall judgment (engine/overall.py reads that)."""
-    if metric.checks is not None or metric.question is not None or metric.id == OVERALL_ID:
+    """The derived checks, evidence first; None when the metric asks for neither, or its author chose a reading."""
+    if _authored(metric):
         return None
-    name = " ".join((metric.id.replace("_", " ").replace("-", " "), metric.name))
+    name = _name(metric)
     if evidence_named.reads(name):  # not the description: "every symptom the transcript gives evidence of"
         return evidence_named.checks()
     if repetition.reads(f"{name} {metric.description}"):
         return repetition.CHECKS
     return None
+
+
+def asks_for_paragraphs(metric: Metric) -> bool:
+    """Whether a text that is not in paragraphs scores the metric's worst end (engine/paragraphs.py)."""
+    return not _authored(metric) and paragraphs.reads(f"{_name(metric)} {metric.description}")
 
 
 def note(metric: Metric, checks: Checks) -> str:
