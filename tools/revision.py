@@ -17,7 +17,7 @@ from typing import Literal
 
 from gavel.tools.assessment import EvaluationResult
 from gavel.tools.common import one_line
-from gavel.tools.engine import derived_checks, paragraphs, position, prompts
+from gavel.tools.engine import derived_checks, paragraphs, prompts
 from gavel.tools.rubrics import Rubric
 
 RevisionProblemCode = Literal["writer_remarks", "judge_feedback"]
@@ -194,8 +194,6 @@ def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]
         checked = defined.checks or derived_checks.checks_for(defined)
         if paragraphs.is_layout_score(score):
             feedback[metric] = paragraphs.feedback(score, rubric, top)
-        elif score.findings and checked is None and derived_checks.asks_for_position(defined):
-            feedback[metric] = position.feedback(score, rubric, top)
         elif score.findings and checked is not None:
             # The checks say which sentences cost the score (or which statements are missing): hand exactly
             # those to the writer, so the rewrite fixes them instead of paraphrasing the whole text.

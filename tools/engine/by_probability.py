@@ -4,8 +4,7 @@ A metric whose scale values are single digits (1-5) is read as the probability-w
 (G-Eval); any other scale (0-1, 0-10) as one Yes/No question whose P(yes) is placed on the scale (a rubric's
 overall judgment as that question and four general ones, averaged: `overall`). A metric with `checks` is read item
 by item (`checks`), and so is one that states none but asks for evidence or speaks of repetition (`derived_checks`);
-one that asks for paragraphs, of a text not in paragraphs, scores its worst end with no model call (`paragraphs`);
-one that asks for a position, of a text answering a yes/no question, reads which answer it states (`position`). The
+one that asks for paragraphs, of a text not in paragraphs, scores its worst end with no model call (`paragraphs`). The
 explanation is written by Gavel from the numbers; the model writes nothing.
 """
 
@@ -15,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import anyio
 
-from gavel.tools.engine import checks, derived_checks, overall, paragraphs, position, prompts, reply_likelihood
+from gavel.tools.engine import checks, derived_checks, overall, paragraphs, prompts, reply_likelihood
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import Readout, single_token_values
 from gavel.tools.engine.one_token import Prefix, ask, metric_score, user_prompt
@@ -147,16 +146,6 @@ async def score_metrics(
     }
     results.update(laid_out)
     every, metrics = metrics, [m for m in metrics if m.id not in laid_out]
-    # A metric that asks for a position, when the source is a yes/no question: which answer the text states.
-    question = position.question_of(source)
-    positioned = [
-        m
-        for m in metrics
-        if question is not None
-        and m.checks is None
-        and not reply_likelihood.applies(m, rubric.scale, subject, source)
-        and derived_checks.asks_for_position(m)
-    ]
 
     async def one(metric: Metric) -> None:
         results[metric.id] = await score_metric(
@@ -178,10 +167,6 @@ async def score_metrics(
                 # A backend that cannot score a given text (Ollama, a sampling client): the metric's plain readout.
                 score = await score_metric(calls, shared, subject, rubric, metric, context_instructions, tally, model)
             results[metric.id] = score
-        for metric in positioned if not likelihood else []:
-            assert question is not None
-            results[metric.id], used = await position.score_position(calls, rubric, metric, subject, question, model)
-            tally.merge(used)
         for metric in replies if likelihood else []:
             assert source is not None
             likely[metric.id], used = await reply_likelihood.score_reply(calls, metric, rubric, subject, source, model)
@@ -194,7 +179,7 @@ async def score_metrics(
         # metrics that read the same text's likelihood find the first one's readings remembered.
         tg.start_soon(checked_in_turn, True)
         for metric in metrics:
-            if metric.checks is None and metric not in positioned:
+            if metric.checks is None:
                 tg.start_soon(one, metric)
     for metric_id, reading in likely.items():
         results[metric_id] = reply_likelihood.blended(results[metric_id], reading)

@@ -1,12 +1,11 @@
 """The checks Gavel reads a rubric metric with when the metric states none but its words say what to count:
-evidence (`evidence_named`) or repetition (`repetition`); whether its words ask for paragraphs, which a text's
-layout can fail (`paragraphs`), or for a position, which two checks read when the source is a yes/no question
-(`position`). One place, so the judgment and the feedback a rewrite gets (tools/revision.py) always
+evidence (`evidence_named`) or repetition (`repetition`); and whether its words ask for paragraphs, which a text's
+layout can fail (`paragraphs`). One place, so the judgment and the feedback a rewrite gets (tools/revision.py) always
 read a metric the same way."""
 
 from __future__ import annotations
 
-from gavel.tools.engine import evidence_named, paragraphs, position, repetition
+from gavel.tools.engine import evidence_named, paragraphs, repetition
 from gavel.tools.engine.overall import OVERALL_ID
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
@@ -37,13 +36,6 @@ def checks_for(metric: Metric) -> Checks | None:
 def asks_for_paragraphs(metric: Metric) -> bool:
     """Whether a text that is not in paragraphs scores the metric's worst end (engine/paragraphs.py)."""
     return not _authored(metric) and paragraphs.reads(f"{_name(metric)} {metric.description}")
-
-
-def asks_for_position(metric: Metric) -> bool:
-    """Whether the metric is read as the position its text takes (engine/position.py), when its source is a yes/no
-    question: it asks for one, and derives no checks of another kind."""
-    words = f"{_name(metric)} {metric.description}"
-    return not _authored(metric) and checks_for(metric) is None and position.reads(words)
 
 
 def note(metric: Metric, checks: Checks) -> str:

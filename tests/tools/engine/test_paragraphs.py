@@ -18,7 +18,7 @@ ORGANIZATION = {
     "description": "Is the essay organized into paragraphs that develop one point each, in a logical order?",
     "levels": {"1": "no structure", "3": "some structure, loose order", "5": "clear paragraphs, one point each"},
 }
-TONE = {"id": "tone", "name": "Tone", "description": "Is the tone suited to the reader?"}
+THESIS = {"id": "thesis", "name": "Thesis", "description": "Does the essay take a clear position and keep to it?"}
 RUBRIC = {
     "id": "essay-organization",
     "version": "1",
@@ -27,7 +27,7 @@ RUBRIC = {
     "scale": {"min": 1, "max": 5, "integer": True},
     "pass_threshold": 3.5,
     "prompt": {"subject": "essay", "source_label": "essay prompt"},
-    "metrics": [ORGANIZATION, TONE],
+    "metrics": [ORGANIZATION, THESIS],
 }
 DRAFT = "Cities should ban cars from their centres.\nThe air would be cleaner.\nStreets would be safer."
 ESSAY = (
@@ -51,10 +51,10 @@ def test_a_block_counts_as_a_paragraph_when_it_holds_two_sentences_whatever_brea
 async def test_a_text_not_in_paragraphs_scores_the_worst_end_without_asking_and_the_rewrite_is_told_why():
     backend = ScriptedBackend(default=lambda request: token_reply({"4": 1.0}), probabilities=True)
     result = await evaluate(backend, DRAFT)
-    organization, tone = result.scores
+    organization, thesis = result.scores
     assert organization.score == 1 and organization.status == "scored" and organization.readout is None
     assert "not in paragraphs: it has 0 paragraphs of two or more sentences" in organization.explanation
-    assert tone.score == 4 and len(backend.requests) == 1  # only the tone was asked
+    assert thesis.score == 4 and len(backend.requests) == 1  # only the thesis was asked
     assert not result.passed
     feedback = feedback_for(result, parse_rubric(RUBRIC, origin="test"))["organization"]
     assert feedback.startswith("Scored 1/5. The essay is not organized into paragraphs.")
