@@ -35,13 +35,16 @@ _REMARKS = re.compile(
     r"\b(?:a|the|this|my|above) (?:revised|updated|improved|rewritten|new) (?:version|text|draft)\b"
     r"|\b(?:this|the above|my) revision\b"
     r"|\bI(?: have|'ve)? (?:revised|rewritten|updated|added|removed|included|addressed|incorporated|made sure)\b"
-    # The writer reading the feedback back: "The feedback suggests that the essay should name…". Only the
-    # feedback as the subject of a verb of advice; "the patient gave feedback about…" is content.
-    r"|^\W*(?:the|this|your|the judge's) feedback "
+    # The writer reading the feedback back: "The feedback suggests that the essay should name…", opening a line or
+    # a sentence. Only the feedback as the subject of a verb of advice; "the patient gave feedback about…" is content.
+    r"|(?:^|[.!?]\s+)\W*(?:the|this|your|the judge's) feedback "
     r"(?:suggests|says|asks|notes|points out|recommends|indicates|mentions)\b"
     r"|\b(?:address\w*|incorporat\w*|per|based on|following)\b[^.]*\bfeedback\b"
     r"|^\W*(?:note|changes(?: made)?|revisions? made|explanation)\s*:"
-    r"|\blet me know\b",
+    r"|\blet me know\b"
+    # The writer describing its own paragraphs: "The first paragraph is well-organized and provides…".
+    r"|\b(?:the|this) (?:first|second|third|fourth|fifth|last|final|opening|next) paragraph "
+    r"(?:is|should|provides|elaborates|introduces|now|has been|could|needs)\b",
     re.IGNORECASE,
 )
 

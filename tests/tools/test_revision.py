@@ -29,6 +29,8 @@ def codes(text: str, feedback: dict[str, str] | None = None) -> list[str]:
         CONTENT + "\nThe original assessment named no symptom.",
         CONTENT + "\nThe feedback suggests that the assessment should name durations.",
         CONTENT + "\nTherefore, I will revise the text by adding each symptom's duration.",
+        CONTENT + " The feedback suggests that the assessment could name more details.",  # mid-line, a new sentence
+        CONTENT + "\nThe first paragraph is well-organized and provides a clear introduction to the topic.",
     ],
 )
 def test_the_writers_remarks_about_its_rewrite_are_found(text: str) -> None:
@@ -69,6 +71,7 @@ def test_a_feedback_sentence_pasted_verbatim_is_found() -> None:
         "The original draft of the treaty named no patient.",  # another text's draft is content
         "Her manager's feedback suggests she works late most nights.",  # someone's feedback, mid-sentence
         "I will improve my sleep, she says, once the exams are over.",  # a quoted intention, not a rewrite
+        "The first paragraph of her letter is about her sleep.",  # another text's paragraph
     ],
 )
 def test_content_is_not_mistaken_for_remarks_or_feedback(text: str) -> None:
