@@ -344,9 +344,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("set", choices=["clinical", "dialogue", "preferences", "essays"])
-    parser.add_argument(
-        "--split", default="heldout", choices=["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all"]
-    )
+    splits = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all"]
+    parser.add_argument("--split", default="heldout", choices=splits)
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--skip", type=int, default=0)
     parser.add_argument("--threads", default=None, help="pin the server to these cores (taskset -c, e.g. 0 or 0,1)")
