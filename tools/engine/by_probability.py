@@ -141,7 +141,7 @@ async def score_metrics(
         m.id: found
         for m in metrics
         if not reply_likelihood.applies(m, rubric.scale, subject, source)
-        and derived_checks.asks_for_paragraphs(m)
+        and derived_checks.asks_for_paragraphs(m, rubric.prompt.subject)
         and (found := paragraphs.unorganized(rubric, m, subject)) is not None
     }
     results.update(laid_out)

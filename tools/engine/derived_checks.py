@@ -33,9 +33,10 @@ def checks_for(metric: Metric) -> Checks | None:
     return None
 
 
-def asks_for_paragraphs(metric: Metric) -> bool:
-    """Whether a text that is not in paragraphs scores the metric's worst end (engine/paragraphs.py)."""
-    return not _authored(metric) and paragraphs.reads(f"{_name(metric)} {metric.description}")
+def asks_for_paragraphs(metric: Metric, subject: str) -> bool:
+    """Whether a text that is not in paragraphs scores the metric's worst end (engine/paragraphs.py); `subject` is
+    what the rubric judges ("essay")."""
+    return not _authored(metric) and paragraphs.reads(f"{_name(metric)} {metric.description}", subject)
 
 
 def note(metric: Metric, checks: Checks) -> str:

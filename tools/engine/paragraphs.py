@@ -10,9 +10,12 @@ one sentence develops nothing, so a three-line draft of one sentence a line is n
 apart by a single line break still count. A text in paragraphs is read as the metric would be without this rule:
 whether its paragraphs develop one point each, in a logical order, is the model's to say.
 
-The metric is recognised by its words (id, name or description): "paragraphs" with "organized" or "structured". Not
-"paragraph" alone: "Does each paragraph open with a topic sentence?" asks about paragraphs a one-paragraph text may
-meet. engine/derived_checks.py says when a metric is asked (not when its author stated checks or a question).
+The metric is recognised by its words (id, name or description): "organized" or "structured", with "paragraphs", or
+with "essay" there or in the rubric's subject ("Is the essay well organized?"): an essay's organization is its
+paragraphs. Not "paragraph" alone: "Does each paragraph open with a topic sentence?" asks about paragraphs a
+one-paragraph text may meet; nor "organized" alone: "Is the answer well organized?" asks it of any answer, and a
+clinical assessment is one paragraph by design. engine/derived_checks.py says when a metric is asked (not when its
+author stated checks or a question).
 """
 
 from __future__ import annotations
@@ -25,15 +28,19 @@ from gavel.tools.engine.sentences import every_sentence
 from gavel.tools.rubrics import Metric, Rubric
 
 _PARAGRAPHS = re.compile(r"\bparagraphs\b", re.IGNORECASE)
+_ESSAY = re.compile(r"\bessays?\b", re.IGNORECASE)
 _ORGANIZED = re.compile(r"\b(?:organi[sz]|structur)", re.IGNORECASE)
 # A text is in paragraphs when at least this many of its blocks hold at least this many sentences.
 MIN_PARAGRAPHS = 2
 MIN_SENTENCES = 2
 
 
-def reads(words: str) -> bool:
-    """Whether a metric whose id, name and description are `words` asks for a text organized into paragraphs."""
-    return _PARAGRAPHS.search(words) is not None and _ORGANIZED.search(words) is not None
+def reads(words: str, subject: str) -> bool:
+    """Whether a metric whose id, name and description are `words`, of a rubric that judges a `subject`, asks for a
+    text organized into paragraphs: its words say organized or structured, and paragraphs or an essay (an essay's
+    organization is its paragraphs), in its own words or the rubric's subject."""
+    about = _PARAGRAPHS.search(words) is not None or _ESSAY.search(f"{words} {subject}") is not None
+    return about and _ORGANIZED.search(words) is not None
 
 
 def developed(text: str) -> int:

@@ -71,10 +71,14 @@ def test_only_a_metric_that_asks_for_organized_paragraphs_and_states_nothing_els
     def metric(**fields):
         return parse_rubric({**RUBRIC, "metrics": [{**ORGANIZATION, **fields}]}, origin="test").metrics[0]
 
-    assert asks_for_paragraphs(metric())
-    assert asks_for_paragraphs(metric(description="Is it structured in clear paragraphs?"))
-    assert not asks_for_paragraphs(metric(description="Does each paragraph open with a topic sentence?"))
-    assert not asks_for_paragraphs(metric(description="Is the answer well organized and clear?"))
-    assert not asks_for_paragraphs(metric(question="Is it in paragraphs?"))
-    assert not asks_for_paragraphs(metric(checks={"kind": "consistent"}))
-    assert not asks_for_paragraphs(metric(id="overall", name="Overall"))
+    assert asks_for_paragraphs(metric(), "text")
+    assert asks_for_paragraphs(metric(description="Is it structured in clear paragraphs?"), "text")
+    assert asks_for_paragraphs(metric(description="Is the essay well organized?"), "text")
+    assert asks_for_paragraphs(metric(description="Is it well organized?"), "essay")
+    assert not asks_for_paragraphs(metric(description="Is it well organized?"), "assessment")
+    topic = metric(id="topic", name="Topic sentences", description="Does each paragraph open with a topic sentence?")
+    assert not asks_for_paragraphs(topic, "essay")
+    assert not asks_for_paragraphs(metric(description="Is the answer well organized and clear?"), "answer")
+    assert not asks_for_paragraphs(metric(question="Is it in paragraphs?"), "essay")
+    assert not asks_for_paragraphs(metric(checks={"kind": "consistent"}), "essay")
+    assert not asks_for_paragraphs(metric(id="overall", name="Overall"), "essay")
