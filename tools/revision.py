@@ -195,7 +195,7 @@ def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]
         score = by_id[metric]
         defined = rubric.metric(metric)
         checked = defined.checks or derived_checks.checks_for(defined)
-        if paragraphs.is_layout_score(score):
+        if paragraphs.is_layout_score(score) and derived_checks.asks_for_paragraphs(defined, rubric.prompt.subject):
             feedback[metric] = paragraphs.feedback(score, rubric, top)
         elif score.findings and checked is not None:
             # The checks say which sentences cost the score (or which statements are missing): hand exactly
