@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import anyio
 
-from gavel.tools.engine import checks, derived_checks, overall, paragraphs, prompts, reply_likelihood, thesis
+from gavel.tools.engine import checks, derived_checks, overall, paragraphs, prompts, reply_likelihood
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import Readout, single_token_values
 from gavel.tools.engine.one_token import Prefix, ask, metric_score, user_prompt
@@ -146,19 +146,6 @@ async def score_metrics(
     }
     results.update(laid_out)
     every, metrics = metrics, [m for m in metrics if m.id not in laid_out]
-    # A metric that asks for an essay's thesis, against a prompt that is one question: gated on whether any
-    # sentence states the writer's side (engine/thesis.py); one that passes is read as before.
-    if (question := thesis.question_of(source)) is not None:
-        for metric in metrics:
-            if reply_likelihood.applies(metric, rubric.scale, subject, source) or not (
-                metric.checks is None and derived_checks.asks_for_thesis(metric, rubric.prompt.subject)
-            ):
-                continue
-            gated, used = await thesis.unstated(calls, rubric, metric, subject, question, model)
-            tally.merge(used)
-            if gated is not None:
-                results[metric.id] = gated
-        metrics = [m for m in metrics if m.id not in results]
 
     async def one(metric: Metric) -> None:
         results[metric.id] = await score_metric(

@@ -1,12 +1,11 @@
 """The checks Gavel reads a rubric metric with when the metric states none but its words say what to count:
-evidence (`evidence_named`) or repetition (`repetition`); whether its words ask for paragraphs, which a text's
-layout can fail (`paragraphs`); and whether they ask for an essay's thesis, which an essay that takes no side fails
-(`thesis`). One place, so the judgment and the feedback a rewrite gets (tools/revision.py) always read a metric the
-same way."""
+evidence (`evidence_named`) or repetition (`repetition`); and whether its words ask for paragraphs, which a text's
+layout can fail (`paragraphs`). One place, so the judgment and the feedback a rewrite gets (tools/revision.py) always
+read a metric the same way."""
 
 from __future__ import annotations
 
-from gavel.tools.engine import evidence_named, paragraphs, repetition, thesis
+from gavel.tools.engine import evidence_named, paragraphs, repetition
 from gavel.tools.engine.overall import OVERALL_ID
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
@@ -38,12 +37,6 @@ def asks_for_paragraphs(metric: Metric, subject: str) -> bool:
     """Whether a text that is not in paragraphs scores the metric's worst end (engine/paragraphs.py); `subject` is
     what the rubric judges ("essay")."""
     return not _authored(metric) and paragraphs.reads(f"{_name(metric)} {metric.description}", subject)
-
-
-def asks_for_thesis(metric: Metric, subject: str) -> bool:
-    """Whether the metric asks for an essay's thesis (engine/thesis.py), which is gated on whether any sentence
-    states the writer's side; `subject` is what the rubric judges."""
-    return not _authored(metric) and thesis.reads(f"{_name(metric)} {metric.description}", subject)
 
 
 def note(metric: Metric, checks: Checks) -> str:

@@ -38,10 +38,7 @@ ESSAY = (
 
 
 async def evaluate(backend: ScriptedBackend, text: str):
-    # A prompt that is not one question, so the thesis is read by its digit alone (engine/thesis.py gates it otherwise).
-    request = EvaluateAssessmentRequest(
-        assessment=text, source="Argue whether cities should ban cars.", custom_rubric=RUBRIC
-    )
+    request = EvaluateAssessmentRequest(assessment=text, source="Should cities ban cars?", custom_rubric=RUBRIC)
     return await evaluate_assessment(request, make_deps(backend))
 
 
