@@ -83,6 +83,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
             "questions": len(pairs),
             "complete_ranked_first": sum(p["complete"]["rank"] == 1 for p in pairs),
             "complete_first_own_answer_check_alone": sum(_first_without_part(p, weights) for p in pairs),
+            "complete_first_by_overall_alone": sum(_first_by_overall(p) for p in pairs),
             "completeness_higher": sum(p["complete"]["completeness"] > p["partial"]["completeness"] for p in scored),
             "completeness_scored": len(scored),
             "partial_verdicts": sorted(p["partial"]["verdict"] for p in pairs),
@@ -92,6 +93,18 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 _OWN = re.compile(r"^P\(yes\) ([0-9.]+) that the answer states everything")
+
+
+def _first_by_overall(pair: dict[str, dict[str, Any]]) -> bool:
+    """Would the complete answer rank first by verdict and then the overall alone (`rag-answer` 1.5.0's ranking,
+    before completeness was added to it)?"""
+    verdicts = [VERDICT_RANK.get(pair[kind]["verdict"], 3) for kind in KINDS]
+    if verdicts[0] != verdicts[1]:
+        return verdicts[0] < verdicts[1]
+    complete, partial = pair["complete"]["overall"], pair["partial"]["overall"]
+    if complete is None or partial is None:
+        return bool(pair["complete"]["rank"] == 1)
+    return bool(complete > partial)
 
 
 def _first_without_part(pair: dict[str, dict[str, Any]], weights: dict[str, float]) -> bool:

@@ -13,6 +13,7 @@ from gavel.tools.rag import (
     judge_rag_answer,
     judge_rag_answers,
 )
+from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, yes_no
 
@@ -90,3 +91,40 @@ async def test_without_an_own_answer_the_dimension_question_is_asked_as_before()
     asked = [r.messages[-1].content for r in backend.requests if "Metric: Completeness." in r.messages[-1].content]
     assert len(asked) == 1 and asked[0].startswith("Document:\n<<<\n[1]\n" + PASSAGE)
     assert result.completeness.score == 0.9 and result.completeness.status == "scored"
+
+
+def lukewarm_about(answer: str) -> ScriptedBackend:
+    """`model()`, except that the whole-answer dimensions read `answer` lukewarm (0.45): supported and approved,
+    but relevance, attribution and coherence put its overall just under the partial answer's."""
+    base = model()
+
+    def reply(request: ChatRequest):
+        user = request.messages[-1].content
+        if "Metric:" in user and answer in user and not covers(request):
+            return yes_no(0.45)
+        return base.default(request)
+
+    return ScriptedBackend(default=reply, probabilities=True)
+
+
+async def test_among_answers_of_one_verdict_the_complete_one_ranks_first_though_its_overall_is_lower():
+    answers = [AgentAnswer(agent_name="partial", answer=PARTIAL), AgentAnswer(agent_name="complete", answer=COMPLETE)]
+    request = JudgeRagAnswersRequest(question=QUESTION, answers=answers, sources=[Passage(content=PASSAGE)])
+    result = await judge_rag_answers(request, make_deps(lukewarm_about(COMPLETE)))
+    complete, partial = result.results
+    assert (complete.agent_name, partial.agent_name) == ("complete", "partial")
+    assert complete.verdict == partial.verdict == "approved" and result.best == "complete"
+    assert (complete.overall_score or 0) < (partial.overall_score or 0)  # the overall itself is left as it is
+    assert (complete.completeness.score, partial.completeness.score) == (0.9, 0.2)
+
+
+async def test_a_rubric_that_does_not_weigh_completeness_ranks_by_the_overall_alone():
+    shipped = RubricRegistry.load().get("rag-answer").model_dump()
+    metrics = [{**m, "weight": 0.0} if m["id"] == "completeness" else m for m in shipped["metrics"]]
+    rubric = Rubric.model_validate({**shipped, "id": "rag-unweighted-completeness", "metrics": metrics})
+    answers = [AgentAnswer(agent_name="partial", answer=PARTIAL), AgentAnswer(agent_name="complete", answer=COMPLETE)]
+    request = JudgeRagAnswersRequest(
+        question=QUESTION, answers=answers, sources=[Passage(content=PASSAGE)], custom_rubric=rubric
+    )
+    result = await judge_rag_answers(request, make_deps(lukewarm_about(COMPLETE)))
+    assert [r.agent_name for r in result.results] == ["partial", "complete"]

@@ -54,7 +54,8 @@ async def _judge_batch(prepared: Prepared, deps: ToolDeps) -> RagBatchResult:
     if recall is not None:
         # The same figure for every answer: it is the request's, asked once (its calls are in the batch's usage).
         everyone = [r.model_copy(update={"context_recall": recall}) for r in everyone]
-    judged = sorted(everyone, key=_rank_key)
+    counts = any(m.id == "completeness" and m.weight > 0 for m in prepared.rubric.metrics)
+    judged = sorted(everyone, key=lambda r: rank_key(r, counts))
     best = next((r.agent_name for r in judged if r.verdict == "approved"), None)
     for result in judged:
         usage = usage.add(result.usage)
@@ -116,8 +117,15 @@ async def _judge_all(
 VERDICT_RANK = {"approved": 0, "needs_improvement": 1, "rejected": 2}
 
 
-def _rank_key(result: RagJudgment) -> tuple[int, int, float]:
-    """Unscored last; then by verdict, so an answer with unsupported claims never outranks a supported one;
-    then by the overall score."""
+def rank_key(result: RagJudgment, completeness_counts: bool = True) -> tuple[int, int, float]:
+    """Unscored last; then by verdict, so an answer with unsupported claims never outranks a supported one; then by
+    the overall score plus completeness (`completeness_counts`: the rubric weighs it).
+
+    Completeness is added again beside its weight in the overall because the other dimensions cannot tell an answer
+    to half the question from a whole one: both are supported, relevant and coherent. Ranked by the overall alone, a
+    partial answer came first in 74 of 222 recorded dev questions; with completeness added, in 53, and in no set of
+    them more often. Right HaluEval answers ranked above hallucinated ones in one batch moved by at most 1 pair in 50
+    across six recorded runs (bench/README.md, "RAG: completeness in the ranking"). The overall score is unchanged."""
     unscored = result.verdict == "unscored" or result.overall_score is None
-    return (1 if unscored else 0, VERDICT_RANK.get(result.verdict, 3), -(result.overall_score or 0.0))
+    complete = result.completeness.score if completeness_counts and result.completeness.score is not None else 0.0
+    return (1 if unscored else 0, VERDICT_RANK.get(result.verdict, 3), -((result.overall_score or 0.0) + complete))

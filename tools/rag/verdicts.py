@@ -121,7 +121,7 @@ class RagBatchResult(ToolResult):
     ledger_serves: ClassVar[bool] = True
 
     evaluation_context: str
-    results: list[RagJudgment] = Field(description="Every answer's judgment, by overall_score (unscored last).")
+    results: list[RagJudgment] = Field(description="Ranked: verdict, then overall_score + completeness; unscored last.")
     best: str | None = Field(description="agent_name of the top approved answer; null when none is approved.")
     flags: list[str] = Field(default_factory=list, description="Flags raised on any answer.")
     usage: Usage = Field(description="Totals across all answers; duration is the batch's wall time.")
