@@ -9,15 +9,24 @@ DIMS = {"relevance": 0.8, "accuracy": 0.8, "source_attribution": 0.8, "coherence
 
 
 def _pair(
-    qid: str, split: str, complete: float | None, partial: float | None, complete_first: bool, own=(None, None)
+    qid: str,
+    split: str,
+    complete: float | None,
+    partial: float | None,
+    complete_first: bool,
+    own=(None, None),
+    overall=(None, None),
 ) -> list[dict]:
-    """`own`: the own-answer check's P(yes) for each answer, as its explanation gives it (None: none given)."""
+    """`own`: the own-answer check's P(yes) for each answer, as its explanation gives it (None: none given);
+    `overall`: each answer's overall score (None: unscored)."""
     ranks = (1, 2) if complete_first else (2, 1)
     said = [f"P(yes) {p} that the answer states everything the judge's own answer says" if p else None for p in own]
     return [
         {"id": qid, "split": split, "kind": kind, "rank": rank, "verdict": "approved", "completeness": value,
-         "completeness_explanation": why, "dimensions": {**DIMS, "completeness": value}}
-        for kind, rank, value, why in zip(("complete", "partial"), ranks, (complete, partial), said, strict=True)
+         "overall": score, "completeness_explanation": why, "dimensions": {**DIMS, "completeness": value}}
+        for kind, rank, value, why, score in zip(
+            ("complete", "partial"), ranks, (complete, partial), said, overall, strict=True
+        )
     ]  # fmt: skip
 
 
@@ -40,8 +49,15 @@ def test_the_ranking_with_the_own_answer_check_alone_is_recomputed_from_its_p_ye
     assert figures(records)["fresh7"]["complete_first_own_answer_check_alone"] == 0
 
 
+def test_the_ranking_by_the_overall_alone_is_recomputed_beside_the_one_the_batch_gave():
+    # Ranked first by the overall plus completeness, though its overall alone is the lower.
+    records = _pair("q1", "fresh17", 0.9, 0.3, True, overall=(0.70, 0.72))
+    result = figures(records)["fresh17"]
+    assert result["complete_ranked_first"] == 1 and result["complete_first_by_overall_alone"] == 0
+
+
 def test_the_set_has_both_answers_and_a_split_for_every_question():
     rows = questions()
-    splits = {"tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 18))}
-    assert len(rows) == 228 and {r["split"] for r in rows} == splits
+    splits = {"tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 20))}
+    assert len(rows) == 252 and {r["split"] for r in rows} == splits
     assert all(r["complete"] != r["partial"] and "[p1]" in r["complete"] and "[p1]" in r["partial"] for r in rows)
