@@ -347,3 +347,25 @@ async def test_a_paragraph_that_names_its_evidence_reads_above_one_that_only_ass
         scores.append(judgment.scores[0].score)
     assert scores[0] is not None and scores[1] is not None
     assert scores[0] > scores[1] + 0.5, scores
+
+
+async def test_judge_rag_answers_ranks_a_complete_answer_above_one_that_answers_half_the_question(embedded_backend):
+    from gavel.tools.rag import AgentAnswer, JudgeRagAnswersRequest, Passage, judge_rag_answers
+    from tests.support.deps import make_deps
+
+    # bench/data/rag_partial_dev.jsonl's first question; the partial answer is as long, spent on an unasked detail.
+    partial = "Pride and Prejudice was written by Jane Austen, whose publisher Thomas Egerton also published Sense and "
+    request = JudgeRagAnswersRequest(
+        question="Who wrote Pride and Prejudice, and in what year was it first published?",
+        answers=[
+            AgentAnswer(agent_name="partial", answer=partial + "Sensibility [p1]."),
+            AgentAnswer(agent_name="complete", answer="Jane Austen wrote Pride and Prejudice, and it was first "
+                        "published in 1813 [p1]."),
+        ],
+        sources=[Passage(id="p1", content="Pride and Prejudice is a novel by Jane Austen. It was first published in "
+                         "1813 by Thomas Egerton, who had also published her earlier novel Sense and Sensibility.")],
+    )  # fmt: skip
+    result = await judge_rag_answers(request, make_deps(embedded_backend, timeout_s=600))
+    complete, partial_judged = result.results
+    assert complete.agent_name == "complete" and result.best == "complete", result.summary
+    assert (complete.completeness.score or 0) > (partial_judged.completeness.score or 0), result.summary
