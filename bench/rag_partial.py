@@ -9,6 +9,10 @@ the higher.
     python -m bench.rag_partial --name rag-partial-question --split tune
     python -m bench.rag_partial --name rag-partial-fresh --split fresh
     python -m bench.rag_partial --name rag-partial-yesno --yes-no      # the questions that open with a yes/no part
+    python -m bench.rag_partial --data bench/data/rag_three_fresh.jsonl --split three1 --name rag-three-three1
+
+A set whose lines also carry a `wrong` answer (every part answered, one asked-for fact wrong) judges the three in one
+batch: is the complete answer first of three, and is the wrong one ever ranked above it or named best?
 
 On a question that opens with a yes/no part, completeness is the lower of the own-answer check and the part's
 reading (tools/rag/yes_no_part.py). The figures also give the ranking with the own-answer check alone, recomputed
@@ -21,6 +25,7 @@ import argparse
 import json
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 from bench.common import REPO_ROOT, probe_and_write, say
@@ -35,17 +40,24 @@ DATA = REPO_ROOT / "bench" / "data" / "rag_partial_dev.jsonl"
 KINDS = ("complete", "partial")
 
 
-def questions() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in DATA.read_text().splitlines()]
+def questions(path: Path = DATA) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-async def probe(split: str, yes_no: bool = False) -> list[dict[str, Any]]:
-    rows = [row for row in questions() if split in ("all", row["split"])]
+def kinds_of(row: dict[str, Any], index: int) -> list[str]:
+    """The row's answers in the order the batch gets them, rotated by question so no kind always comes first."""
+    kinds = [*KINDS, "wrong"] if "wrong" in row else list(KINDS)
+    shift = index % len(kinds)
+    return kinds[shift:] + kinds[:shift]
+
+
+async def probe(split: str, yes_no: bool = False, path: Path = DATA) -> list[dict[str, Any]]:
+    rows = [row for row in questions(path) if split in ("all", row["split"])]
     rows = [row for row in rows if opens_with_yes_no(row["question"])] if yes_no else rows
     # As `gavel serve` builds the embedded backend: one generation slot per concurrent call.
     deps, records = make_deps(EmbeddedBackend(timeout_s=300, parallel=4), timeout_s=300), []
     for index, row in enumerate(rows):
-        kinds = KINDS if index % 2 == 0 else KINDS[::-1]
+        kinds = kinds_of(row, index)
         request = JudgeRagAnswersRequest(
             question=row["question"],
             answers=[AgentAnswer(agent_name=kind, answer=row[kind]) for kind in kinds],
@@ -57,15 +69,15 @@ async def probe(split: str, yes_no: bool = False) -> list[dict[str, Any]]:
         for rank, result in enumerate(batch.results, 1):
             records.append({
                 "id": row["id"], "split": row["split"], "kind": result.agent_name, "rank": rank,
-                "verdict": result.verdict, "overall": result.overall_score,
+                "verdict": result.verdict, "overall": result.overall_score, "best": batch.best == result.agent_name,
                 "completeness": result.completeness.score, "seconds": seconds,
                 # It quotes the judge's own answer, which can change with the prompt cache's state (bench/README.md).
                 "completeness_explanation": result.completeness.explanation,
                 "dimensions": {m.metric: m.score for m in result.dimensions()},
             })  # fmt: skip
-        first = records[-2]
+        first = records[-len(kinds)]
         say(f"  {row['id']} {row['split']:7s} first: {first['kind']:8s} "
-            + " ".join(f"{r['kind']} {r['completeness']} / {r['overall']}" for r in records[-2:]))  # fmt: skip
+            + " ".join(f"{r['kind']} {r['completeness']} / {r['overall']}" for r in records[-len(kinds):]))  # fmt: skip
     return records
 
 
@@ -89,22 +101,30 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
             "partial_verdicts": sorted(p["partial"]["verdict"] for p in pairs),
             "complete_verdicts": sorted(p["complete"]["verdict"] for p in pairs),
         }
+        wrong = [p for p in pairs if "wrong" in p]
+        if wrong:
+            out[split] |= {
+                "wrong_above_complete": sum(p["wrong"]["rank"] < p["complete"]["rank"] for p in wrong),
+                "wrong_named_best": sum(bool(p["wrong"].get("best")) for p in wrong),
+                "partial_above_complete": sum(p["partial"]["rank"] < p["complete"]["rank"] for p in wrong),
+                "wrong_verdicts": sorted(p["wrong"]["verdict"] for p in wrong),
+            }
     return out
 
 
 _OWN = re.compile(r"^P\(yes\) ([0-9.]+) that the answer states everything")
 
 
-def _first_by_overall(pair: dict[str, dict[str, Any]]) -> bool:
+def _first_by_overall(answers: dict[str, dict[str, Any]]) -> bool:
     """Would the complete answer rank first by verdict and then the overall alone (`rag-answer` 1.5.0's ranking,
     before completeness was added to it)?"""
-    verdicts = [VERDICT_RANK.get(pair[kind]["verdict"], 3) for kind in KINDS]
-    if verdicts[0] != verdicts[1]:
-        return verdicts[0] < verdicts[1]
-    complete, partial = pair["complete"]["overall"], pair["partial"]["overall"]
-    if complete is None or partial is None:
-        return bool(pair["complete"]["rank"] == 1)
-    return bool(complete > partial)
+    if any(r["overall"] is None for r in answers.values()):
+        return bool(answers["complete"]["rank"] == 1)  # an unscored dimension: the rank stands
+
+    def key(record: dict[str, Any]) -> tuple[int, float]:
+        return VERDICT_RANK.get(record["verdict"], 3), -record["overall"]
+
+    return all(key(answers["complete"]) < key(r) for kind, r in answers.items() if kind != "complete")
 
 
 def _first_without_part(pair: dict[str, dict[str, Any]], weights: dict[str, float]) -> bool:
@@ -129,12 +149,14 @@ def _first_without_part(pair: dict[str, dict[str, Any]], weights: dict[str, floa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA, help="a JSONL file of questions in this set's fields")
+    data = parser.parse_known_args()[0].data
     parser.add_argument("--name", default="rag-partial")
     # The splits the data file has: each set written later got one of its own.
-    parser.add_argument("--split", default="all", choices=("all", *sorted({row["split"] for row in questions()})))
+    parser.add_argument("--split", default="all", choices=("all", *sorted({row["split"] for row in questions(data)})))
     parser.add_argument("--yes-no", action="store_true", help="only the questions that open with a yes/no part")
     args = parser.parse_args()
-    probe_and_write(args.name, lambda: probe(args.split, args.yes_no), figures)
+    probe_and_write(args.name, lambda: probe(args.split, args.yes_no, args.data), figures)
 
 
 if __name__ == "__main__":

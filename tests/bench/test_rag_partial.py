@@ -3,7 +3,7 @@ unscored completeness is left out of the comparison, never counted as lower."""
 
 from __future__ import annotations
 
-from bench.rag_partial import figures, questions
+from bench.rag_partial import figures, kinds_of, questions
 
 DIMS = {"relevance": 0.8, "accuracy": 0.8, "source_attribution": 0.8, "coherence": 0.8}
 
@@ -61,3 +61,18 @@ def test_the_set_has_both_answers_and_a_split_for_every_question():
     splits = {"tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 20))}
     assert len(rows) == 252 and {r["split"] for r in rows} == splits
     assert all(r["complete"] != r["partial"] and "[p1]" in r["complete"] and "[p1]" in r["partial"] for r in rows)
+
+
+def test_a_set_with_a_wrong_answer_counts_it_above_the_complete_one_and_named_best():
+    records = _pair("q1", "three1", 0.9, 0.3, False, overall=(0.7, 0.6))
+    records[0]["rank"], records[1]["rank"] = 2, 3  # the wrong answer came first and was named best
+    wrong = {**records[0], "kind": "wrong", "rank": 1, "best": True, "overall": 0.8}
+    result = figures([*records, wrong])["three1"]
+    assert result["complete_ranked_first"] == 0 and result["complete_first_by_overall_alone"] == 0
+    assert (result["wrong_above_complete"], result["wrong_named_best"], result["partial_above_complete"]) == (1, 1, 0)
+
+
+def test_the_three_answers_take_turns_at_coming_first():
+    row = {"wrong": "w"}
+    assert [kinds_of(row, i)[0] for i in range(3)] == ["complete", "partial", "wrong"]
+    assert kinds_of({}, 1) == ["partial", "complete"]
