@@ -806,8 +806,9 @@ async def test_the_batch_card_lists_the_ranking():
     scripts = {ALPHA: Script(uniform(0.9)), BETA: Script(uniform(0.6))}
     result = await judge_rag_answers(batch(("alpha", ALPHA), ("beta", BETA)), make_deps(backend_for(scripts)))
     card = result.render_text()
-    assert "| 1 | alpha | approved | 0.9 |" in card
-    assert "| 2 | beta | needs_improvement | 0.6 |" in card
+    assert "| 1 | alpha | approved | 0.9 | 0.9 |" in card
+    assert "| 2 | beta | needs_improvement | 0.6 | 0.6 |" in card
+    assert "Ranked by verdict, then by the overall score plus completeness" in card
 
 
 @pytest.mark.parametrize(

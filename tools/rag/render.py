@@ -73,16 +73,21 @@ def table(batch: RagBatchResult) -> str:
     lines = [
         batch.summary,
         "",
-        f"| # | agent | verdict | overall |{extra[0]} diagnosis | first issue |",
-        f"|---|---|---|---|{extra[1]}---|---|",
+        f"| # | agent | verdict | overall | completeness |{extra[0]} diagnosis | first issue |",
+        f"|---|---|---|---|---|{extra[1]}---|---|",
     ]
     for rank, item in enumerate(batch.results, 1):
         first = one_line(item.issues[0], 100).replace("|", "/") if item.issues else "-"
         correctness = f" {_correctness_cell(item)} |" if graded else ""
         lines.append(
-            f"| {rank} | {item.agent_name} | {item.verdict} | {fmt(item.overall_score)} |{correctness} "
-            f"{item.diagnosis} | {first} |"
+            f"| {rank} | {item.agent_name} | {item.verdict} | {fmt(item.overall_score)} | "
+            f"{_score_cell(item.completeness)} |{correctness} {item.diagnosis} | {first} |"
         )
+    # Why a lower overall can rank higher (orchestration.rank_key).
+    lines += [
+        "",
+        "Ranked by verdict, then by the overall score plus completeness where the rubric weighs it; unscored last.",
+    ]
     recall = next((item.context_recall for item in batch.results if item.context_recall is not None), None)
     if recall is not None:
         lines += ["", f"context_recall (vs the reference, informs only): {_figure(recall)}"]
