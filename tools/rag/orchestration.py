@@ -124,8 +124,9 @@ def rank_key(result: RagJudgment, completeness_counts: bool = True) -> tuple[int
     Completeness is added again beside its weight in the overall because the other dimensions cannot tell an answer
     to half the question from a whole one: both are supported, relevant and coherent. Ranked by the overall alone, a
     partial answer came first in 74 of 222 recorded dev questions; with completeness added, in 53, and in no set of
-    them more often. Right HaluEval answers ranked above hallucinated ones in one batch moved by at most 1 pair in 50
-    across six recorded runs (bench/README.md, "RAG: completeness in the ranking"). The overall score is unchanged."""
+    them more often. On four sets written blind and read once, the complete answer came first in 37 of 48 against 35.
+    Right HaluEval answers ranked above hallucinated ones in one batch moved by at most 1 pair in 50 across six
+    recorded runs (bench/README.md, "RAG: completeness in the ranking"). The overall score is unchanged."""
     unscored = result.verdict == "unscored" or result.overall_score is None
     complete = result.completeness.score if completeness_counts and result.completeness.score is not None else 0.0
     return (1 if unscored else 0, VERDICT_RANK.get(result.verdict, 3), -((result.overall_score or 0.0) + complete))
