@@ -31,7 +31,7 @@ from typing import Any
 from bench.common import REPO_ROOT, probe_and_write, say
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.rag import AgentAnswer, JudgeRagAnswersRequest, Passage, judge_rag_answers
-from gavel.tools.rag.orchestration import VERDICT_RANK
+from gavel.tools.rag.orchestration import VERDICT_RANK, ranking
 from gavel.tools.rag.yes_no_part import opens_with_yes_no
 from gavel.tools.rubrics import builtin_rubric_dir, load_rubric_file
 from tests.support.deps import make_deps
@@ -121,8 +121,8 @@ def _first_by_overall(answers: dict[str, dict[str, Any]]) -> bool:
     if any(r["overall"] is None for r in answers.values()):
         return bool(answers["complete"]["rank"] == 1)  # an unscored dimension: the rank stands
 
-    def key(record: dict[str, Any]) -> tuple[int, float]:
-        return VERDICT_RANK.get(record["verdict"], 3), -record["overall"]
+    def key(record: dict[str, Any]) -> tuple[int, int, float]:
+        return ranking(record["verdict"], record["overall"], None)
 
     return all(key(answers["complete"]) < key(r) for kind, r in answers.items() if kind != "complete")
 

@@ -17,7 +17,7 @@ from collections import defaultdict
 from typing import Any
 
 from bench.common import RESULTS_DIR, say
-from gavel.tools.rag.orchestration import VERDICT_RANK
+from gavel.tools.rag.orchestration import ranking
 
 # The partial-answer runs of every split on its latest recorded code; yes/no dev and fresh7-16 as each was read.
 PARTIAL_RUNS = {
@@ -45,14 +45,13 @@ HALUEVAL_RUNS = (
 )
 
 
-def key(verdict: str | None, overall: float | None, completeness: float | None, added: bool) -> tuple[int, float]:
-    if verdict is None or overall is None or verdict == "unscored":
-        return (9, 0.0)
-    return (VERDICT_RANK.get(verdict, 3), -(overall + ((completeness or 0.0) if added else 0.0)))
-
-
 def first(a: dict[str, Any], b: dict[str, Any], added: bool) -> bool:
-    return key(*a.values(), added) < key(*b.values(), added)
+    """Does `a` rank above `b` (`added`: completeness counted, as the tool ranks now)?"""
+
+    def key(r: dict[str, Any]) -> tuple[int, int, float]:
+        return ranking(r["verdict"], r["overall"], r["completeness"] if added else None)
+
+    return key(a) < key(b)
 
 
 def partial_pairs(name: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:

@@ -118,8 +118,14 @@ VERDICT_RANK = {"approved": 0, "needs_improvement": 1, "rejected": 2}
 
 
 def rank_key(result: RagJudgment, completeness_counts: bool = True) -> tuple[int, int, float]:
+    """Where `result` ranks in its batch (`completeness_counts`: the rubric weighs completeness); see `ranking`."""
+    completeness = result.completeness.score if completeness_counts else None
+    return ranking(result.verdict, result.overall_score, completeness)
+
+
+def ranking(verdict: str | None, overall: float | None, completeness: float | None) -> tuple[int, int, float]:
     """Unscored last; then by verdict, so an answer with unsupported claims never outranks a supported one; then by
-    the overall score plus completeness (`completeness_counts`: the rubric weighs it).
+    the overall score plus completeness (None: not counted).
 
     Completeness is added again beside its weight in the overall because the other dimensions cannot tell an answer
     to half the question from a whole one: both are supported, relevant and coherent. Ranked by the overall alone, a
@@ -127,6 +133,5 @@ def rank_key(result: RagJudgment, completeness_counts: bool = True) -> tuple[int
     them more often. On four sets written blind and read once, the complete answer came first in 37 of 48 against 35.
     Right HaluEval answers ranked above hallucinated ones in one batch moved by at most 1 pair in 50 across six
     recorded runs (bench/README.md, "RAG: completeness in the ranking"). The overall score is unchanged."""
-    unscored = result.verdict == "unscored" or result.overall_score is None
-    complete = result.completeness.score if completeness_counts and result.completeness.score is not None else 0.0
-    return (1 if unscored else 0, VERDICT_RANK.get(result.verdict, 3), -((result.overall_score or 0.0) + complete))
+    unscored = verdict in (None, "unscored") or overall is None
+    return (1 if unscored else 0, VERDICT_RANK.get(verdict or "", 3), -((overall or 0.0) + (completeness or 0.0)))
