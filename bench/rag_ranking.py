@@ -1,5 +1,5 @@
 """A batch's ranking recomputed from recorded runs, no model call: by verdict, then the overall alone (`rag-answer`
-1.5.0) or the overall plus completeness (tools/rag/orchestration.py `rank_key`). Reads two kinds of record:
+1.5.0) or the overall plus completeness (tools/rag/orchestration.py `ranking`). Reads two kinds of record:
 
 - `bench.rag_partial` runs: does the complete answer rank above the partial one?
 - `bench.agreement` runs (two answers per HaluEval question): does the right answer rank above the hallucinated one?

@@ -117,7 +117,7 @@ async def _judge_all(
 VERDICT_RANK = {"approved": 0, "needs_improvement": 1, "rejected": 2}
 
 
-def rank_key(result: RagJudgment, completeness_counts: bool = True) -> tuple[int, int, float]:
+def rank_key(result: RagJudgment, completeness_counts: bool) -> tuple[int, int, float]:
     """Where `result` ranks in its batch (`completeness_counts`: the rubric weighs completeness); see `ranking`."""
     completeness = result.completeness.score if completeness_counts else None
     return ranking(result.verdict, result.overall_score, completeness)
