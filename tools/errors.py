@@ -61,6 +61,12 @@ class BackendTimeout(BackendError):
     """The backend did not answer within its time bound; the rest of the tool call does not ask it again."""
 
 
+class ContextTooLong(BackendError):
+    """The prompt does not fit the model's context window. The request's texts are too long for this judge, so the
+    call is not retried and the backend is not suspected; its message says which limit to raise. A prompt the
+    server cut to fit is refused the same way: a reading of a cut prompt would be a score the judge never gave."""
+
+
 class BackendUnavailable(BackendError):
     """No backend could be used at all."""
 

@@ -178,6 +178,7 @@ WHOLE_FAULTS = [
     pytest.param("slow", id="slow-beyond-the-timeout"),
     pytest.param("404_model", id="model-missing-404"),
     pytest.param("500", id="server-error-500"),
+    pytest.param("too_long", id="prompt-longer-than-the-window-400"),
     pytest.param("garbage", id="garbage-body"),
     pytest.param("truncated_stream", id="truncated-stream"),
     pytest.param("stream_no_done", id="stream-without-done-chunk"),

@@ -12,6 +12,7 @@ Faults (names in `FAULTS`):
     slow              sleep `srv.slow_s` seconds, then reply normally
     404_model         404 {"error": "model 'x' not found"} whatever the model
     500               500 {"error": "..."}
+    too_long          400 with the words Ollama refuses a prompt longer than num_ctx in when context shift is off
     garbage           200 with a body that is not JSON
     truncated_stream  chat: stream some chunks, then drop the connection mid-body (no done:true chunk);
                       non-streaming requests get half of their body, then the connection drops
@@ -34,8 +35,10 @@ from typing import Any, Literal
 
 from tests.support.fake_server import FakeModelServer, ModelHTTPServer, RecordedRequest
 
-Fault = Literal["down", "slow", "404_model", "500", "garbage", "truncated_stream", "stream_no_done"]
-FAULTS: tuple[str, ...] = ("down", "slow", "404_model", "500", "garbage", "truncated_stream", "stream_no_done")
+Fault = Literal["down", "slow", "404_model", "500", "too_long", "garbage", "truncated_stream", "stream_no_done"]
+FAULTS: tuple[str, ...] = (
+    "down", "slow", "404_model", "500", "too_long", "garbage", "truncated_stream", "stream_no_done"
+)  # fmt: skip
 
 EMBED_DIM = 64
 JOIN_TIMEOUT_S = 5.0
@@ -199,6 +202,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault == "500":
             self._json(500, {"error": "llama runner process has terminated: test fault"})
+            return
+        if fault == "too_long":
+            # Ollama's own words (llm/llama_server.go, 2026).
+            self._json(400, {"error": "the prompt is longer than the context length currently available to the "
+                             "model; shorten the prompt, adjust the context length in settings, or use a model with "
+                             "a longer context length"})  # fmt: skip
             return
         if fault == "garbage":
             self._send(200, b"<html>this is not Ollama</html>", "application/json")

@@ -9,7 +9,8 @@ codes are real. Faults can be set for the whole server (`srv.fault = "slow"`) or
         backend = OpenAIBackend(srv.url, "judge", timeout_s=5)
 
 Faults: `down` (close without a reply), `slow` (sleep `slow_s`: a server that never answers in time),
-`429` (with `Retry-After: srv.retry_after`), `500`, `garbage` (200, not JSON). A server built with
+`429` (with `Retry-After: srv.retry_after`), `500`, `too_long` (400, llama-server's refusal of a prompt longer
+than its window), `garbage` (200, not JSON). A server built with
 `api_key` answers 401 to any other bearer token; an unknown model is a 404 in vLLM's words; a server built
 with `json_schema=False` answers 400 to `response_format: json_schema`, like one that does not support it.
 """
@@ -28,7 +29,7 @@ from tests.support.fake_server import FakeModelServer, RecordedRequest
 from tests.support.ollama_server import _Handler as _OllamaHandler
 from tests.support.ollama_server import approx_tokens
 
-Fault = Literal["down", "slow", "429", "500", "garbage"]
+Fault = Literal["down", "slow", "429", "500", "too_long", "garbage"]
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,10 @@ class _Handler(_OllamaHandler):
             return
         if fault == "500":
             self._error(500, "CUDA out of memory: test fault", "internal_error")
+            return
+        if fault == "too_long":  # llama-server's words for a prompt longer than a slot's window
+            message = "request (9000 tokens) exceeds the available context size (4096 tokens), try increasing it"
+            self._error(400, message, "exceed_context_size_error")
             return
         if fault == "garbage":
             self._send(200, b"<html>this is not an OpenAI server</html>", "application/json")

@@ -205,6 +205,19 @@ def test_no_overall_score_gives_no_verdict():
     assert decide_verdict(RULES["DIAGNOSTIC"], None, True, True, [])[0] == "unscored"
 
 
+@pytest.mark.parametrize(
+    ("codes", "advice"),
+    [
+        pytest.param(["context_too_long"], "raise GAVEL_NUM_CTX", id="prompt-too-long"),
+        pytest.param(["timeout"], "GAVEL_TIMEOUT_S", id="backend-failed"),
+        pytest.param(["answer_mass_low"], "stronger judge model", id="the-model-gave-no-answer"),
+    ],
+)
+def test_an_unscored_verdict_says_what_to_change_by_why_the_scores_are_missing(codes, advice):
+    verdict, reason = decide_verdict(RULES["RAG"], None, None, True, ["accuracy"], codes)
+    assert verdict == "unscored" and advice in reason
+
+
 def test_decide_verdict_reads_its_thresholds_from_the_rules_it_is_given():
     strict = ContextRules(
         sources_expected=True, approve_at=0.9, approve_ungrounded_at=0.95, reject_below=0.8,

@@ -18,7 +18,7 @@ from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.probes import Probes, ProbeTimeout
 from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.scores import Usage
-from gavel.tools.errors import BackendError, BackendTimeout
+from gavel.tools.errors import BackendError, BackendTimeout, ContextTooLong
 from gavel.tools.guards import break_chat_markup
 
 
@@ -178,6 +178,8 @@ class ModelCalls:
             if self.stopped is not None:
                 raise BackendTimeout(self.stopped) from exc
             raise BackendTimeout(self.stop_after(exc)) from exc
+        except ContextTooLong:
+            raise  # the request's texts are too long; the backend answered as it should
         except BackendError:
             # Tells the provider to re-probe before the next call (Ollama may have come back).
             self.saw_backend_failure = True

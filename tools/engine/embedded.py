@@ -36,6 +36,7 @@ import structlog
 
 from gavel.tools.common import one_line
 from gavel.tools.distribution import install_hint
+from gavel.tools.engine import context_window
 from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.engine.layout import Layout, repack_weights
 from gavel.tools.engine.openai_body import beyond_openai, chat_body
@@ -349,6 +350,10 @@ class EmbeddedBackend:
     def _reply(self, result: Any, duration_ms: float) -> ChatReply:
         if not isinstance(result, dict) or "choices" not in result:
             detail = result.get("error") if isinstance(result, dict) else result
+            if (overflow := context_window.refused(str(detail))) is not None:
+                raise context_window.too_long(
+                    overflow, f"the embedded model ({self.model_name})", f"raise GAVEL_NUM_CTX (now {self.n_ctx})"
+                )
             raise BackendError(f"the embedded model returned an error: {one_line(str(detail), 300)}")
         choice = result["choices"][0]
         timings = result.get("timings") or {}

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest
 from gavel.tools.engine.calls import ModelCalls, Tally
-from gavel.tools.engine.logprobs import ReasonCode
+from gavel.tools.engine.logprobs import ReasonCode, failure_code
 from gavel.tools.engine.parse import (
     Parsed,
     ReplyCode,
@@ -27,7 +27,7 @@ from gavel.tools.engine.parse import (
     parse_reply,
 )
 from gavel.tools.engine.scores import SampleRecord, Usage
-from gavel.tools.errors import BackendError, BackendTimeout
+from gavel.tools.errors import BackendError
 from gavel.tools.rubrics import Rubric
 
 T = TypeVar("T", bound=BaseModel)
@@ -58,10 +58,6 @@ async def _parse(text: str, model: type[T]) -> Parsed[T]:
     return await _read(lambda reply: parse_reply(reply, model), text)
 
 
-def _failure_code(exc: BackendError) -> ReasonCode:
-    return "timeout" if isinstance(exc, BackendTimeout) else "backend_error"
-
-
 def _reask(request: ChatRequest, reply: ChatReply, rubric: Rubric | None, error: str) -> ChatRequest:
     """The request again, with the model's reply and the validation error it should fix."""
     return ChatRequest(
@@ -89,9 +85,7 @@ async def metric_sample(
     try:
         reply = await calls.call(request, tally, step=step)
     except BackendError as exc:
-        return SampleRecord(
-            score=None, seed=seed, error=f"the model call failed: {exc}", reason_code=_failure_code(exc)
-        )
+        return SampleRecord(score=None, seed=seed, error=f"the model call failed: {exc}", reason_code=failure_code(exc))
     record = await _record(reply_model, reply, seed)
     if record.score is not None or record.error == "placeholder echo":
         return record
@@ -157,7 +151,7 @@ async def structured(
     try:
         reply = await calls.call(request, tally, step=step)
     except BackendError as exc:
-        return Structured(None, f"the model call failed: {exc}", None, tally.usage, _failure_code(exc))
+        return Structured(None, f"the model call failed: {exc}", None, tally.usage, failure_code(exc))
     parsed = await _parse(reply.text, output)
     if parsed.value is not None:
         return Structured(parsed.value, None, reply.text, tally.usage)

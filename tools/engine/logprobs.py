@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from gavel.tools.engine.backend import TokenLogprob
+from gavel.tools.errors import BackendError, BackendTimeout, ContextTooLong
 
 # The top-k asked for: the most llama.cpp and Ollama return, and enough to hold every case and
 # leading-space spelling of Yes/No or of the digits 0-9.
@@ -34,9 +35,18 @@ ReasonCode = Literal[
     "answer_mass_low",
     "backend_error",
     "timeout",
+    "context_too_long",
     "source_missing",
     "text_not_scored",
 ]
+
+
+def failure_code(exc: BackendError) -> ReasonCode:
+    """The reason code of a model call that raised instead of answering."""
+    if isinstance(exc, BackendTimeout):
+        return "timeout"
+    return "context_too_long" if isinstance(exc, ContextTooLong) else "backend_error"
+
 
 _YES = "yes"
 _NO = "no"

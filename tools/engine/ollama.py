@@ -27,6 +27,7 @@ import httpx
 import ollama
 import structlog
 
+from gavel.tools.engine import context_window
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.errors import BackendError, BackendTimeout
 
@@ -83,6 +84,10 @@ class OllamaBackend:
             "num_ctx": self.num_ctx,
             "num_predict": request.max_tokens,
             "repeat_penalty": request.repeat_penalty,
+            # Ollama cuts a prompt longer than num_ctx to fit instead of refusing it. Keeping every token it can
+            # makes a cut prompt fill the whole window, which `_fits` can then tell (Ollama's runner: a negative
+            # num_keep keeps the prompt up to num_ctx - 1 tokens and reports what it kept as prompt_eval_count).
+            "num_keep": -1,
         }
         # None means "the model's own default": leave the option out rather than send null to Ollama.
         options = {key: value for key, value in options.items() if value is not None}
@@ -104,6 +109,7 @@ class OllamaBackend:
             raise self._timeout_error(model) from exc
         except _FAILURES as exc:
             raise self._error(exc, model) from exc
+        self._fits(reply, model)
         return ChatReply(
             text=reply.text,
             model=model,
@@ -155,6 +161,15 @@ class OllamaBackend:
             "raise GAVEL_TIMEOUT_S or use a smaller model (GAVEL_JUDGE_MODEL)"
         )
 
+    def _fits(self, reply: _Reply, model: str) -> None:
+        """Refuses a reply to a prompt Ollama cut to fit num_ctx: it read a prompt the judge was not given. A
+        prompt that fits is at most num_ctx - 1 tokens, and a cut one (num_keep -1) reads that many or more."""
+        if reply.prompt_tokens is not None and reply.prompt_tokens >= self.num_ctx - 1:
+            raise context_window.too_long(
+                context_window.Overflow(None, self.num_ctx), f"model {model} on Ollama at {self.host}",
+                f"raise GAVEL_NUM_CTX (now {self.num_ctx})", cut_to=reply.prompt_tokens,
+            )  # fmt: skip
+
     def _error(self, exc: BaseException, model: str) -> BackendError:
         host = self.host
         if isinstance(exc, httpx.TimeoutException):
@@ -166,6 +181,11 @@ class OllamaBackend:
                 "start it with `ollama serve` or set OLLAMA_HOST (or GAVEL_OLLAMA_HOST) to where it runs"
             )
         if isinstance(exc, ollama.ResponseError):
+            if (overflow := context_window.refused(str(exc.error))) is not None:
+                overflow = context_window.Overflow(overflow.asked, overflow.window or self.num_ctx)
+                return context_window.too_long(
+                    overflow, f"model {model} on Ollama at {host}", f"raise GAVEL_NUM_CTX (now {self.num_ctx})"
+                )
             if exc.status_code == 404:
                 return BackendError(
                     f"model {model} not found on {host}; run `ollama pull {model}` or set GAVEL_JUDGE_MODEL "

@@ -23,7 +23,7 @@ from gavel.tools.engine.logprobs import (
     yes_probability,
 )
 from gavel.tools.engine.scores import MetricScore, SampleRecord, Usage
-from gavel.tools.errors import BackendError, BackendTimeout
+from gavel.tools.errors import BackendError, BackendTimeout, ContextTooLong
 from gavel.tools.rubrics import Rubric
 
 
@@ -116,6 +116,8 @@ async def answered(calls: ModelCalls, request: ChatRequest, tally: Tally, step: 
         return await calls.call(request, tally, step=step)
     except BackendTimeout as exc:
         return Readout.failed("timeout", f"the model call timed out: {exc}")
+    except ContextTooLong as exc:
+        return Readout.failed("context_too_long", str(exc))
     except BackendError as exc:
         return Readout.failed("backend_error", f"the model call failed: {exc}")
 

@@ -31,6 +31,7 @@ import structlog
 from pydantic import SecretStr
 from pydantic import ValidationError as PydanticValidationError
 
+from gavel.tools.engine import context_window
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.engine.openai_body import beyond_openai, chat_body
 from gavel.tools.errors import BackendError, BackendTimeout
@@ -213,6 +214,11 @@ class OpenAIBackend:
                 f"the OpenAI-compatible server at {url} is rate-limiting model {model} (HTTP 429{after}); "
                 "lower GAVEL_MAX_CONCURRENCY or raise the server's limit"
             )
+        if isinstance(exc, openai.BadRequestError) and (overflow := context_window.refused(str(exc.message))):
+            return context_window.too_long(
+                overflow, f"model {model} at {url}", "raise that server's context size (llama-server --ctx-size, "
+                "vLLM --max-model-len)"
+            )  # fmt: skip
         if isinstance(exc, openai.APIStatusError):
             return BackendError(
                 f"the OpenAI-compatible server at {url} answered HTTP {exc.status_code} for model {model}: "

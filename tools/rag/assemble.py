@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gavel.tools.engine import screen
+from gavel.tools.engine.logprobs import ReasonCode
 from gavel.tools.engine.scores import MetricScore, Usage
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.rag import render
@@ -20,7 +21,6 @@ from gavel.tools.rag.model_part import JudgedAnswer
 from gavel.tools.rag.prepare import AnswerInput, Prepared
 from gavel.tools.rag.reference import ReferenceFigure, unavailable
 from gavel.tools.rag.rules import (
-    BACKEND_FAILURES,
     confidence_of,
     decide_from_checks,
     decide_verdict,
@@ -46,10 +46,8 @@ def assemble(
     citations = detect_citations(item.answer, prepared.sources, item.sources_used)
     overall = overall_score(list(scores.values()), rubric, prepared.rules.not_applicable)
     unscored = weighted_unscored(scores, rubric)
-    backend_failed = any(scores[m].reason_code in BACKEND_FAILURES for m in unscored)
-    verdict, reason = decide_verdict(
-        prepared.rules, overall, is_grounded, citations.has_sources, unscored, backend_failed
-    )
+    codes = [code for m in unscored if (code := scores[m].reason_code) is not None]
+    verdict, reason = decide_verdict(prepared.rules, overall, is_grounded, citations.has_sources, unscored, codes)
     if isinstance(grounding, ProbabilityGrounding) and (checked := decide_from_checks(grounding)) is not None:
         verdict, reason = checked
     if error is not None:
@@ -92,14 +90,14 @@ def assemble(
     )
 
 
-def failed(prepared: Prepared, item: AnswerInput, error: str) -> RagJudgment:
+def failed(prepared: Prepared, item: AnswerInput, error: str, code: ReasonCode = "backend_error") -> RagJudgment:
     """An answer whose judging failed at the backend: unscored, with the deterministic findings kept."""
     unscored = [
-        MetricScore(metric=m.id, name=m.name, score=None, status="unscored", reason=error, reason_code="backend_error")
+        MetricScore(metric=m.id, name=m.name, score=None, status="unscored", reason=error, reason_code=code)
         for m in prepared.rubric.metrics
         if m.id not in prepared.rules.not_applicable
     ]
-    correctness = unavailable("backend_error", error) if prepared.reference is not None else None
+    correctness = unavailable(code, error) if prepared.reference is not None else None
     judged = JudgedAnswer(
         scores=unscored, grounding=None, grounding_error=None, flags=[], usage=Usage(), provenance=None,
         correctness=correctness,

@@ -15,6 +15,7 @@ import anyio
 from gavel.tools.deps import Tool, ToolDeps
 from gavel.tools.engine.concurrency import both
 from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.logprobs import failure_code
 from gavel.tools.engine.scores import Usage
 from gavel.tools.errors import BackendError
 from gavel.tools.narrative import narrate
@@ -102,7 +103,7 @@ async def _judge_all(
             result = assemble(prepared, item, await judge_answer(judge, prepared, item, own, part))
         except BackendError as exc:
             # One answer's failure must not cost the others their judgments.
-            result = failed(prepared, item, str(exc))
+            result = failed(prepared, item, str(exc), failure_code(exc))
         results[index] = result
         done += 1
         await deps.progress(done, len(items), f"judged {item.agent_name}: {result.verdict}")

@@ -54,6 +54,20 @@ def weighted_unscored(scores: Mapping[str, MetricScore], rubric: Rubric) -> list
     return [mid for mid, s in scores.items() if s.status == "unscored" and weights.get(mid, 0) > 0]
 
 
+def _unscored_advice(codes: Collection[str]) -> str:
+    if "context_too_long" in codes:
+        return (
+            "the prompt does not fit the judge model's context window (see the metrics' reasons): shorten the "
+            "answer or the passages, or raise GAVEL_NUM_CTX"
+        )
+    if any(code in BACKEND_FAILURES for code in codes):
+        return (
+            "the model backend failed (see the metrics' reasons): check that it is running and answering, or "
+            "raise GAVEL_TIMEOUT_S / GAVEL_CALL_DEADLINE_S"
+        )
+    return "re-run, raise samples, or use a stronger judge model"
+
+
 def needs_grounding(rules: ContextRules) -> bool:
     return rules.approve_ungrounded_at is not None or rules.reject_ungrounded_unsourced_below is not None
 
@@ -91,11 +105,12 @@ def decide_verdict(
     is_grounded: bool | None,
     has_sources: bool,
     unscored: list[str],
-    backend_failed: bool = False,
+    unscored_codes: Collection[str] = (),
 ) -> tuple[Verdict, str]:
     """The verdict and why, by the context's rules from the rubric, evaluated in order approve, reject, else
-    needs_improvement. `unscored` lists the weighted dimensions without a score; `backend_failed`: because the
-    model backend failed (timed out, unreachable, an error), which a stronger model would not fix.
+    needs_improvement. `unscored` lists the weighted dimensions without a score, and `unscored_codes` their reason
+    codes, which say what to do: a backend that failed (timed out, unreachable, an error) or a prompt too long for
+    the model's window is not fixed by a stronger model.
 
     With grounding undecided (None) the rules are evaluated both ways: when they agree the verdict stands,
     since it does not depend on grounding; otherwise there is no verdict.
@@ -103,13 +118,7 @@ def decide_verdict(
     if unscored:
         return "unscored", (
             f"no verdict: the judge gave no valid score for {', '.join(unscored)}, which carr"
-            f"{'ies' if len(unscored) == 1 else 'y'} weight; "
-            + (
-                "the model backend failed (see the metrics' reasons): check that it is running and answering, or "
-                "raise GAVEL_TIMEOUT_S / GAVEL_CALL_DEADLINE_S"
-                if backend_failed
-                else "re-run, raise samples, or use a stronger judge model"
-            )
+            f"{'ies' if len(unscored) == 1 else 'y'} weight; " + _unscored_advice(unscored_codes)
         )
     if overall is None:
         return "unscored", "no verdict: no applicable dimension carries weight, so there is no overall score"

@@ -247,6 +247,8 @@ def grounding(
     deciding = min(decided, key=lambda s: (s.p_supported or 0.0) - _bar(cut.value, s.p_without_passages), default=None)
     supported = sum(s.supported is True for s in support)
     parts = [f"{supported} of {len(support)} sentences supported (cut {cut.value:.3g}, {cut.source})"]
+    if unread := sum(s.supported is None for s in support):
+        parts[0] += f", {unread} not scored"
     if unsupported:
         parts.append(f"unsupported: {'; '.join(f'“{one_line(s, CLAIM_CHARS)}”' for s in unsupported[:3])}")
     lowered = [s for s in support if not_raised(s)]

@@ -13,7 +13,7 @@ import pytest
 
 from gavel.tools.engine.backend import Backend, ChatMessage, ChatRequest
 from gavel.tools.engine.ollama import OllamaBackend
-from gavel.tools.errors import BackendError
+from gavel.tools.errors import BackendError, ContextTooLong
 from tests.support.ollama_server import OllamaReply, OllamaTestServer, hash_embedding, scripted
 
 MODEL = "judge-model:latest"
@@ -102,6 +102,7 @@ async def test_chat_sends_the_schema_as_format_and_every_sampling_option(
         "seed": 7,
         "num_ctx": 4096,
         "num_predict": 256,
+        "num_keep": -1,
     }
     assert sent["stream"] is stream
     assert sent["model"] == MODEL
@@ -121,7 +122,7 @@ async def test_chat_leaves_out_options_that_are_none_and_format_when_there_is_no
         await backend.aclose()
     (sent,) = server.chat_requests
     assert "format" not in sent
-    assert sent["options"] == {"temperature": 0.0, "num_ctx": 4096, "num_predict": 256}
+    assert sent["options"] == {"temperature": 0.0, "num_ctx": 4096, "num_predict": 256, "num_keep": -1}
 
 
 async def test_a_generation_request_sends_its_repeat_penalty_as_an_ollama_option(server: OllamaTestServer) -> None:
@@ -231,6 +232,10 @@ async def test_ollama_not_running_says_start_ollama_serve_or_set_ollama_host(str
             id="server-error-carries-ollamas-text",
         ),
         pytest.param(
+            "too_long", ["does not fit the context window of 4,096 tokens", "raise GAVEL_NUM_CTX (now 4096)"],
+            (ollama.ResponseError,), id="prompt-refused-as-too-long-says-which-limit",
+        ),
+        pytest.param(
             "garbage", ["not valid JSON", "points at an Ollama server"], (ValueError,),
             id="garbage-body-is-an-error-not-a-crash",
         ),
@@ -257,6 +262,19 @@ async def test_each_server_fault_becomes_a_backend_error_naming_host_model_and_f
     for fragment in fragments:
         assert fragment in message
     assert isinstance(caught.value.__cause__, cause)
+
+
+@pytest.mark.parametrize("stream", STREAM_MODES)
+async def test_a_prompt_ollama_cut_to_fit_the_window_is_refused(server: OllamaTestServer, stream: bool) -> None:
+    # Ollama cuts a prompt longer than num_ctx instead of refusing it; with num_keep -1 what it kept fills the window.
+    server.responder = scripted(OllamaReply(json.dumps(VERDICT), prompt_eval_count=4095, eval_count=17))
+    backend = backend_for(server.url, stream=stream)
+    try:
+        with pytest.raises(ContextTooLong) as caught:
+            await backend.chat(request())
+    finally:
+        await backend.aclose()
+    assert "cut it to 4,095 tokens" in str(caught.value) and "GAVEL_NUM_CTX" in str(caught.value)
 
 
 async def test_an_unpulled_model_is_a_404_from_the_server_itself(server: OllamaTestServer) -> None:

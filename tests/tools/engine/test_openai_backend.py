@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from gavel.tools.engine.backend import Backend, ChatMessage, ChatRequest, TokenLogprob
 from gavel.tools.engine.openai_backend import OpenAIBackend
 from gavel.tools.engine.provider import BackendProvider
-from gavel.tools.errors import BackendError
+from gavel.tools.errors import BackendError, ContextTooLong
 from tests.support.config import engine_config
 from tests.support.openai_server import OpenAIReply, OpenAITestServer, yes_no_logprobs
 
@@ -269,6 +269,20 @@ async def test_a_500_is_reported_with_the_servers_message(server: OpenAITestServ
         await backend.aclose()
     message = str(caught.value)
     assert "HTTP 500" in message and "out of memory" in message and server.url in message and MODEL in message
+    assert len(server.chat_requests) == 1
+
+
+async def test_a_prompt_longer_than_the_servers_window_says_which_limit_to_raise(server: OpenAITestServer) -> None:
+    server.fault = "too_long"
+    backend = backend_for(server.url)
+    try:
+        with pytest.raises(ContextTooLong) as caught:
+            await backend.chat(request())
+    finally:
+        await backend.aclose()
+    message = str(caught.value)
+    assert "(9,000 tokens) does not fit the context window of 4,096 tokens" in message and MODEL in message
+    assert "--ctx-size" in message and "--max-model-len" in message
     assert len(server.chat_requests) == 1
 
 

@@ -369,3 +369,21 @@ async def test_judge_rag_answers_ranks_a_complete_answer_above_one_that_answers_
     complete, partial_judged = result.results
     assert complete.agent_name == "complete" and result.best == "complete", result.summary
     assert (complete.completeness.score or 0) > (partial_judged.completeness.score or 0), result.summary
+
+
+async def test_passages_longer_than_the_context_window_leave_the_answer_unscored_saying_what_to_change(
+    embedded_backend,
+):
+    from gavel.tools.rag import JudgeRagAnswerRequest, Passage, judge_rag_answer
+    from tests.support.deps import make_deps
+
+    # About 20,000 tokens against the embedded window of 8,192: llama.cpp refuses each call before evaluating it.
+    passage = "The Eiffel Tower was completed in 1889 as the entrance arch to the World's Fair. " * 900
+    request = JudgeRagAnswerRequest(
+        question=QUESTION, answer="It was completed in 1889 [1].", sources=[Passage(id="1", content=passage)]
+    )
+    result = await judge_rag_answer(request, make_deps(embedded_backend, timeout_s=600))
+    assert result.verdict == "unscored"
+    assert "context window" in result.verdict_reason and "GAVEL_NUM_CTX" in result.verdict_reason
+    assert {result.accuracy.reason_code, result.relevance.reason_code} == {"context_too_long"}
+    assert "8,192 tokens" in (result.accuracy.reason or "")
