@@ -198,8 +198,10 @@ def summarize(
         verdict = "passed" + at_cut
     else:
         verdict = f"did not pass{at_cut}" + (f": low {', '.join(low)}" if low else "")
-    avg = f"{average:.2f}" if average is not None else "n/a"
-    summary = f"{rubric.id} v{rubric.version}: average {avg}/{rubric.scale.max:g}, threshold {threshold:g}, {verdict}"
+    avg = f"{average:.2f}/{rubric.scale.max:g}" if average is not None else f"n/a/{rubric.scale.max:g}"
+    if average is not None and unscored:  # a mean of some metrics is not the text's average
+        avg += f" over {len(scored)} of {len(scored) + len(unscored)} metrics"
+    summary = f"{rubric.id} v{rubric.version}: average {avg}, threshold {threshold:g}, {verdict}"
     return EvaluationResult(
         **rubric_identity(rubric),
         scores=scores,

@@ -101,6 +101,7 @@ async def test_an_unscored_metric_makes_passed_null_and_is_listed():
     assert result.passed is None
     assert result.unscored_metrics == ["coherence"]
     assert result.average == 5
+    assert "average 5.00/5 over 3 of 4 metrics" in result.summary
     coherence = next(s for s in result.scores if s.metric == "coherence")
     assert coherence.score is None and coherence.status == "unscored"
 
