@@ -1,16 +1,14 @@
-"""judge_rag_answer / judge_rag_answers: the deterministic rules directly, and the tools end to end with a
-real Judge over scripted model replies."""
+"""judge_rag_answer / judge_rag_answers end to end with a real Judge over scripted model replies. The rules they
+apply without the model are tested on their own: test_rag_rules, test_rag_citations, test_rag_diagnosis."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 import pytest
 
 from gavel.tools.engine.backend import ChatRequest, ModelInfo
-from gavel.tools.engine.scores import MetricScore
 from gavel.tools.errors import BackendError, InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.rag import (
@@ -21,11 +19,8 @@ from gavel.tools.rag import (
     judge_rag_answer,
     judge_rag_answers,
 )
-from gavel.tools.rag.citations import detect_citations
-from gavel.tools.rag.diagnosis import diagnose, question_terms_in_passages
-from gavel.tools.rag.grounding import GroundingCheck, grounding_instruction
-from gavel.tools.rag.rules import confidence_of, decide_verdict, overall_score
-from gavel.tools.rubrics import ContextRules, Rubric, RubricRegistry
+from gavel.tools.rag.grounding import grounding_instruction
+from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.support.config import input_limits
 from tests.support.deps import ProgressLog, make_deps, strictly_increasing
 from tests.support.replies import asked_metric
@@ -33,7 +28,6 @@ from tests.support.scripted import ScriptedBackend
 
 REGISTRY = RubricRegistry.load()
 RAG_RUBRIC = REGISTRY.get("rag-answer")
-RULES = RAG_RUBRIC.contexts
 DIMENSIONS = ["relevance", "completeness", "accuracy", "source_attribution", "coherence"]
 
 QUESTION = "What are the four perspectives of the Balanced Scorecard?"
@@ -130,311 +124,6 @@ async def judge(script: Script, **changes: Any):
     backend = backend_for(script)
     result = await judge_rag_answer(ask(**changes), make_deps(backend))
     return result, backend
-
-
-# -- decide_verdict -------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("context", "q", "grounded", "has_sources", "expected"),
-    [
-        pytest.param("RAG", 1.0, True, True, "approved", id="rag-perfect"),
-        pytest.param("RAG", 0.7, True, False, "approved", id="rag-exactly-0.7-grounded-approves"),
-        pytest.param("RAG", 0.69, True, True, "needs_improvement", id="rag-just-below-0.7-grounded"),
-        pytest.param("RAG", 0.85, False, False, "approved", id="rag-exactly-0.85-ungrounded-approves"),
-        pytest.param("RAG", 0.84, False, True, "needs_improvement", id="rag-0.84-ungrounded-with-sources"),
-        pytest.param("RAG", 0.84, False, False, "needs_improvement", id="rag-0.84-ungrounded-unsourced"),
-        pytest.param("RAG", 0.7, False, False, "needs_improvement",
-                     id="rag-exactly-0.7-ungrounded-unsourced-not-rejected"),
-        pytest.param("RAG", 0.69, False, False, "rejected", id="rag-below-0.7-ungrounded-unsourced-rejected"),
-        pytest.param("RAG", 0.69, False, True, "needs_improvement", id="rag-below-0.7-ungrounded-but-cites"),
-        pytest.param("RAG", 0.69, True, False, "needs_improvement", id="rag-below-0.7-grounded-uncited"),
-        pytest.param("RAG", 0.5, True, True, "needs_improvement", id="rag-exactly-0.5-not-rejected"),
-        pytest.param("RAG", 0.5, False, False, "rejected", id="rag-0.5-ungrounded-unsourced-rejected"),
-        pytest.param("RAG", 0.49, True, True, "rejected", id="rag-below-0.5-rejected"),
-        pytest.param("RAG", 0.0, True, True, "rejected", id="rag-zero"),
-        pytest.param("TOOLS", 0.7, True, True, "approved", id="tools-exactly-0.7-grounded"),
-        pytest.param("TOOLS", 0.85, False, False, "approved", id="tools-exactly-0.85-ungrounded"),
-        pytest.param("TOOLS", 0.8, False, True, "needs_improvement", id="tools-0.8-ungrounded"),
-        pytest.param("TOOLS", 0.6, False, False, "rejected", id="tools-ungrounded-unsourced-below-0.7"),
-        pytest.param("TOOLS", 0.5, True, True, "needs_improvement", id="tools-exactly-0.5"),
-        pytest.param("TOOLS", 0.49, True, True, "rejected", id="tools-below-0.5"),
-        pytest.param("DIAGNOSTIC", 0.7, False, False, "approved", id="diagnostic-exactly-0.7-without-sources"),
-        pytest.param("DIAGNOSTIC", 0.69, False, False, "needs_improvement", id="diagnostic-just-below-0.7"),
-        pytest.param("DIAGNOSTIC", 0.5, False, False, "needs_improvement", id="diagnostic-exactly-0.5-no-penalty"),
-        pytest.param("DIAGNOSTIC", 0.49, True, True, "rejected", id="diagnostic-below-0.5"),
-    ],
-)  # fmt: skip
-def test_decide_verdict_follows_each_contexts_rules_at_and_around_the_boundaries(
-    context, q, grounded, has_sources, expected
-):
-    verdict, reason = decide_verdict(RULES[context], q, grounded, has_sources, [])
-    assert verdict == expected
-    assert reason
-
-
-@pytest.mark.parametrize(
-    ("context", "q", "has_sources", "expected"),
-    [
-        pytest.param("RAG", 0.75, True, "unscored", id="rag-approval-depends-on-grounding"),
-        pytest.param("RAG", 0.6, False, "unscored", id="rag-rejection-depends-on-grounding"),
-        pytest.param("RAG", 0.6, True, "needs_improvement", id="rag-cited-mid-score-does-not-depend"),
-        pytest.param("RAG", 0.85, False, "approved", id="rag-high-enough-without-grounding"),
-        pytest.param("RAG", 0.3, True, "rejected", id="rag-low-whatever-the-grounding"),
-        pytest.param("TOOLS", 0.75, True, "unscored", id="tools-approval-depends-on-grounding"),
-        pytest.param("DIAGNOSTIC", 0.75, False, "approved", id="diagnostic-never-needs-grounding"),
-        pytest.param("DIAGNOSTIC", 0.6, False, "needs_improvement", id="diagnostic-mid-without-grounding"),
-    ],
-)
-def test_undecided_grounding_gives_no_verdict_only_when_the_verdict_depends_on_it(context, q, has_sources, expected):
-    verdict, reason = decide_verdict(RULES[context], q, None, has_sources, [])
-    assert verdict == expected
-    if expected == "unscored":
-        assert "could not decide" in reason
-    elif context != "DIAGNOSTIC":
-        assert "does not depend on it" in reason
-
-
-def test_a_weighted_unscored_dimension_gives_no_verdict_and_names_it():
-    verdict, reason = decide_verdict(RULES["RAG"], 0.9, True, True, ["accuracy"])
-    assert verdict == "unscored"
-    assert "accuracy" in reason
-
-
-def test_no_overall_score_gives_no_verdict():
-    assert decide_verdict(RULES["DIAGNOSTIC"], None, True, True, [])[0] == "unscored"
-
-
-@pytest.mark.parametrize(
-    ("codes", "advice"),
-    [
-        pytest.param(["context_too_long"], "raise GAVEL_NUM_CTX", id="prompt-too-long"),
-        pytest.param(["timeout"], "GAVEL_TIMEOUT_S", id="backend-failed"),
-        pytest.param(["answer_mass_low"], "stronger judge model", id="the-model-gave-no-answer"),
-    ],
-)
-def test_an_unscored_verdict_says_what_to_change_by_why_the_scores_are_missing(codes, advice):
-    verdict, reason = decide_verdict(RULES["RAG"], None, None, True, ["accuracy"], codes)
-    assert verdict == "unscored" and advice in reason
-
-
-def test_decide_verdict_reads_its_thresholds_from_the_rules_it_is_given():
-    strict = ContextRules(
-        sources_expected=True, approve_at=0.9, approve_ungrounded_at=0.95, reject_below=0.8,
-        reject_ungrounded_unsourced_below=0.9, instructions="strict",
-    )  # fmt: skip
-    assert decide_verdict(strict, 0.85, True, True, [])[0] == "needs_improvement"
-    assert decide_verdict(strict, 0.79, True, True, [])[0] == "rejected"
-    assert decide_verdict(strict, 0.9, True, True, [])[0] == "approved"
-
-
-# -- overall_score --------------------------------------------------------------------------------------------
-
-
-def scored(values: dict[str, float | None]) -> list[MetricScore]:
-    return [
-        MetricScore(metric=k, name=k, score=v, status="scored" if v is not None else "unscored")
-        for k, v in values.items()
-    ]
-
-
-@pytest.mark.parametrize(
-    ("values", "context", "expected"),
-    [
-        pytest.param(uniform(0.7), "RAG", 0.7, id="all-0.7-is-exactly-0.7"),
-        pytest.param(uniform(0.85), "RAG", 0.85, id="all-0.85-is-exactly-0.85"),
-        pytest.param(uniform(0.5), "RAG", 0.5, id="all-0.5-is-exactly-0.5"),
-        pytest.param({**uniform(1.0), "relevance": 0.0, "coherence": 0.0}, "RAG", 0.7,
-                     id="weights-0.25-0.35-0.10-sum-to-exactly-0.7"),
-        pytest.param(uniform(0.7), "DIAGNOSTIC", 0.7, id="diagnostic-renormalized-all-0.7-is-exactly-0.7"),
-        pytest.param({**uniform(0.8), "source_attribution": 0.0}, "DIAGNOSTIC", 0.8,
-                     id="diagnostic-ignores-source-attribution"),
-        pytest.param({**uniform(0.0), "relevance": 1.0, "accuracy": 1.0}, "DIAGNOSTIC", float(Fraction(55, 90)),
-                     id="diagnostic-weights-renormalized-over-0.90"),
-    ],
-)  # fmt: skip
-def test_overall_score_is_the_rubric_weighted_mean_in_exact_decimal_arithmetic(values, context, expected):
-    result = overall_score(scored(values), RAG_RUBRIC, RULES[context].not_applicable)
-    assert result == expected
-
-
-def test_naive_float_arithmetic_would_have_put_all_0_7_below_the_threshold():
-    weights = [m.weight for m in RAG_RUBRIC.metrics]
-    assert sum(w * 0.7 for w in weights) / sum(weights) < 0.7  # the bug exact arithmetic avoids
-    assert overall_score(scored(uniform(0.7)), RAG_RUBRIC, []) == 0.7
-
-
-def test_overall_score_is_null_when_a_weighted_dimension_is_unscored():
-    assert overall_score(scored({**uniform(0.9), "accuracy": None}), RAG_RUBRIC, []) is None
-
-
-def test_overall_score_ignores_an_unscored_dimension_that_is_not_applicable():
-    values = {**uniform(0.6), "source_attribution": None}
-    assert overall_score(scored(values), RAG_RUBRIC, ["source_attribution"]) == 0.6
-
-
-def test_overall_score_ignores_an_unscored_zero_weight_metric():
-    data = RAG_RUBRIC.model_dump()
-    data["metrics"][4]["weight"] = 0
-    rubric = Rubric.model_validate(data)
-    assert overall_score(scored({**uniform(0.6), "coherence": None}), rubric, []) == 0.6
-
-
-# -- detect_citations -----------------------------------------------------------------------------------------
-
-UNNAMED = [
-    Passage(content="first"),
-    Passage(content="second"),
-    Passage(title="The Balanced Scorecard Handbook", content="third"),
-]
-CUSTOM_IDS = [Passage(id="doc-alpha", content="a"), Passage(id="question_123", content="b")]
-
-
-@pytest.mark.parametrize(
-    ("answer", "sources", "used", "expected"),
-    [
-        pytest.param("Four perspectives [1].", UNNAMED, None, (True, ["1"], []), id="numeric-bracket-no-ids"),
-        pytest.param("Four perspectives [2].", PASSAGES, None, (True, ["S2"], []),
-                     id="numeric-bracket-nth-source-with-ids"),
-        pytest.param("Four perspectives [S1].", PASSAGES, None, (True, ["S1"], []), id="s-bracket-matches-id"),
-        pytest.param("Four perspectives [S2].", UNNAMED, None, (True, ["2"], []),
-                     id="s-bracket-positional-without-ids"),
-        pytest.param("Four perspectives [1, 3].", UNNAMED, None, (True, ["1", "3"], []), id="bracket-list"),
-        pytest.param("Four perspectives [1-2].", UNNAMED, None, (True, ["1", "2"], []), id="bracket-range"),
-        pytest.param("Four perspectives.[^2]", UNNAMED, None, (True, ["2"], []), id="markdown-footnote"),
-        pytest.param("Four perspectives (Source: S2).", PASSAGES, None, (True, ["S2"], []), id="paren-source-id"),
-        pytest.param("Quatro perspectivas (Fonte: Kaplan & Norton, 1996, p. 8-12).", PASSAGES, None,
-                     (True, ["S1"], []), id="paren-fonte-with-title"),
-        pytest.param("Quatro perspectivas (Fonte: manual interno).", PASSAGES, None, (True, [], []),
-                     id="paren-fonte-unmatched-still-cites"),
-        pytest.param("Four perspectives.\nFonte: Kaplan & Norton (1996)", PASSAGES, None, (True, ["S1"], []),
-                     id="fonte-line-with-title"),
-        pytest.param("Four perspectives.\n\nSources:\n- the handbook", UNNAMED, None, (True, [], []),
-                     id="sources-line-with-a-partial-title-cites-nothing-matched"),
-        pytest.param("Four perspectives.\n\n## References\n- internal wiki", PASSAGES, None, (True, [], []),
-                     id="references-heading"),
-        pytest.param("According to source 2, maps link them.", PASSAGES, None, (True, ["S2"], []),
-                     id="source-n-mention"),
-        pytest.param("As Strategy Maps explains, they are linked.", PASSAGES, None, (True, ["S2"], []),
-                     id="title-mention"),
-        pytest.param("See doc-alpha for the details.", CUSTOM_IDS, None, (True, ["doc-alpha"], []),
-                     id="id-mention"),
-        pytest.param("[S2] says one thing and [S1] another.", PASSAGES, None, (True, ["S2", "S1"], []),
-                     id="order-of-first-citation"),
-        pytest.param("The BSC has four perspectives.", PASSAGES, None, (False, [], []), id="no-citation"),
-        pytest.param("1. [HIGH] Implement customer success.", PASSAGES, None, (False, [], []),
-                     id="priority-tag-is-not-a-citation"),
-        pytest.param("There is 1 plan and 2 goals.", [Passage(id="1", content="x"), Passage(id="2", content="y")], None,
-                     (False, [], []), id="bare-numeric-ids-are-not-mentions"),
-        pytest.param("Four perspectives [S1].", PASSAGES, ["S1", "S9"], (True, ["S1"], ["S9"]),
-                     id="sources-used-id-not-among-passages-is-unknown"),
-        pytest.param("Four perspectives [7].", PASSAGES, None, (True, [], ["7"]), id="out-of-range-number-is-unknown"),
-        pytest.param("Four perspectives [1].", [], None, (True, [], []), id="numbered-citation-without-passages"),
-        pytest.param("Revised in [2023] by the authors.", PASSAGES, None, (False, [], []),
-                     id="bracketed-year-is-not-a-citation"),
-        pytest.param("See question_123.", [], ["question_123"], (True, [], ["question_123"]),
-                     id="cited-id-from-sources-used-without-passages"),
-        pytest.param("Four perspectives.", UNNAMED, ["2", "S3"], (False, [], []),
-                     id="positional-sources-used-are-known"),
-    ],
-)  # fmt: skip
-def test_detect_citations(answer, sources, used, expected):
-    assert detect_citations(answer, sources, used) == expected
-
-
-# -- diagnose ---------------------------------------------------------------------------------------------------
-
-
-def check(**changes: Any) -> GroundingCheck:
-    return GroundingCheck(**{**GROUNDED, **changes})
-
-
-@pytest.mark.parametrize(
-    ("verdict", "context", "sources", "grounding_check", "accuracy", "expected"),
-    [
-        pytest.param("approved", "RAG", 2, check(), 0.9, "ok", id="approved-is-ok"),
-        pytest.param("rejected", "RAG", 0, None, 0.2, "retrieval_miss", id="rag-no-passages"),
-        pytest.param("rejected", "RAG", 2, check(passages_relevant=False, is_grounded=False), 0.2, "retrieval_miss",
-                     id="rag-irrelevant-passages"),
-        pytest.param("needs_improvement", "TOOLS", 2, check(passages_relevant=False), 0.9, "retrieval_miss",
-                     id="tools-irrelevant-tool-output"),
-        pytest.param("needs_improvement", "RAG", 2, check(is_grounded=False), 0.6, "unsupported_by_context",
-                     id="rag-ungrounded-without-contradiction"),
-        pytest.param("rejected", "RAG", 2, check(is_grounded=False, contradicts_passages=True), 0.2, "answer_miss",
-                     id="rag-contradicts-relevant-passages"),
-        pytest.param("rejected", "RAG", 2, check(passages_relevant=False, is_grounded=False, contradicts_passages=True),
-                     0.0, "answer_miss", id="rag-contradiction-outweighs-a-judged-irrelevance"),
-        pytest.param("needs_improvement", "RAG", 2, check(), 0.4, "answer_miss", id="rag-grounded-but-low-accuracy"),
-        pytest.param("needs_improvement", "RAG", 2, check(), 0.9, "ok", id="rag-quality-problem-elsewhere"),
-        pytest.param("unscored", "RAG", 2, None, None, "undetermined", id="rag-unscored-is-not-ok"),
-        pytest.param("rejected", "DIAGNOSTIC", 0, None, 0.2, "ok", id="diagnostic-without-passages-is-not-retrieval"),
-        pytest.param("needs_improvement", "DIAGNOSTIC", 2, check(is_grounded=False), 0.9, "ok",
-                     id="diagnostic-ungrounded-is-expected"),
-        pytest.param("rejected", "DIAGNOSTIC", 2, check(is_grounded=False, contradicts_passages=True), 0.3,
-                     "answer_miss", id="diagnostic-contradicting-background"),
-    ],
-)  # fmt: skip
-def test_diagnose(verdict, context, sources, grounding_check, accuracy, expected):
-    diagnosis, reason = diagnose(
-        verdict=verdict, rules=RULES[context], source_count=sources, grounding=grounding_check, accuracy=accuracy,
-        pass_threshold=RAG_RUBRIC.pass_threshold,
-    )  # fmt: skip
-    assert diagnosis == expected
-    assert reason
-
-
-@pytest.mark.parametrize(
-    ("grounding_check", "accuracy", "on_topic", "expected"),
-    [
-        pytest.param(check(passages_relevant=False, is_grounded=False), 0.0, 0.75, "unsupported_by_context",
-                     id="judged-irrelevant-but-on-topic-is-not-a-retrieval-miss"),
-        pytest.param(check(passages_relevant=False), 0.2, 0.75, "answer_miss",
-                     id="judged-irrelevant-but-on-topic-with-low-accuracy-is-an-answer-miss"),
-        pytest.param(check(passages_relevant=False, is_grounded=False), 0.0, 0.25, "retrieval_miss",
-                     id="judged-irrelevant-and-off-topic-is-a-retrieval-miss"),
-    ],
-)  # fmt: skip
-def test_passages_holding_most_of_the_questions_terms_are_not_blamed_on_retrieval(
-    grounding_check, accuracy, on_topic, expected
-):
-    diagnosis, _ = diagnose(
-        verdict="rejected", rules=RULES["RAG"], source_count=1, grounding=grounding_check, accuracy=accuracy,
-        pass_threshold=RAG_RUBRIC.pass_threshold, on_topic=on_topic,
-    )  # fmt: skip
-    assert diagnosis == expected
-
-
-@pytest.mark.parametrize(
-    ("question", "passages", "expected"),
-    [
-        pytest.param("When was the Eiffel Tower completed?", "The Eiffel Tower was completed in 1889.", 1.0,
-                     id="every-term-present"),
-        pytest.param("When was the Eiffel Tower completed?", "Bananas grow in tropical climates.", 0.0,
-                     id="no-term-present"),
-        pytest.param("Why was it built?", None, 0.0, id="no-passages"),
-        pytest.param("What is it?", "Anything at all.", 0.0, id="a-question-of-stopwords-only"),
-    ],
-)  # fmt: skip
-def test_question_terms_in_passages(question, passages, expected):
-    assert question_terms_in_passages(question, passages) == expected
-
-
-# -- confidence -------------------------------------------------------------------------------------------------
-
-
-def test_confidence_from_samples_is_one_minus_the_mean_normalized_spread():
-    scores = [
-        MetricScore(metric="a", name="a", score=0.5, status="scored", spread=0.2),
-        MetricScore(metric="b", name="b", score=0.5, status="scored", spread=0.0),
-        MetricScore(metric="c", name="c", score=None, status="not_applicable"),
-    ]
-    assert confidence_of(scores, RAG_RUBRIC, 3, check(confidence=0.1)) == (pytest.approx(0.9), "sample_spread")
-
-
-def test_confidence_with_one_sample_is_the_judges_stated_one_or_none():
-    assert confidence_of([], RAG_RUBRIC, 1, check(confidence=0.4)) == (0.4, "judge_stated")
-    assert confidence_of([], RAG_RUBRIC, 1, check(confidence=None)) == (None, None)
-    assert confidence_of([], RAG_RUBRIC, 1, None) == (None, None)
 
 
 # -- judge_rag_answer end to end ------------------------------------------------------------------------------
