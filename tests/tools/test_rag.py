@@ -23,6 +23,7 @@ from gavel.tools.rag.grounding import grounding_instruction
 from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.support.config import input_limits
 from tests.support.deps import ProgressLog, make_deps, strictly_increasing
+from tests.support.rag_cases import GOOD_ANSWER, GROUNDED, PASSAGES, QUESTION
 from tests.support.replies import asked_metric
 from tests.support.scripted import ScriptedBackend
 
@@ -30,28 +31,9 @@ REGISTRY = RubricRegistry.load()
 RAG_RUBRIC = REGISTRY.get("rag-answer")
 DIMENSIONS = ["relevance", "completeness", "accuracy", "source_attribution", "coherence"]
 
-QUESTION = "What are the four perspectives of the Balanced Scorecard?"
-PASSAGES = [
-    Passage(
-        id="S1",
-        title="Kaplan & Norton 1996",
-        content="The BSC has four perspectives: financial, customer, internal processes, and learning and growth.",
-    ),
-    Passage(id="S2", title="Strategy Maps", content="Strategy maps link the four perspectives by cause and effect."),
-]
-GOOD_ANSWER = "Financial, customer, internal processes, and learning and growth [S1]."
-
 
 # -- scripting the model ------------------------------------------------------------------------------------
 
-GROUNDED = {
-    "reasoning": "Every perspective named is in passage 1.",
-    "passages_relevant": True,
-    "is_grounded": True,
-    "contradicts_passages": False,
-    "unsupported_claims": [],
-    "confidence": 0.9,
-}
 UNGROUNDED = {**GROUNDED, "is_grounded": False, "unsupported_claims": ["it was invented in 1970"], "confidence": 0.6}
 
 

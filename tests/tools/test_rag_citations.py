@@ -6,16 +6,7 @@ import pytest
 
 from gavel.tools.rag import Passage
 from gavel.tools.rag.citations import detect_citations
-
-PASSAGES = [
-    Passage(
-        id="S1",
-        title="Kaplan & Norton 1996",
-        content="The BSC has four perspectives: financial, customer, internal processes, and learning and growth.",
-    ),
-    Passage(id="S2", title="Strategy Maps", content="Strategy maps link the four perspectives by cause and effect."),
-]
-
+from tests.support.rag_cases import PASSAGES
 
 # -- detect_citations -----------------------------------------------------------------------------------------
 

@@ -9,19 +9,11 @@ import pytest
 from gavel.tools.rag.diagnosis import diagnose, question_terms_in_passages
 from gavel.tools.rag.grounding import GroundingCheck
 from gavel.tools.rubrics import RubricRegistry
+from tests.support.rag_cases import GROUNDED
 
 REGISTRY = RubricRegistry.load()
 RAG_RUBRIC = REGISTRY.get("rag-answer")
 RULES = RAG_RUBRIC.contexts
-
-GROUNDED = {
-    "reasoning": "Every perspective named is in passage 1.",
-    "passages_relevant": True,
-    "is_grounded": True,
-    "contradicts_passages": False,
-    "unsupported_claims": [],
-    "confidence": 0.9,
-}
 
 
 # -- diagnose ---------------------------------------------------------------------------------------------------

@@ -12,20 +12,12 @@ from gavel.tools.engine.scores import MetricScore
 from gavel.tools.rag.grounding import GroundingCheck
 from gavel.tools.rag.rules import confidence_of, decide_verdict, overall_score
 from gavel.tools.rubrics import ContextRules, Rubric, RubricRegistry
+from tests.support.rag_cases import GROUNDED
 
 REGISTRY = RubricRegistry.load()
 RAG_RUBRIC = REGISTRY.get("rag-answer")
 RULES = RAG_RUBRIC.contexts
 DIMENSIONS = ["relevance", "completeness", "accuracy", "source_attribution", "coherence"]
-
-GROUNDED = {
-    "reasoning": "Every perspective named is in passage 1.",
-    "passages_relevant": True,
-    "is_grounded": True,
-    "contradicts_passages": False,
-    "unsupported_claims": [],
-    "confidence": 0.9,
-}
 
 
 def uniform(value: float | str) -> dict[str, float | str]:
