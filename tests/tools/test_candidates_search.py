@@ -14,8 +14,9 @@ import pytest
 
 from gavel.tools.candidates import ScoreCandidatesResult
 from gavel.tools.candidates.search import EXHAUSTIVE_SETS
+from tests.support.candidates import ids, plain_deps, run
 from tests.support.config import input_limits
-from tests.tools.test_candidates import ids, plain_deps, run, seed_canon, seed_met, seed_scores, seed_select
+from tests.tools.test_candidates_selection import seed_canon, seed_met, seed_scores, seed_select
 
 # Six laptops: by score L2 > L1 > L3 > L4 > L5 > L6. The passes take L2, L1, L3 (three brands, two sizes).
 LAPTOPS: list[dict[str, Any]] = [
