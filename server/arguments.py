@@ -60,6 +60,10 @@ def _quote(value: Any) -> str:
     return text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 3] + "..."
 
 
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
 def format_validation_error(error: ValidationError) -> str:
     """'field: what is wrong (got ...)' per problem, on one line; names the field so the caller can fix it."""
     parts = []
@@ -72,7 +76,9 @@ def format_validation_error(error: ValidationError) -> str:
             parts.append(f"{where}: is required")
         elif item["type"] == "extra_forbidden":
             parts.append(f"{where}: is not a known field; remove it or check its spelling")
-        elif "input" in item and item["type"] not in ("model_type", "dict_type"):
+        elif "input" in item and (item["type"] not in ("model_type", "dict_type") or _scalar(item["input"])):
+            # A whole object where one was expected is left unquoted; a string or number in its place is shown,
+            # so a caller that sent a list of strings for a list of objects sees what it sent.
             parts.append(f"{where}: {message} (got {_quote(item['input'])})")
         else:
             parts.append(f"{where}: {message}")

@@ -210,6 +210,7 @@ async def test_result_of_the_wrong_type_is_an_internal_error_not_a_silent_succes
             {"text": "hi", "shape": {"kind": "hexagon", "size": 1}}, ["shape.kind", "circle"], id="nested-field"
         ),
         pytest.param({"text": "hello", "upper_limit": 2}, ["upper_limit must be at least"], id="model-level-validator"),
+        pytest.param({"text": "hi", "shape": "circle"}, ["shape", "(got 'circle')"], id="a-string-for-an-object"),
         pytest.param(
             {"text": "hi", "shape": {"kind": "circle", "size": 1, "colour": "red"}},
             ["shape.colour", "not a known field"],
