@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gavel.tools.engine.backend import ChatReply
 from gavel.tools.errors import ContextTooLong
 
 _REFUSALS = (
@@ -55,6 +56,13 @@ def too_long(overflow: Overflow, model: str, raise_limit: str, *, cut_to: int | 
         f"the prompt{size} does not fit the context window{window} of {model}{cut}; shorten the judged text, its "
         f"source or the passages, or {raise_limit}"
     )
+
+
+def filled(reply: ChatReply, window: int) -> bool:
+    """Whether a reply used the whole window (its prompt, cached or not, and what it wrote): a server that stops
+    there wrote less than it was asked to, for want of room."""
+    used = (reply.prompt_tokens or 0) + (reply.cached_prompt_tokens or 0) + (reply.completion_tokens or 0)
+    return used >= window - 1
 
 
 def _number(text: str | None) -> int | None:

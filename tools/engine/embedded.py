@@ -271,6 +271,11 @@ class EmbeddedBackend:
         tokens: list[TextToken] | None = None
         if request.score_text is not None:
             tokens = await self._tokens(request.score_text)
+            # Forcing a text past the window decodes for minutes before it stops short: refused up front when even
+            # the messages' own tokens (the chat template adds more) and the text's cannot fit.
+            asked = len(await self._tokens("\n".join(m.content for m in request.messages))) + len(tokens)
+            if asked > self.n_ctx:
+                raise self._too_long(context_window.Overflow(asked, self.n_ctx))
             body = scoring_body(request, [token.id for token in tokens])
         else:
             # llama.cpp's own server takes top_k and repeat_penalty as top-level fields.
@@ -309,6 +314,8 @@ class EmbeddedBackend:
         if tokens is None:
             return reply
         scored = forced_logprobs(result["choices"][0], tokens)
+        if scored is None and context_window.filled(reply, self.n_ctx):
+            raise self._too_long(context_window.Overflow(None, self.n_ctx))
         if scored is None:
             # Not "cannot score" (None in text_logprobs, which the engine remembers for the process): this
             # backend can, and this one reply went wrong, so the metric is unscored with this reason.
@@ -316,6 +323,10 @@ class EmbeddedBackend:
                 f"the embedded model did not reproduce the {len(tokens)} tokens of the text it was asked to score"
             )
         return replace(reply, text_logprobs=scored.logprobs, text_unread=scored.unread, text_ends=scored.ends)
+
+    def _too_long(self, overflow: context_window.Overflow) -> BackendError:
+        model, limit = f"the embedded model ({self.model_name})", f"raise GAVEL_NUM_CTX (now {self.n_ctx})"
+        return context_window.too_long(overflow, model, limit)
 
     async def _tokens(self, text: str) -> list[TextToken]:
         """The text's tokens (ids and bytes) from llama.cpp's own tokenizer, which xllamacpp reaches only
@@ -351,9 +362,7 @@ class EmbeddedBackend:
         if not isinstance(result, dict) or "choices" not in result:
             detail = result.get("error") if isinstance(result, dict) else result
             if (overflow := context_window.refused(str(detail))) is not None:
-                raise context_window.too_long(
-                    overflow, f"the embedded model ({self.model_name})", f"raise GAVEL_NUM_CTX (now {self.n_ctx})"
-                )
+                raise self._too_long(overflow)
             raise BackendError(f"the embedded model returned an error: {one_line(str(detail), 300)}")
         choice = result["choices"][0]
         timings = result.get("timings") or {}

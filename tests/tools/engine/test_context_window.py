@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gavel.tools.engine.context_window import Overflow, refused, too_long
+from gavel.tools.engine.backend import ChatReply
+from gavel.tools.engine.context_window import Overflow, filled, refused, too_long
 
 # Each server's wording, as its source writes it.
 REFUSALS = [
@@ -46,3 +47,16 @@ def test_the_error_says_how_long_the_prompt_is_and_what_to_change() -> None:
         "the prompt (20,841 tokens) does not fit the context window of 8,192 tokens of the embedded model; shorten "
         "the judged text, its source or the passages, or raise GAVEL_NUM_CTX (now 8192)"
     )
+
+
+@pytest.mark.parametrize(
+    ("prompt", "cached", "written", "window", "expected"),
+    [
+        pytest.param(100, 7000, 1091, 8192, True, id="prompt-cached-and-written-fill-it"),
+        pytest.param(100, 7000, 1090, 8192, False, id="one-token-to-spare"),
+        pytest.param(None, None, 12, 8192, False, id="counts-missing"),
+    ],
+)
+def test_a_reply_filled_the_window_when_its_tokens_reach_it(prompt, cached, written, window, expected) -> None:
+    reply = ChatReply(text="", model="m", prompt_tokens=prompt, cached_prompt_tokens=cached, completion_tokens=written)
+    assert filled(reply, window) is expected

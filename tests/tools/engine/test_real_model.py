@@ -387,3 +387,19 @@ async def test_passages_longer_than_the_context_window_leave_the_answer_unscored
     assert "context window" in result.verdict_reason and "GAVEL_NUM_CTX" in result.verdict_reason
     assert {result.accuracy.reason_code, result.relevance.reason_code} == {"context_too_long"}
     assert "8,192 tokens" in (result.accuracy.reason or "")
+
+
+async def test_a_text_too_long_to_score_in_the_window_is_refused_before_any_decoding(embedded_backend):
+    from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
+    from tests.support.deps import make_deps
+
+    # Specificity forces the whole assessment token by token (about 25 a second on 2 cores): a text past the
+    # 8,192-token window would decode for minutes and stop short. Its tokens are counted first instead.
+    text = " ".join(f"The patient wakes at {i % 12 + 1} am on day {i} of the last three weeks." for i in range(600))
+    request = EvaluateAssessmentRequest(
+        assessment=text, source="Doctor: How do you sleep?\nPatient: Badly.", metrics=["specificity"]
+    )
+    result = await evaluate_assessment(request, make_deps(embedded_backend, timeout_s=600))
+    (score,) = result.scores
+    assert (score.status, score.reason_code) == ("unscored", "context_too_long"), score.reason
+    assert "GAVEL_NUM_CTX" in (score.reason or "") and result.usage.duration_ms < 60_000
