@@ -65,6 +65,27 @@ def test_a_conversation_is_the_paragraph_with_the_most_lines_its_heading_left_ou
     assert conversation_of("Conversation:\nhi") is None
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        pytest.param("Fact: Jaws is from 1975.\nConversation:\nA: hi\nB: hello there",
+                     id="fact-then-heading-in-one-paragraph"),
+        pytest.param('["A: hi", "B: hello there"]', id="a-json-list-of-turns"),
+        pytest.param('[{"role": "user", "content": "A: hi"}, {"role": "assistant", "content": "B: hello there"}]',
+                     id="a-json-list-of-messages"),
+    ],
+)  # fmt: skip
+def test_a_conversation_laid_out_as_a_harness_may_lay_it_out_is_read_as_its_turns(source):
+    turns, rest = conversation_of(source)  # type: ignore[misc]
+    assert turns == ["A: hi", "B: hello there"]
+    assert rest in ("", "Fact: Jaws is from 1975.")
+
+
+@pytest.mark.parametrize("source", ['["one turn"]', "[1, 2]", '{"turns": ["a", "b"]}', "Notes:\n- a\nMore:\n- b"])
+def test_a_json_list_that_is_not_turns_or_a_single_turn_after_a_heading_is_no_conversation(source):
+    assert conversation_of(source) is None
+
+
 def test_a_reply_is_one_short_paragraph_after_a_conversation():
     assert is_reply(REPLY, SOURCE)
     assert not is_reply(REPLY, "What is a good film?") and not is_reply(REPLY, None)
