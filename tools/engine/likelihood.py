@@ -27,6 +27,7 @@ import anyio
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.calls import ModelCalls, Tally
+from gavel.tools.engine.conversations import conversation_of
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import answered, metric_score
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
@@ -50,7 +51,10 @@ def conversation(system: str, source: str, label: str, turns: int) -> tuple[Chat
     line (a fact): the reading is then of how the reply follows from what was said. On the Topical-Chat dev
     conversations the last 3 turns alone followed people's coherence at Spearman 0.66 on the first 6 conversations,
     all turns with the fact 0.30, and the conversation as one user message 0.14 (bench/README.md, "Dialogue:
-    likelihood")."""
+    likelihood"). A source laid out another way (`conversations.conversation_of`) gives its turns the same way."""
+    parsed = conversation_of(source)
+    if parsed is not None:
+        return as_turns(system, parsed[0][-turns:])
     lines = [line.strip() for line in source.strip().partition("\n\n")[0].splitlines() if line.strip()]
     if lines and lines[0].lower() == f"{label.lower()}:":
         lines = lines[1:]

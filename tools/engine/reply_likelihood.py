@@ -18,59 +18,15 @@ dev set's first 6 conversations (bench/README.md, "Dialogue: a rubric that state
 
 from __future__ import annotations
 
-import json
-
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage
 from gavel.tools.engine.calls import ModelCalls, Tally
+from gavel.tools.engine.conversations import conversation_of
 from gavel.tools.engine.likelihood import as_turns, not_scored, placed, read_side_by_side
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import metric_score
 from gavel.tools.engine.scores import MetricScore, SampleRecord, Usage
 from gavel.tools.rubrics import Metric, Rubric, Scale
-
-
-def conversation_of(source: str) -> tuple[list[str], str] | None:
-    """The source as a conversation: the turns (the lines of its paragraph with the most lines, after its last
-    heading line such as 'Conversation:') and the rest of the source (its other paragraphs, such as a fact, and any
-    lines before that heading). A source that is a JSON list of turns (strings, or objects with a `content` or
-    `text`) is read as those turns. None when no paragraph holds two turns."""
-    if (listed := _json_turns(source)) is not None:
-        return (listed, "") if len(listed) >= 2 else None
-    blocks = ([line.strip() for line in block.splitlines() if line.strip()] for block in source.strip().split("\n\n"))
-    paragraphs = [lines for lines in blocks if lines]
-    if not paragraphs:
-        return None
-    widest = max(range(len(paragraphs)), key=lambda i: len(paragraphs[i]))
-    lines = paragraphs[widest]
-    # A harness may put a fact and then "Conversation:" in one paragraph: the turns start after the heading.
-    start = max((i + 1 for i, line in enumerate(lines) if _heading(line)), default=0)
-    turns, before = lines[start:], lines[: max(start - 1, 0)]
-    if len(turns) < 2:
-        return None
-    rest = [before] if before else []
-    rest += [p for i, p in enumerate(paragraphs) if i != widest]
-    return turns, "\n\n".join("\n".join(p) for p in rest)
-
-
-def _json_turns(source: str) -> list[str] | None:
-    text = source.strip()
-    if not text.startswith("["):
-        return None
-    try:
-        items = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(items, list):
-        return None
-    turns = [item.get("content", item.get("text")) if isinstance(item, dict) else item for item in items]
-    if not all(isinstance(turn, str) and turn.strip() for turn in turns):
-        return None
-    return [" ".join(turn.split()) for turn in turns]
-
-
-def _heading(line: str) -> bool:
-    return line.endswith(":") and len(line.split()) <= 4
 
 
 def applies(metric: Metric, scale: Scale, text: str, source: str | None) -> bool:

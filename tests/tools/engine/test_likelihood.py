@@ -88,6 +88,18 @@ def test_a_conversation_shows_its_last_turns_the_partners_last_and_leaves_the_fa
     assert [m.role for m in conversation("Write.", "just one line", "conversation", 3)] == ["system", "user"]
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        "Fact: Jaws is from 1975.\nConversation:\nhi\nhello\nwhat films do you like ?",
+        '["hi", "hello", "what films do you like ?"]',
+    ],
+)
+def test_a_conversation_laid_out_with_its_fact_first_or_as_json_shows_the_same_turns(source):
+    messages = conversation("Write.", source, "conversation", 2)
+    assert [m.content for m in messages] == ["Write.", "hello", "what films do you like ?"]
+
+
 async def test_a_backend_that_cannot_score_a_given_text_gets_the_metrics_plain_readout():
     # The scripted model answers every call with a digit, the given text's score included: it returns none.
     backend = ScriptedBackend(default=lambda request: token_reply({"4": 0.75, "5": 0.25}), probabilities=True)

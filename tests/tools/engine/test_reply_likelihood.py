@@ -12,8 +12,9 @@ import pytest
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatReply, ChatRequest
+from gavel.tools.engine.conversations import conversation_of
 from gavel.tools.engine.likelihood import placed
-from gavel.tools.engine.reply_likelihood import conversation_of, is_reply
+from gavel.tools.engine.reply_likelihood import is_reply
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, token_reply
 
