@@ -190,11 +190,18 @@ def clinical_figures(items: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def dialogue_source(row: dict[str, Any]) -> str:
-    """A Topical-Chat row's conversation, one turn a line, and its fact when it has one: what the judge reads."""
+def dialogue_source(row: dict[str, Any], layout: str = "conversation-first") -> str:
+    """A Topical-Chat row's conversation, one turn a line, and its fact when it has one: what the judge reads.
+    `layout`: how a harness might lay it out (the figures were read with conversation-first): `fact-first` puts
+    the fact on a line before the "Conversation:" heading, `json` sends the turns as a JSON list and no fact."""
     history = row["dialogue_history"].replace(" \n ", "\n").strip()
     fact = row["knowledge"].strip()
-    return f"Conversation:\n{history}" + (f"\n\nFact: {fact}" if fact and fact != "_nofact" else "")
+    fact = fact if fact and fact != "_nofact" else ""
+    if layout == "fact-first":
+        return (f"Fact: {fact}\n" if fact else "") + f"Conversation:\n{history}"
+    if layout == "json":
+        return json.dumps(history.splitlines())
+    return f"Conversation:\n{history}" + (f"\n\nFact: {fact}" if fact else "")
 
 
 # The first six dev conversations choose questions; the last four are held out from that choice.
@@ -209,11 +216,12 @@ async def run_dialogue(
     rubric_id: str | None = None,
     path: Path = SHARED / "topicalchat_usr_dev.jsonl",
     integer: bool = True,
+    layout: str = "conversation-first",
 ) -> dict[str, Any]:
     rows = read_rows(path)[skip : skip + limit]
     items = []
     for row in rows:
-        source = dialogue_source(row)
+        source = dialogue_source(row, layout)
         rubric = DIALOGUE_CHECKS_RUBRIC if checks else DIALOGUE_RUBRIC
         if not integer:
             rubric = {**rubric, "scale": {**rubric["scale"], "integer": False}}
@@ -334,8 +342,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 return await run_clinical(client, args.split, **data)
             if args.set == "dialogue":
                 return await run_dialogue(
-                    client, args.limit, args.skip, args.checks, args.rubric, integer=not args.real_scale, **data
-                )
+                    client, args.limit, args.skip, args.checks, args.rubric, integer=not args.real_scale,
+                    layout=args.layout, **data,
+                )  # fmt: skip
             if args.set == "essays":
                 return await run_essays(client, args.split, args.rubric, **data)
             return await run_preferences(client, args.limit, args.skip, via=args.via, **data)
@@ -360,6 +369,10 @@ def main() -> None:
         "--real-scale", action="store_true", help="dialogue: the inline 1-5 scale without integer = true"
     )
     parser.add_argument("--data", default=None, help="another labelled set with the dev set's fields (a .jsonl file)")
+    parser.add_argument(
+        "--layout", default="conversation-first", choices=["conversation-first", "fact-first", "json"],
+        help="dialogue: how the source is laid out, as different harnesses might",
+    )  # fmt: skip
     parser.add_argument(
         "--via", default="evaluate_assessment", choices=["evaluate_assessment", "score_candidates"],
         help="preferences: each response alone, or both in one score_candidates call with the request as source",

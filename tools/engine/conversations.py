@@ -11,10 +11,10 @@ import json
 
 
 def conversation_of(source: str) -> tuple[list[str], str] | None:
-    """The source as a conversation: the turns (the lines of its paragraph with the most lines, after its last
-    heading line such as 'Conversation:') and the rest of the source (its other paragraphs, such as a fact, and any
-    lines before that heading). A source that is a JSON list of turns (strings, or objects with a `content` or
-    `text`) is read as those turns. None when no paragraph holds two turns."""
+    """The source as a conversation: the turns (the lines of its paragraph with the most lines, from its first
+    heading line such as 'Conversation:' on, heading lines left out) and the rest of the source (its other
+    paragraphs, such as a fact, and any lines before that heading). A source that is a JSON list of turns (strings,
+    or objects with a `content` or `text`) is read as those turns. None when no paragraph holds two turns."""
     if (listed := _json_turns(source)) is not None:
         return (listed, "") if len(listed) >= 2 else None
     blocks = ([line.strip() for line in block.splitlines() if line.strip()] for block in source.strip().split("\n\n"))
@@ -23,9 +23,11 @@ def conversation_of(source: str) -> tuple[list[str], str] | None:
         return None
     widest = max(range(len(paragraphs)), key=lambda i: len(paragraphs[i]))
     lines = paragraphs[widest]
-    # A harness may put a fact and then "Conversation:" in one paragraph: the turns start after the heading.
-    start = max((i + 1 for i, line in enumerate(lines) if _heading(line)), default=0)
-    turns, before = lines[start:], lines[: max(start - 1, 0)]
+    # Heading lines ("Conversation:", or a speaker's label on a line of its own) are no turns. Lines before the
+    # first heading, such as a fact a harness put in the same paragraph, are the rest of the source.
+    first = next((i for i, line in enumerate(lines) if _heading(line)), 0)
+    before = lines[:first]
+    turns = [line for line in lines[first:] if not _heading(line)]
     if len(turns) < 2:
         return None
     rest = [before] if before else []

@@ -82,7 +82,11 @@ def test_a_conversation_laid_out_as_a_harness_may_lay_it_out_is_read_as_its_turn
     assert rest in ("", "Fact: Jaws is from 1975.")
 
 
-@pytest.mark.parametrize("source", ['["one turn"]', "[1, 2]", '{"turns": ["a", "b"]}', "Notes:\n- a\nMore:\n- b"])
+def test_a_speakers_label_on_a_line_of_its_own_is_no_turn():
+    assert conversation_of("Doctor:\nHow do you sleep?\nPatient:\nBadly.") == (["How do you sleep?", "Badly."], "")
+
+
+@pytest.mark.parametrize("source", ['["one turn"]', "[1, 2]", '{"turns": ["a", "b"]}', "Doctor:\nHow do you sleep?"])
 def test_a_json_list_that_is_not_turns_or_a_single_turn_after_a_heading_is_no_conversation(source):
     assert conversation_of(source) is None
 
