@@ -34,15 +34,35 @@ class Item:
 
 def source_statements(source: str) -> list[str]:
     """The source's statements: each line's text after a 'Speaker:' label, split into sentences; questions and
-    fragments under three words left out (an interviewer's questions are not facts an assessment must state)."""
+    fragments under three words left out (an interviewer's questions are not facts an assessment must state), and
+    so is every line of a speaker who mostly asks (the interviewer's "I'm sorry to hear that." or "Tell me more.")."""
     statements = []
+    asking = _askers(source)
     for line in source.splitlines():
+        label = _SPEAKER.match(line)
+        if label is not None and _name(label.group(0)) in asking:
+            continue
         text = _SPEAKER.sub("", line, count=1)
         for sentence in split_sentences(text):
             if sentence.rstrip().endswith("?") or len(sentence.split()) < _MIN_STATEMENT_WORDS:
                 continue
             statements.append(sentence)
     return statements
+
+
+def _askers(source: str) -> set[str]:
+    """The speakers at least half of whose lines are questions, when another speaker's are not: the interviewer,
+    whatever the label ("Interviewer", "Doctor", "Ellie")."""
+    lines: dict[str, list[bool]] = {}
+    for line in source.splitlines():
+        if (label := _SPEAKER.match(line)) is not None:
+            lines.setdefault(_name(label.group(0)), []).append(line.rstrip().endswith("?"))
+    asking = {name for name, asks in lines.items() if sum(asks) * 2 >= len(asks)}
+    return asking if asking != set(lines) else set()
+
+
+def _name(label: str) -> str:
+    return label.strip().rstrip(":").strip().casefold()
 
 
 def paragraphs(text: str) -> list[str]:

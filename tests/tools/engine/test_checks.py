@@ -62,6 +62,27 @@ def test_the_sources_statements_leave_out_questions_and_speaker_labels():
     ]
 
 
+def test_every_line_of_the_speaker_who_mostly_asks_is_left_out_whatever_the_label():
+    source = (
+        "Ellie: I'm sorry to hear that. How have you been sleeping?\n"
+        "Participant: For three weeks I wake at 4 a.m. every night.\n"
+        "Ellie: Tell me more about that.\n"
+        "Participant: I lie awake until it gets light.\n"
+        "Ellie: How is your appetite?\n"
+        "Participant: I have been eating much less."
+    )
+    assert source_statements(source) == [
+        "For three weeks I wake at 4 a.m. every night.",
+        "I lie awake until it gets light.",
+        "I have been eating much less.",
+    ]
+
+
+def test_when_every_speaker_mostly_asks_no_one_is_left_out():
+    source = "A: I sleep badly these days. Do you?\nB: I have slept well for weeks. Why?"
+    assert source_statements(source) == ["I sleep badly these days.", "I have slept well for weeks."]
+
+
 async def test_each_sentence_is_checked_against_the_source_and_an_unsupported_one_is_quoted():
     backend = by_item({"hears voices": 0.1})
     result = await evaluate(backend, WRONG, metrics=["accuracy"])
