@@ -12,6 +12,12 @@ from gavel.tools.rubric_checks import Checks
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _SPEAKER = re.compile(r"^\s*[A-Z][\w .'-]{0,30}:\s+")
+# Speaker labels that say who asks and who answers, whatever the punctuation of their lines.
+_INTERVIEWERS = frozenset({
+    "interviewer", "doctor", "dr", "clinician", "therapist", "psychiatrist", "psychologist", "counselor",
+    "counsellor", "nurse", "physician", "gp", "ellie", "q",
+})  # fmt: skip
+_PATIENTS = frozenset({"patient", "participant", "client", "pt", "a"})
 # Source statements shorter than this ("Badly.", "Yes.") carry nothing an assessment could state on its own.
 _MIN_STATEMENT_WORDS = 3
 
@@ -51,13 +57,17 @@ def source_statements(source: str) -> list[str]:
 
 
 def _askers(source: str) -> set[str]:
-    """The speakers at least half of whose lines are questions, when another speaker's are not: the interviewer,
-    whatever the label ("Interviewer", "Doctor", "Ellie")."""
+    """The interviewer: a speaker labelled as one ("Interviewer", "Doctor", "Ellie", DAIC-WOZ's interviewer, whose
+    transcripts often lack question marks), or one at least half of whose lines are questions, never one labelled
+    as the patient; nobody when that would leave no speaker."""
     lines: dict[str, list[bool]] = {}
     for line in source.splitlines():
         if (label := _SPEAKER.match(line)) is not None:
             lines.setdefault(_name(label.group(0)), []).append(line.rstrip().endswith("?"))
-    asking = {name for name, asks in lines.items() if sum(asks) * 2 >= len(asks)}
+    asking = {
+        name for name, asks in lines.items()
+        if name not in _PATIENTS and (name in _INTERVIEWERS or sum(asks) * 2 >= len(asks))
+    }  # fmt: skip
     return asking if asking != set(lines) else set()
 
 

@@ -78,8 +78,29 @@ def test_every_line_of_the_speaker_who_mostly_asks_is_left_out_whatever_the_labe
     ]
 
 
+@pytest.mark.parametrize(
+    ("source", "statements"),
+    [
+        pytest.param(
+            "Ellie: so how have you been sleeping lately\nParticipant: not great i wake up at four most nights\n"
+            "Ellie: that sounds hard\nParticipant: yeah and i have no energy at work",
+            ["not great i wake up at four most nights", "yeah and i have no energy at work"],
+            id="daic-woz-without-punctuation",
+        ),
+        pytest.param(
+            "Doctor: Tell me about your sleep.\nPatient: I wake at four most nights.\n"
+            "Doctor: And your mood lately.\nPatient: Low, most days, for a month.",
+            ["I wake at four most nights.", "Low, most days, for a month."],
+            id="an-interviewer-who-asks-in-statements",
+        ),
+    ],
+)
+def test_a_speaker_labelled_as_the_interviewer_is_left_out_however_the_lines_end(source, statements):
+    assert source_statements(source) == statements
+
+
 def test_when_every_speaker_mostly_asks_no_one_is_left_out():
-    source = "A: I sleep badly these days. Do you?\nB: I have slept well for weeks. Why?"
+    source = "Sam: I sleep badly these days. Do you?\nKim: I have slept well for weeks. Why?"
     assert source_statements(source) == ["I sleep badly these days.", "I have slept well for weeks."]
 
 
