@@ -37,9 +37,9 @@ import structlog
 from gavel.tools.common import one_line
 from gavel.tools.distribution import install_hint
 from gavel.tools.engine import context_window
-from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo, TokenLogprob
+from gavel.tools.engine.backend import ChatReply, ChatRequest, ModelInfo
 from gavel.tools.engine.layout import Layout, repack_weights
-from gavel.tools.engine.openai_body import beyond_openai, chat_body
+from gavel.tools.engine.openai_body import beyond_openai, chat_body, openai_top_logprobs
 from gavel.tools.engine.slots import PROBABILITY_SLOT, Lease
 from gavel.tools.engine.text_scoring import TextToken, forced_logprobs, scoring_body, text_token
 from gavel.tools.errors import BackendError, BackendTimeout, ModelAssemblyError
@@ -394,14 +394,3 @@ class EmbeddedBackend:
         if self._socket_dir is not None:
             shutil.rmtree(self._socket_dir, ignore_errors=True)
             self._socket_dir = None
-
-
-def openai_top_logprobs(choice: dict[str, Any]) -> tuple[tuple[TokenLogprob, ...], ...] | None:
-    """The per-token top-k candidates of an OpenAI-style choice (`logprobs.content[i].top_logprobs`)."""
-    content = (choice.get("logprobs") or {}).get("content")
-    if not isinstance(content, list):
-        return None
-    return tuple(
-        tuple(TokenLogprob(str(c["token"]), float(c["logprob"])) for c in position.get("top_logprobs") or ())
-        for position in content
-    )

@@ -1,4 +1,5 @@
-"""The OpenAI-style chat-completions body that both OpenAI-compatible backends send.
+"""The OpenAI-style chat-completions body that both OpenAI-compatible backends send, and the log-probabilities
+read from a reply's choice in that style.
 
 The embedded llama.cpp server and a remote OpenAI-compatible server read the same fields; only where they take
 top_k and repeat_penalty (not in OpenAI's API) and whether a model honours JSON schemas differ, so those stay
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.engine.backend import ChatRequest, TokenLogprob
 
 
 def chat_body(request: ChatRequest, head: dict[str, Any], *, json_schema: bool = True) -> dict[str, Any]:
@@ -40,3 +41,14 @@ def beyond_openai(request: ChatRequest) -> dict[str, Any]:
     """The sampling options llama.cpp, vLLM, LocalAI and SGLang understand but OpenAI's API does not name."""
     extra = {"top_k": request.top_k, "repeat_penalty": request.repeat_penalty}
     return {key: value for key, value in extra.items() if value is not None}
+
+
+def openai_top_logprobs(choice: dict[str, Any]) -> tuple[tuple[TokenLogprob, ...], ...] | None:
+    """The per-token top-k candidates of an OpenAI-style choice (`logprobs.content[i].top_logprobs`)."""
+    content = (choice.get("logprobs") or {}).get("content")
+    if not isinstance(content, list):
+        return None
+    return tuple(
+        tuple(TokenLogprob(str(c["token"]), float(c["logprob"])) for c in position.get("top_logprobs") or ())
+        for position in content
+    )
