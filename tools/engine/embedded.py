@@ -272,10 +272,13 @@ class EmbeddedBackend:
         if request.score_text is not None:
             tokens = await self._tokens(request.score_text)
             # Forcing a text past the window decodes for minutes before it stops short: refused up front when even
-            # the messages' own tokens (the chat template adds more) and the text's cannot fit.
-            asked = len(await self._tokens("\n".join(m.content for m in request.messages))) + len(tokens)
-            if asked > self.n_ctx:
-                raise self._too_long(context_window.Overflow(asked, self.n_ctx))
+            # the messages' own tokens (the chat template adds more) and the text's cannot fit. A token is at least
+            # a byte, so messages with fewer bytes than the room left fit without being tokenized.
+            messages = "\n".join(m.content for m in request.messages)
+            if len(messages.encode()) + len(tokens) > self.n_ctx:
+                asked = len(await self._tokens(messages)) + len(tokens)
+                if asked > self.n_ctx:
+                    raise self._too_long(context_window.Overflow(asked, self.n_ctx))
             body = scoring_body(request, [token.id for token in tokens])
         else:
             # llama.cpp's own server takes top_k and repeat_penalty as top-level fields.

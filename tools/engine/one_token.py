@@ -18,12 +18,13 @@ from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import (
     TOP_LOGPROBS,
     Readout,
+    failure_code,
     named_probability,
     scale_expectation,
     yes_probability,
 )
 from gavel.tools.engine.scores import MetricScore, SampleRecord, Usage
-from gavel.tools.errors import BackendError, BackendTimeout, ContextTooLong
+from gavel.tools.errors import BackendError
 from gavel.tools.rubrics import Rubric
 
 
@@ -110,16 +111,17 @@ async def ask(
     return scale_expectation(reply.top_logprobs, values) if values else yes_probability(reply.top_logprobs)
 
 
+# What a failed call's reason says before the backend's message (a too-long prompt's message says it all).
+_FAILED = {"timeout": "the model call timed out: ", "backend_error": "the model call failed: "}
+
+
 async def answered(calls: ModelCalls, request: ChatRequest, tally: Tally, step: str) -> ChatReply | Readout:
     """One readout call's reply, or the failed readout that says why there is none (a timeout, a backend error)."""
     try:
         return await calls.call(request, tally, step=step)
-    except BackendTimeout as exc:
-        return Readout.failed("timeout", f"the model call timed out: {exc}")
-    except ContextTooLong as exc:
-        return Readout.failed("context_too_long", str(exc))
     except BackendError as exc:
-        return Readout.failed("backend_error", f"the model call failed: {exc}")
+        code = failure_code(exc)
+        return Readout.failed(code, f"{_FAILED.get(code, '')}{exc}")
 
 
 def metric_score(metric_id: str, name: str, readout: Readout, explanation: str) -> MetricScore:

@@ -90,7 +90,7 @@ def assemble(
     )
 
 
-def failed(prepared: Prepared, item: AnswerInput, error: str, code: ReasonCode = "backend_error") -> RagJudgment:
+def failed(prepared: Prepared, item: AnswerInput, error: str, code: ReasonCode) -> RagJudgment:
     """An answer whose judging failed at the backend: unscored, with the deterministic findings kept."""
     unscored = [
         MetricScore(metric=m.id, name=m.name, score=None, status="unscored", reason=error, reason_code=code)
