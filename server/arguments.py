@@ -16,6 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field, SkipValidation, ValidationError
 from pydantic.fields import FieldInfo
 
+from gavel.tools.field_hints import unknown_field
 from gavel.tools.rubrics import RUBRIC_SCHEMA_URI
 
 RequestT = TypeVar("RequestT", bound=BaseModel)
@@ -24,6 +25,7 @@ RequestT = TypeVar("RequestT", bound=BaseModel)
 CONTEXT_PARAM = "mcp_context"
 # How much of a rejected value an error message quotes back: enough to recognise it, never a whole document.
 _QUOTE_CHARS = 60
+_UNKNOWN = "is not a known field; remove it or check its spelling"
 
 
 def wrapper_parameters(request_model: type[BaseModel]) -> list[inspect.Parameter]:
@@ -64,7 +66,7 @@ def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
-def format_validation_error(error: ValidationError) -> str:
+def format_validation_error(error: ValidationError, request_model: type[BaseModel] | None = None) -> str:
     """'field: what is wrong (got ...)' per problem, on one line; names the field so the caller can fix it."""
     parts = []
     rubric_refused = False
@@ -75,7 +77,7 @@ def format_validation_error(error: ValidationError) -> str:
         if item["type"] == "missing":
             parts.append(f"{where}: is required")
         elif item["type"] == "extra_forbidden":
-            parts.append(f"{where}: is not a known field; remove it or check its spelling")
+            parts.append(f"{where}: {unknown_field(request_model, item['loc']) if request_model else _UNKNOWN}")
         elif "input" in item and (item["type"] not in ("model_type", "dict_type") or _scalar(item["input"])):
             # A whole object where one was expected is left unquoted; a string or number in its place is shown,
             # so a caller that sent a list of strings for a list of objects sees what it sent.
@@ -119,7 +121,7 @@ def validate_request(request_model: type[RequestT], raw: dict[str, Any], sdk_par
                 return request_model.model_validate({k: v for k, v in sdk_parsed.items() if k in raw})
             except ValidationError:
                 pass
-        raise ToolError(format_validation_error(first)) from None
+        raise ToolError(format_validation_error(first, request_model)) from None
 
 
 def refuse_missing(request_model: type[BaseModel], arguments: dict[str, Any]) -> None:

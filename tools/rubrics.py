@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 
 from gavel.tools.errors import InvalidInput, RubricFileError, UnknownRubric, UnloadableRubric
+from gavel.tools.field_hints import unknown_field
 from gavel.tools.rubric_checks import Checks
 
 RUBRIC_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
@@ -282,7 +283,8 @@ def _format_validation_error(error: ValidationError) -> str:
     parts = []
     for item in error.errors():
         where = ".".join(str(p) for p in item["loc"]) or "(top level)"
-        parts.append(f"field {where}: {item['msg']}")
+        wrong = unknown_field(Rubric, item["loc"]) if item["type"] == "extra_forbidden" else item["msg"]
+        parts.append(f"field {where}: {wrong}")
     return "; ".join(parts)
 
 

@@ -76,7 +76,7 @@ async def judge_item(spec: EvalTool, item: DataItem, deps: ToolDeps, ledger: Led
         # only a run with an invalid item pays for that.
         from gavel.server.arguments import format_validation_error
 
-        return row | _error("invalid", format_validation_error(exc), started)
+        return row | _error("invalid", format_validation_error(exc, spec.request_model), started)
     try:
         if ledger is None:
             result, structured = await spec.impl(request, deps), None
