@@ -83,6 +83,13 @@ def evaluate(settings: Settings, args: argparse.Namespace) -> int:
     if args.limit is not None:
         items = items[: args.limit]
     ignored = dataset.ignored_keys(items)
+    absent = dataset.missing_everywhere(items, spec.request_model)
+    if absent:
+        keys = f"its keys: {', '.join(ignored)}" if ignored else "it has no other keys"
+        return fail(
+            f"{args.data}: no item has {', '.join(absent)}, which {spec.name} requires; {keys}. Name the key to read "
+            f"it from with --map {absent[0]}=KEY"
+        )
     if ignored:
         sys.stderr.write(f"not arguments of {spec.name}, kept in results as 'extra': {', '.join(ignored)}\n")
     try:

@@ -144,3 +144,13 @@ def _item(row: dict[str, Any] | str, line: int, request_model: type[BaseModel], 
 def ignored_keys(items: list[DataItem]) -> list[str]:
     """The keys carried along as `extra` (no argument of the tool), for a one-time note to the user."""
     return sorted({key for item in items for key in item.extra})
+
+
+def missing_everywhere(items: list[DataItem], request_model: type[BaseModel]) -> list[str]:
+    """The tool's required arguments that no readable item has: the data names them otherwise (a `--map` away), and
+    judging would refuse every item alike."""
+    readable = [item for item in items if item.error is None]
+    if not readable:
+        return []
+    required = [name for name, field in request_model.model_fields.items() if field.is_required()]
+    return [name for name in required if not any(name in item.arguments for item in readable)]

@@ -153,6 +153,17 @@ def test_an_unknown_figure_is_refused_with_the_tools_figures(evaluated: EvalEnv,
     assert "mean_average is no figure of judge_rag_answer" in run.err and "mean_overall" in run.err
 
 
+def test_data_naming_a_required_argument_otherwise_is_refused_with_the_map_to_use(
+    evaluated: EvalEnv, tmp_path: Path
+) -> None:
+    data = tmp_path / "outputs.jsonl"
+    data.write_text(json.dumps({"question": "Who?", "output": "Me.", "sources": ["Me."]}) + "\n", encoding="utf-8")
+    run = evaluated.run(str(data), "--tool", "judge_rag_answer", "--out", str(tmp_path / "x"))
+    assert run.code == 2
+    assert "no item has answer" in run.err and "its keys: output" in run.err and "--map answer=KEY" in run.err
+    assert not (tmp_path / "x").exists()
+
+
 def test_compare_lists_what_changed_since_the_earlier_run(evaluated: EvalEnv, tmp_path: Path) -> None:
     data = tmp_path / "changed.jsonl"
     lines = HALUEVAL.read_text(encoding="utf-8").splitlines()[:ITEMS]
