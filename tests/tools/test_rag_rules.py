@@ -8,11 +8,16 @@ from typing import Any
 
 import pytest
 
+from gavel.tools.engine.backend import ChatReply, ChatRequest
 from gavel.tools.engine.scores import MetricScore
+from gavel.tools.rag import JudgeRagAnswerRequest, Passage, judge_rag_answer
 from gavel.tools.rag.grounding import GroundingCheck
+from gavel.tools.rag.orchestration import ranking
 from gavel.tools.rag.rules import confidence_of, decide_verdict, overall_score
 from gavel.tools.rubrics import ContextRules, Rubric, RubricRegistry
+from tests.support.deps import make_deps
 from tests.support.rag_cases import GROUNDED
+from tests.support.scripted import ScriptedBackend, yes_no
 
 REGISTRY = RubricRegistry.load()
 RAG_RUBRIC = REGISTRY.get("rag-answer")
@@ -192,3 +197,31 @@ def test_confidence_with_one_sample_is_the_judges_stated_one_or_none():
     assert confidence_of([], RAG_RUBRIC, 1, check(confidence=0.4)) == (0.4, "judge_stated")
     assert confidence_of([], RAG_RUBRIC, 1, check(confidence=None)) == (None, None)
     assert confidence_of([], RAG_RUBRIC, 1, None) == (None, None)
+
+
+# -- a verdict from the claims beside a dimension left unscored ---------------------------------------------
+
+
+async def test_claims_decide_the_verdict_and_its_reason_says_what_is_unscored() -> None:
+    def reply(request: ChatRequest) -> Any:
+        if request.messages[0].content == "Answer the question from the document in a few words.":
+            return "1889."
+        if "Relevance" in request.messages[-1].content:
+            return ChatReply(text="Yes", model="", top_logprobs=None)  # no log-probabilities for this one call
+        return yes_no(0.95)
+
+    request = JudgeRagAnswerRequest(
+        question="When was the Eiffel Tower completed?", answer="The Eiffel Tower was completed in 1889 [1].",
+        sources=[Passage(content="The Eiffel Tower was completed in 1889 as the entrance arch of a World's Fair.")],
+    )  # fmt: skip
+    result = await judge_rag_answer(request, make_deps(ScriptedBackend(default=reply, probabilities=True)))
+    assert result.verdict == "approved" and result.overall_score is None
+    assert "no overall score: relevance unscored (no_logprobs)" in result.verdict_reason
+
+
+def test_an_answer_without_an_overall_ranks_below_those_of_its_verdict_and_above_worse_verdicts() -> None:
+    order = sorted(
+        [("rejected", 0.4), ("approved", None), ("approved", 0.8), ("unscored", None)],
+        key=lambda item: ranking(item[0], item[1], None),
+    )
+    assert order == [("approved", 0.8), ("approved", None), ("rejected", 0.4), ("unscored", None)]

@@ -50,6 +50,9 @@ def assemble(
     verdict, reason = decide_verdict(prepared.rules, overall, is_grounded, citations.has_sources, unscored, codes)
     if isinstance(grounding, ProbabilityGrounding) and (checked := decide_from_checks(grounding)) is not None:
         verdict, reason = checked
+        if unscored:
+            # The claims decide the verdict; the dimension left without a score is said, not passed over.
+            reason += f"; no overall score: {', '.join(unscored)} unscored ({', '.join(codes) or 'no reason code'})"
     if error is not None:
         verdict, reason = "unscored", f"no verdict: the answer could not be judged ({error})"
     injection, flags = _injection(prepared, item, judged.flags)
@@ -77,6 +80,7 @@ def assemble(
         is_grounded=is_grounded,
         **_grounding_fields(grounding, grounding_error),
         answer_correctness=judged.correctness,
+        fallbacks=list(judged.fallbacks),
         context_recall=recall,
         diagnosis=diagnosis,
         diagnosis_reason=diagnosis_reason,

@@ -118,15 +118,16 @@ async def _judge_all(
 VERDICT_RANK = {"approved": 0, "needs_improvement": 1, "rejected": 2}
 
 
-def rank_key(result: RagJudgment, completeness_counts: bool) -> tuple[int, int, float]:
+def rank_key(result: RagJudgment, completeness_counts: bool) -> tuple[int, int, int, float]:
     """Where `result` ranks in its batch (`completeness_counts`: the rubric weighs completeness); see `ranking`."""
     completeness = result.completeness.score if completeness_counts else None
     return ranking(result.verdict, result.overall_score, completeness)
 
 
-def ranking(verdict: str | None, overall: float | None, completeness: float | None) -> tuple[int, int, float]:
+def ranking(verdict: str | None, overall: float | None, completeness: float | None) -> tuple[int, int, int, float]:
     """Unscored last; then by verdict, so an answer with unsupported claims never outranks a supported one; then by
-    the overall score plus completeness (None: not counted).
+    the overall score plus completeness (None: not counted), an answer without an overall (a weighted metric
+    unscored) after those of its verdict that have one.
 
     Completeness is added again beside its weight in the overall because the other dimensions cannot tell an answer
     to half the question from a whole one: both are supported, relevant and coherent. Ranked by the overall alone, a
@@ -134,5 +135,10 @@ def ranking(verdict: str | None, overall: float | None, completeness: float | No
     them more often. On four sets written blind and read once, the complete answer came first in 37 of 48 against 35.
     Right HaluEval answers ranked above hallucinated ones in one batch moved by at most 1 pair in 50 across six
     recorded runs (bench/README.md, "RAG: completeness in the ranking"). The overall score is unchanged."""
-    unscored = verdict in (None, "unscored") or overall is None
-    return (1 if unscored else 0, VERDICT_RANK.get(verdict or "", 3), -((overall or 0.0) + (completeness or 0.0)))
+    unscored = verdict in (None, "unscored")
+    return (
+        1 if unscored else 0,
+        VERDICT_RANK.get(verdict or "", 3),
+        1 if overall is None else 0,
+        -((overall or 0.0) + (completeness or 0.0)),
+    )
