@@ -116,7 +116,8 @@ class EvaluationResult(ToolResult):
                 if s.score is not None
                 else one_line(f"unscored ({s.reason or ''})", UNSCORED_CHARS)
             )
-            reason = one_line(s.explanation or s.reason or "", REASON_CHARS).replace("|", "/")
+            said = s.explanation if s.score is None or not s.reason else f"{s.reason}. {s.explanation}"
+            reason = one_line(said or s.reason or "", REASON_CHARS).replace("|", "/")
             lines.append(f"| {s.metric} | {shown} | {reason} |")
         lines += _what_cost(self)
         lines += flags_line(self.flags)
@@ -124,7 +125,7 @@ class EvaluationResult(ToolResult):
 
     def is_cacheable(self) -> bool:
         # passed is null exactly when a metric is unscored or text aimed at the judge was found.
-        return self.passed is not None
+        return self.passed is not None and all(s.every_sample_scored() for s in self.scores)
 
 
 def _what_cost(result: EvaluationResult) -> list[str]:

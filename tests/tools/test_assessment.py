@@ -278,3 +278,24 @@ def test_a_calibrated_cut_decides_on_the_mean_where_the_threshold_would_not():
     assert "below the calibrated cut 0.80" in at_cut.summary and at_cut.low_metrics == []
     one_low = {"specificity": 3, "completeness": 5, "coherence": 5, "accuracy": 5}  # 0.875: low, yet above 0.8
     assert _summarized(one_low, None).passed is False and _summarized(one_low, 0.8).passed is True
+
+
+# -- scores the model did not give -------------------------------------------------------------------------
+
+
+async def test_a_boolean_for_a_score_is_no_score() -> None:
+    backend = ScriptedBackend(default=lambda _: '{"explanation": "It is specific.", "score": true}')
+    result = await evaluate_assessment(EvaluateAssessmentRequest(assessment="Low mood for weeks."), make_deps(backend))
+    assert all(s.status == "unscored" for s in result.scores) and result.passed is None
+
+
+async def test_one_sample_of_three_scored_has_no_spread_says_so_and_is_not_served_again() -> None:
+    def reply(request):  # type: ignore[no-untyped-def]
+        return {"explanation": "Concrete.", "score": 5} if request.seed == 42 else "I can't score this."
+
+    request = EvaluateAssessmentRequest(assessment="Low mood for three weeks.", samples=3)
+    result = await evaluate_assessment(request, make_deps(ScriptedBackend(default=reply)))
+    assert all(s.score == 5 and s.spread is None for s in result.scores)
+    assert all(s.reason and s.reason.startswith("2 of 3 samples gave no score") for s in result.scores)
+    assert "2 of 3 samples gave no score" in result.render_text()
+    assert not result.is_cacheable()

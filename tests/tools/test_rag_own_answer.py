@@ -89,6 +89,9 @@ async def test_a_failed_own_answer_leaves_the_claims_checked_against_the_passage
     assert result.verdict == "rejected"
     assert "checked against the passages alone" in result.reasoning
     assert "the model is gone" in result.reasoning
+    # Read another way than usual, perhaps only this time: said, and not served again from the ledger.
+    assert len(result.fallbacks) == 1 and "the model is gone" in result.fallbacks[0]
+    assert "read another way:" in result.render_text() and not result.is_cacheable()
 
 
 async def test_an_empty_own_answer_is_no_hint():

@@ -11,9 +11,9 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from gavel.tools.engine import prompts
 from gavel.tools.rubrics import Metric, Rubric
@@ -40,6 +40,16 @@ def metric_reply_model(rubric: Rubric, *, evidence: prompts.Evidence = None) -> 
     return _metric_reply_model(rubric.scale.integer, rubric.scale.min, rubric.scale.max, evidence)
 
 
+def _not_a_boolean(value: object) -> object:
+    if isinstance(value, bool):
+        raise ValueError("true or false is no score: give a number")  # pydantic would read true as 1
+    return value
+
+
+# A reply's number that is a JSON boolean is refused: lax validation reads true as 1, a score the model never gave.
+NOT_A_BOOLEAN = BeforeValidator(_not_a_boolean)
+
+
 @functools.lru_cache(maxsize=256)
 def _metric_reply_model(integer: bool, low: float, high: float, evidence: prompts.Evidence) -> type[BaseModel]:
     # Built once per scale and evidence: building a pydantic model and its JSON schema per model call was
@@ -51,7 +61,7 @@ def _metric_reply_model(integer: bool, low: float, high: float, evidence: prompt
     for name, description in _EVIDENCE_FIELDS.get(evidence, ()):
         fields[name] = (str, Field(default="", max_length=EVIDENCE_MAX_CHARS * 2, description=description))
     fields["explanation"] = (str, Field(max_length=EXPLANATION_MAX_CHARS * 2, description="Short reasoning."))
-    fields["score"] = (score_type, Field(ge=low, le=high, description="The score."))
+    fields["score"] = (Annotated[score_type, NOT_A_BOOLEAN], Field(ge=low, le=high, description="The score."))
     return create_model("MetricVerdict", __config__=ConfigDict(extra="ignore"), **fields)
 
 

@@ -78,10 +78,16 @@ class MetricScore(BaseModel):
         description="'scored', 'unscored' (the model gave no valid score) or 'not_applicable'."
     )
     explanation: str = Field(default="", description="The judge's reasoning (from the median sample).")
-    reason: str | None = Field(default=None, description="Why the metric is unscored or not applicable.")
+    reason: str | None = Field(
+        default=None,
+        description="Why the metric is unscored or not applicable; for a scored one, which of its samples gave "
+        "no score.",
+    )
     samples: list[SampleRecord] = Field(default_factory=list, description="Every sample taken.")
     spread: float | None = Field(
-        default=None, description="Max minus min of the sample scores; 0 with one sample; null when unscored."
+        default=None,
+        description="Max minus min of the sample scores; 0 with one sample; null when unscored or when only one "
+        "of several samples scored.",
     )
     readout: ReadoutKind | None = Field(
         default=None,
@@ -123,15 +129,29 @@ class MetricScore(BaseModel):
         values = [s.score for s in scored if s.score is not None]
         median = statistics.median(values)
         closest = min(scored, key=lambda s: abs((s.score or 0) - median))
+        failed = [s for s in samples if s.score is None]
+        # One score left of several asked is no agreement: its spread is unknown, not 0 (which would read as full
+        # confidence), and the samples that gave none are said.
+        spread = max(values) - min(values) if len(values) > 1 or not failed else None
+        reason = None
+        if failed:
+            why = "; ".join(dict.fromkeys(s.error or "no score" for s in failed))
+            reason = f"{len(failed)} of {len(samples)} samples gave no score ({why}); the score is the others' median"
         return cls(
             metric=metric_id,
             name=name,
             score=median,
             status="scored",
             explanation=closest.explanation,
+            reason=reason,
             samples=samples,
-            spread=max(values) - min(values),
+            spread=spread,
         )
+
+    def every_sample_scored(self) -> bool:
+        """Whether no sample of a scored metric failed: a failure may be transient, so such a judgment is not served
+        again from the ledger."""
+        return all(s.score is not None for s in self.samples)
 
     @classmethod
     def not_applicable(cls, metric_id: str, name: str, reason: str) -> MetricScore:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge, Structured
+from gavel.tools.engine.reply_schema import NOT_A_BOOLEAN
 from gavel.tools.rag.prepare import AnswerInput, Prepared
 from gavel.tools.rag.sentence_support import ProbabilityGrounding
 from gavel.tools.rubrics import ContextRules, Rubric
@@ -44,7 +45,9 @@ class GroundingCheck(BaseModel):
         max_length=5,
         description="Short quotes of the answer's claims the passages do not support.",
     )
-    confidence: float | None = Field(default=None, ge=0, le=1, description="How sure the judge is, 0-1.")
+    confidence: Annotated[float | None, NOT_A_BOOLEAN] = Field(
+        default=None, ge=0, le=1, description="How sure the judge is, 0-1."
+    )
 
 
 # What the verdict, diagnosis and issues read: the generated check, or the per-sentence probability checks.

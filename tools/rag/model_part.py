@@ -39,6 +39,8 @@ class JudgedAnswer:
     usage: Usage
     provenance: Provenance | None
     correctness: reference.ReferenceFigure | None = None  # against the reference answer, when one was given
+    # What was read another way because a model call failed, perhaps only this time (RagJudgment.fallbacks).
+    fallbacks: Sequence[str] = ()
 
 
 async def judge_answer(
@@ -129,12 +131,16 @@ async def _by_probability(
             texts_checked=True, screen_subject=screen,
         )  # fmt: skip
 
+    part_failed: list[str] = []
+
     async def own_and_part() -> tuple[own_answer.OwnAnswer, Usage]:
         if part is None:
             return await own.get()
         # The part is settled before any claim is checked: where it rejects the own answer's "Yes" or "No", the
         # claims are hinted with the statement the passages settle instead (yes_no_part.aligned).
         (answer, asked), (statements, settled) = await both(own.get, part.get)
+        if statements.failed:
+            part_failed.append(statements.reason or "no reason given")
         return yes_no_part.aligned(answer, statements), asked.add(settled)
 
     async def sentences() -> tuple[list[sentence_support.SentenceSupport], Usage, own_answer.OwnAnswer]:
@@ -163,11 +169,20 @@ async def _by_probability(
             read = (fallback.scores[0], fallback.usage)
         scores.append(read[0])
         usage = usage.add(read[1])
+    fallbacks = []
+    if answer.failed:
+        fallbacks.append(
+            f"the claims were checked without the judge's own answer, and completeness read by its own question: "
+            f"asking for that answer failed ({answer.reason})"
+        )
+    fallbacks += [f"completeness was read without the question's yes/no part: reading it failed ({why})"
+                  for why in part_failed]  # fmt: skip
     return JudgedAnswer(
         scores=scores,  # assemble.py puts them in the rubric's order
         grounding=sentence_support.grounding(support, contradicts, relevant, cut, own_answer.note(answer)),
         grounding_error=None,
         flags=judgment.flags,
+        fallbacks=tuple(fallbacks),
         usage=usage.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000}),
         provenance=judgment.provenance,
     )

@@ -36,6 +36,7 @@ MAX_CHARS = 200
 class OwnAnswer:
     text: str | None
     reason: str | None = None  # why there is none
+    failed: bool = False  # there is none because the model call failed (perhaps only this time)
     # How the passages' reading of a yes/no part changed the opening the model wrote (yes_no_part.aligned).
     amended: str | None = None
 
@@ -62,9 +63,9 @@ class OwnAnswers(AskedOnce[OwnAnswer]):
             reply = await calls.call(request, tally, step="the judge's own answer to the question")
         except BackendTimeout as exc:
             # The call's model work has ended: the checks after it come out unscored, with this reason.
-            return OwnAnswer(None, f"the model call timed out: {exc}")
+            return OwnAnswer(None, f"the model call timed out: {exc}", failed=True)
         except BackendError as exc:
-            return OwnAnswer(None, f"the model call failed: {exc}")
+            return OwnAnswer(None, f"the model call failed: {exc}", failed=True)
         lines = [line.strip() for line in reply.text.splitlines() if line.strip()]
         if not lines:
             return OwnAnswer(None, "the model gave no answer")

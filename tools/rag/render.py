@@ -44,6 +44,7 @@ def card(result: RagJudgment) -> str:
     if result.issues:
         lines.append("issues:")
         lines += [f"- {one_line(issue, 200)}" for issue in result.issues]
+    lines += [f"read another way: {one_line(fallback, 200)}" for fallback in result.fallbacks]
     tail = {"flags": ", ".join(result.flags), "error": result.error, "narrative (the judge's words)": result.narrative}
     lines += [f"{label}: {text}" for label, text in tail.items() if text]
     return "\n".join(lines)
@@ -137,7 +138,11 @@ def _score_cell(score: MetricScore) -> str:
 
 def _score_note(score: MetricScore) -> str:
     if score.status == "scored":
-        return first_sentence(score.explanation)
+        return (
+            f"{score.reason}. {first_sentence(score.explanation)}"
+            if score.reason
+            else first_sentence(score.explanation)
+        )
     return score.reason or ""
 
 

@@ -83,6 +83,12 @@ class RagJudgment(ToolResult):
         "retrieval bring what the right answer needs?). Informs; does not change the verdict. Null without a "
         "reference.",
     )
+    fallbacks: list[str] = Field(
+        default_factory=list,
+        description="What was read another way because a model call failed, perhaps only this time (e.g. "
+        "completeness by its own question when the judge's own answer could not be asked). A judgment with one is "
+        "not served again from the ledger.",
+    )
     diagnosis: Diagnosis = Field(
         description="What to fix: ok | unsupported_by_context | retrieval_miss | answer_miss | undetermined (no "
         "verdict, and no fault could be established)."
@@ -112,7 +118,10 @@ class RagJudgment(ToolResult):
             self.verdict != "unscored"
             and self.error is None
             and self.grounding_error is None
-            and all(m.status != "unscored" for m in [*self.dimensions(), *self.other_metrics])
+            and not self.fallbacks
+            and all(
+                m.status != "unscored" and m.every_sample_scored() for m in [*self.dimensions(), *self.other_metrics]
+            )
             and all(f is None or f.score is not None for f in (self.answer_correctness, self.context_recall))
         )
 

@@ -85,6 +85,7 @@ class Statements:
     p_true: float | None = None  # P(the passages state it)
     p_false: float | None = None
     reason: str | None = None
+    failed: bool = False  # none because a model call or reading failed (perhaps only this time)
 
 
 @dataclass(frozen=True)
@@ -134,9 +135,9 @@ class YesNoPart(AskedOnce[Statements]):
         try:
             reply = await calls.call(request, tally, step="the question's yes/no part as two statements")
         except BackendTimeout as exc:
-            return Statements(None, None, reason=f"the model call timed out: {exc}")
+            return Statements(None, None, reason=f"the model call timed out: {exc}", failed=True)
         except BackendError as exc:
-            return Statements(None, None, reason=f"the model call failed: {exc}")
+            return Statements(None, None, reason=f"the model call failed: {exc}", failed=True)
         return parse(reply.text)
 
     async def _settle(self, written: Statements) -> tuple[Statements, Usage]:
@@ -148,7 +149,7 @@ class YesNoPart(AskedOnce[Statements]):
         )  # fmt: skip
         if yes.value is None or no.value is None:
             why = yes.reason if yes.value is None else no.reason
-            return Statements(None, None, reason=f"the passages' reading failed: {why}"), usage
+            return Statements(None, None, reason=f"the passages' reading failed: {why}", failed=True), usage
         if abs(yes.value - no.value) < SETTLED_BY:
             reason = (
                 f"the passages do not settle it (P {yes.value:.2f} for “{written.true}”, {no.value:.2f} for "
