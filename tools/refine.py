@@ -95,12 +95,13 @@ class RefinementResult(ToolResult):
     )
     iterations_used: int = Field(description="Revisions made (not counting the first version).")
     improved: bool | None = Field(
-        description="Final average above the initial one; null if either is missing, or if either text carries "
-        "text aimed at the judge (its scores are not taken on the model's word, so neither is the rise)."
+        description="Final average better than the initial one (higher, or lower on a lower-is-better scale); null "
+        "if either is missing or covers only some metrics (one unscored), or if either text carries text aimed at "
+        "the judge (its scores are not taken on the model's word, so neither is the rise)."
     )
     stop_reason: StopReason = Field(
         description="Why the loop stopped: passed; max_iterations; plateau (stop_on_plateau revisions without a "
-        "higher average); no_low_metrics (not passed, yet no scored metric is below the threshold to revise "
+        "better average); no_low_metrics (not passed, yet no scored metric is below the threshold to revise "
         "against: some are unscored, or text aimed at the judge was found); nothing_scored (the judge scored no "
         "metric, see final_evaluation for why); generator_failed; revision_rejected."
     )
@@ -125,7 +126,7 @@ class RefinementResult(ToolResult):
         lines += ["", "| iteration | average | passed | low metrics |", "|---|---|---|---|"]
         for item in self.history:
             e = item.evaluation
-            lines.append(f"| {item.iteration} | {_fmt(e.average)} | {_passed(e)} | {', '.join(e.low_metrics) or '-'} |")
+            lines.append(f"| {item.iteration} | {_average(e)} | {_passed(e)} | {', '.join(e.low_metrics) or '-'} |")
         for item in self.history:
             if item.feedback:
                 # What the writer was told to fix, so a reader can check the rewrite against it.
@@ -138,8 +139,19 @@ class RefinementResult(ToolResult):
         return [item.evaluation for item in self.history]
 
 
+def _standing(evaluation: EvaluationResult) -> float | None:
+    """The average as a share of the way to the scale's best end, so a lower-is-better scale compares the right way
+    round; None when a metric is unscored: an average over some of the metrics is not comparable with one over all."""
+    if evaluation.average is None or evaluation.unscored_metrics:
+        return None
+    scale = evaluation.scale
+    share = (evaluation.average - scale.min) / (scale.max - scale.min)
+    return share if scale.higher_is_better else 1 - share
+
+
 def _rank(evaluation: EvaluationResult) -> tuple[int, float]:
-    return (1 if evaluation.passed else 0, evaluation.average if evaluation.average is not None else float("-inf"))
+    standing = _standing(evaluation)
+    return (1 if evaluation.passed else 0, standing if standing is not None else float("-inf"))
 
 
 @dataclass(frozen=True)
@@ -206,7 +218,7 @@ async def _refine(prepared: PreparedRubric[RefineUntilPassRequest], deps: ToolDe
                   removed_from_reply=removed)
     )  # fmt: skip
     best = history[0]
-    best_average = evaluation.average
+    best_standing = _standing(evaluation)
     stale = 0
     stop = _Stop("max_iterations")
     await deps.progress(0, request.max_iterations, _progress_message(0, evaluation))
@@ -263,8 +275,9 @@ async def _refine(prepared: PreparedRubric[RefineUntilPassRequest], deps: ToolDe
             Iteration(iteration=iteration, text=text, evaluation=evaluation, generation_usage=revised.usage,
                       removed_from_reply=revised.removed)
         )  # fmt: skip
-        if evaluation.average is not None and (best_average is None or evaluation.average > best_average):
-            best_average, stale = evaluation.average, 0
+        standing = _standing(evaluation)
+        if standing is not None and (best_standing is None or standing > best_standing):
+            best_standing, stale = standing, 0
         else:
             stale += 1
         if _rank(evaluation) > _rank(best.evaluation):
@@ -285,8 +298,8 @@ def _result(history: list[Iteration], best: Iteration, usage: Usage, stop: _Stop
     first, last = history[0].evaluation, final.evaluation
     improved, improvement = _improvement(first, last)
     summary = (
-        f"{stop.reason} after {final.iteration} revision(s); average {_fmt(first.average)} → {_fmt(last.average)}"
-        f"{improvement} (best {_fmt(best.evaluation.average)} at iteration {best.iteration}); passed: {_passed(last)}"
+        f"{stop.reason} after {final.iteration} revision(s); average {_average(first)} → {_average(last)}"
+        f"{improvement} (best {_average(best.evaluation)} at iteration {best.iteration}); passed: {_passed(last)}"
     )
     if stop.rejected is not None:
         summary += f"; the next rewrite was refused twice: it carried {stop.rejected.detail}"
@@ -313,12 +326,16 @@ def _result(history: list[Iteration], best: Iteration, usage: Usage, stop: _Stop
 
 
 def _improvement(first: EvaluationResult, last: EvaluationResult) -> tuple[bool | None, str]:
-    """Whether the average rose, and a note when that is not claimed although both averages exist."""
+    """Whether the average moved toward the scale's best end, and a note when that is not claimed although both
+    averages exist."""
     if first.average is None or last.average is None:
         return None, ""
     if PROMPT_INJECTION_FLAG in first.flags or PROMPT_INJECTION_FLAG in last.flags:
         return None, " (no improvement claimed: text aimed at the judge was found, so the scores are not trusted)"
-    return last.average > first.average, ""
+    before, after = _standing(first), _standing(last)
+    if before is None or after is None:
+        return None, " (no improvement claimed: a metric is unscored, so the averages cover different metrics)"
+    return after > before, ""
 
 
 def _passed(evaluation: EvaluationResult) -> str:
@@ -332,6 +349,15 @@ def _fmt(value: float | None) -> str:
     return f"{value:.2f}" if value is not None else "n/a"
 
 
+def _average(evaluation: EvaluationResult) -> str:
+    """The average, and how many metrics it covers when some are unscored."""
+    shown, total = _fmt(evaluation.average), len(evaluation.scores)
+    unscored = len(evaluation.unscored_metrics)
+    if evaluation.average is None or not unscored:
+        return shown
+    return f"{shown} over {total - unscored} of {total} metrics"
+
+
 def _progress_message(iteration: int, evaluation: EvaluationResult) -> str:
     low = ", ".join(evaluation.low_metrics) or "none"
-    return f"iteration {iteration}: average {_fmt(evaluation.average)}, low metrics: {low}"
+    return f"iteration {iteration}: average {_average(evaluation)}, low metrics: {low}"

@@ -7,6 +7,7 @@ import pytest
 from gavel.tools.errors import InvalidInput
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
 from tests.support.deps import make_deps
+from tests.support.replies import asked_metric
 from tests.support.rubrics import digit_clinical
 from tests.support.scripted import ScriptedBackend, token_reply
 from tests.tools.test_assessment import BAD, CLINICAL, GOOD, _with_generator, judge_rounds
@@ -146,3 +147,41 @@ async def test_a_writer_that_returns_the_text_unchanged_twice_stops_the_loop_wit
     assert result.stop_reason == "generator_failed" and result.iterations_used == 0
     assert result.error == "the writer returned the previous assessment unchanged, also when told so"
     assert len(writer.requests) == 2
+
+
+# -- which iteration is best, and whether the loop improved --------------------------------------------------
+
+LOWER_IS_BETTER = {
+    "id": "mistakes", "version": "1", "title": "Mistakes", "description": "Counts mistakes; fewer is better.",
+    "pass_threshold": 1, "scale": {"min": 0, "max": 5, "higher_is_better": False, "integer": True},
+    "metrics": [{"id": "errors", "name": "Errors", "description": "How many factual errors does the text make?"}],
+}  # fmt: skip
+
+
+async def test_on_a_lower_is_better_scale_the_lowest_average_is_best_and_a_rise_is_no_improvement() -> None:
+    scores = {"DRAFT": 3, "REV1": 2, "REV2": 5}
+
+    def judge_reply(request):  # type: ignore[no-untyped-def]
+        tag = next(t for t in ("REV2", "REV1", "DRAFT") if t in request.messages[1].content)
+        return {"explanation": tag, "score": scores[tag]}
+
+    judge, writer = ScriptedBackend(default=judge_reply), ScriptedBackend(["REV1 text.", "REV2 text."])
+    request = RefineUntilPassRequest(draft="DRAFT text.", max_iterations=2, custom_rubric=LOWER_IS_BETTER)
+    result = await refine_until_pass(request, _deps(judge, writer))
+    assert result.best_iteration == 1 and result.best_text == "REV1 text."
+    assert result.improved is False
+
+
+async def test_an_average_over_some_metrics_is_never_best_nor_an_improvement() -> None:
+    first = {"specificity": 3, "completeness": 3, "coherence": 4, "accuracy": 3}
+
+    def judge_reply(request):  # type: ignore[no-untyped-def]
+        metric = asked_metric(request, CLINICAL)
+        if "REVISED" not in request.messages[1].content:
+            return {"explanation": "ok", "score": first[metric.id]}
+        return {"explanation": "ok", "score": 5} if metric.id == "completeness" else "I cannot rate this."
+
+    judge, writer = ScriptedBackend(default=judge_reply), ScriptedBackend(["REVISED: low mood."])
+    result = await refine_until_pass(RefineUntilPassRequest(draft="Low mood.", max_iterations=3), _deps(judge, writer))
+    assert result.best_iteration == 0 and result.improved is None
+    assert "5.00 over 1 of 4 metrics" in result.summary and "no improvement claimed" in result.summary

@@ -81,13 +81,15 @@ def f1_positive(outcomes: Sequence[Outcome]) -> float | None:
 
 def auroc(higher: Sequence[float | None], lower: Sequence[float | None]) -> float | None:
     """P(a score of the class that should score higher > one of the other class), ties half, over every
-    scored combination; None unless both classes have a scored item."""
-    ups = [s for s in higher if s is not None]
-    downs = [s for s in lower if s is not None]
-    if not ups or not downs:
+    combination; None unless both classes have a scored item. A combination with an unscored item is lost, as an
+    unscored pair is in `pairwise_accuracy`: left out, a judge that fails on the hard items would rank the rest
+    perfectly."""
+    if not any(s is not None for s in higher) or not any(s is not None for s in lower):
         return None
-    wins = sum(1.0 if u > d else 0.5 if u == d else 0.0 for u in ups for d in downs)
-    return wins / (len(ups) * len(downs))
+    wins = sum(
+        0.0 if u is None or d is None else 1.0 if u > d else 0.5 if u == d else 0.0 for u in higher for d in lower
+    )
+    return wins / (len(higher) * len(lower))
 
 
 def pairwise_accuracy(pairs: Sequence[tuple[float | None, float | None]]) -> float | None:

@@ -98,6 +98,12 @@ def _mean(value: Callable[[dict[str, Any]], list[float | None]]) -> Callable[[Se
     return compute
 
 
+def _full_average(evaluation: dict[str, Any]) -> list[float | None]:
+    # An average over some of the metrics (others unscored) is not averaged with those over all: a run mostly
+    # unscored would pass a --fail-under on the few metrics that scored. unscored_rate counts those items.
+    return [None if evaluation.get("unscored_metrics") else evaluation.get("average")]
+
+
 def _error_rate(rows: Sequence[dict[str, Any]]) -> float | None:
     return sum(1 for row in rows if row.get("result") is None) / len(rows) if rows else None
 
@@ -127,7 +133,7 @@ FIGURES: dict[str, dict[str, FigureDef]] = {
     },
     "evaluate_assessment": {
         "mean_average": FigureDef(
-            "mean metric average (rubric scale) of the scored items", _mean(lambda r: [r["average"]])
+            "mean metric average (rubric scale) of the items with every metric scored", _mean(_full_average)
         ),
         "pass_rate": FigureDef("share of items that pass every metric", _rate(lambda r: r.get("passed") is True)),
         "unscored_rate": FigureDef("share of items left undecided", _rate(lambda r: r.get("passed") is None)),
@@ -136,7 +142,8 @@ FIGURES: dict[str, dict[str, FigureDef]] = {
     "refine_until_pass": {
         "pass_rate": FigureDef("share of items whose final text passes", _rate(lambda r: r.get("passed") is True)),
         "mean_average": FigureDef(
-            "mean final metric average (rubric scale)", _mean(lambda r: [r["final_evaluation"].get("average")])
+            "mean final metric average (rubric scale) of the items whose final text has every metric scored",
+            _mean(lambda r: _full_average(r["final_evaluation"])),
         ),
         "improved_rate": FigureDef("share of items the loop improved", _rate(lambda r: r.get("improved") is True)),
         "error_rate": ERROR_RATE,

@@ -101,6 +101,9 @@ def test_the_statistics_on_hand_made_cases() -> None:
     assert stats.balanced_accuracy([(True, True), (True, None), (False, False), (False, False)]) == 0.75
     assert stats.balanced_accuracy([(True, True)]) is None  # one class only
     assert stats.auroc([0.9, 0.8], [0.1, 0.8]) == pytest.approx(0.875)
+    # An unscored item loses every combination it is in: left out, a judge failing the hard items ranks perfectly.
+    assert stats.auroc([0.9, 0.8], [0.1, None]) == pytest.approx(0.5)
+    assert stats.auroc([None], [0.1]) is None
     assert stats.pairwise_accuracy([(0.9, 0.1), (0.5, 0.5), (None, 0.2)]) == 0.5
     assert stats.spearman([(1, 0.1), (2, 0.2), (3, 0.3), (4, 0.25)]) == pytest.approx(0.8)
     cut, best = stats.best_cut([(True, 0.3), (True, 0.4), (False, 0.1), (False, 0.2)], 0.5)

@@ -23,6 +23,15 @@ def test_rates_count_every_item_and_means_only_the_scored_ones() -> None:
     assert found["mean_overall"] == 0.6
 
 
+def test_mean_average_leaves_out_an_item_with_a_metric_unscored() -> None:
+    full = {"result": {"average": 2.5, "unscored_metrics": [], "passed": False}}
+    partial = {"result": {"average": 5.0, "unscored_metrics": ["specificity", "accuracy"], "passed": None}}
+    found = figures("evaluate_assessment", [full, partial])
+    assert found["mean_average"] == 2.5 and found["unscored_rate"] == 0.5
+    final = figures("refine_until_pass", [{"result": {"final_evaluation": partial["result"], "passed": None}}])
+    assert final["mean_average"] is None
+
+
 def test_a_mean_with_nothing_scored_has_no_value_and_fails_any_bar() -> None:
     found = figures("judge_rag_answer", [rag("unscored", None), ERROR_ROW])
     assert found["mean_overall"] is None
