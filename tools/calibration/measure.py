@@ -212,7 +212,15 @@ class CalibrationRun:
             items=[row for _, row in self.rows],
             **found,
         )
-        if self.ledger is not None and self.fitness_key is not None and self.rows:
+        scored = any(row.score is not None for _, row in self.rows)
+        if self.rows and not scored:
+            # Figures of a judge that scored nothing measure the backend's failure, not the judge: not kept as its
+            # fitness (every later verdict would carry them).
+            report.notes.append(
+                "no item was scored (see each item's reason): not stored as this judge's fitness; fix the backend "
+                "and run it again"
+            )
+        if self.ledger is not None and self.fitness_key is not None and scored:
             kept = report.model_dump(mode="json") | {"stored": True}
             report.stored = await anyio.to_thread.run_sync(store_calibration, self.ledger, kept)
         return report

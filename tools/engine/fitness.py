@@ -3,9 +3,9 @@
 A calibration (tools/calibration/) is keyed by what decides a verdict: the backend, the model and its digest,
 the readout and the prompt template hash. Every judgment's provenance carries its key and the newest calibration
 for it (`judge_fitness`), or null with the flag `judge_uncalibrated`; when the 95% interval of the balanced
-accuracy includes 0.5 (or could not be computed), the flag `judge_near_chance`. A set graded by people (a score
-per item, no good/bad label) has no balanced accuracy: its fitness is Spearman's rho with the people, near chance
-unless its interval lies above 0. Fitness informs: it never
+accuracy does not lie wholly above 0.5 (or could not be computed), the flag `judge_near_chance`. A set graded by
+people (a score per item, no good/bad label) has no balanced accuracy: its fitness is Spearman's rho with the
+people, near chance unless its interval lies above 0. Fitness informs: it never
 changes a score or a verdict. Only `GAVEL_USE_CALIBRATED_CUT=true` lets a calibration's decision cut decide,
 and the result then says so (`DecisionCut`).
 """
@@ -42,8 +42,8 @@ class JudgeFitness(BaseModel):
     calibrated_cut: float | None = Field(default=None, description="The cut that maximized balanced accuracy.")
     date: str = Field(description="When it was measured (UTC).")
     near_chance: bool = Field(
-        description="The balanced accuracy's 95% interval includes 0.5 (or is unknown); on a graded set, Spearman's "
-        "interval does not lie above 0."
+        description="The balanced accuracy's 95% interval does not lie wholly above 0.5 (it includes 0.5, lies below "
+        "it, or is unknown); on a graded set, Spearman's interval does not lie above 0."
     )
 
 
@@ -74,8 +74,9 @@ def fitness_key(backend: str, model: str | None, digest: str | None, readout: st
 
 
 def near_chance(low: float | None, high: float | None) -> bool:
-    """Whether chance (0.5) is inside the interval; an interval too few items could give counts as inside."""
-    return low is None or high is None or low <= CHANCE <= high
+    """Whether the interval fails to lie wholly above chance (0.5): it includes it, lies below it, or too few items
+    gave none."""
+    return low is None or high is None or low <= CHANCE
 
 
 def near_chance_graded(low: float | None, high: float | None) -> bool:
@@ -100,6 +101,8 @@ def fitness_line(fitness: JudgeFitness | None, key: str | None) -> str:
     interval = "" if low is None or high is None else f" [{low:.2f}, {high:.2f}]"
     partial = ", partial run" if not fitness.complete else ""
     trust = "NEAR CHANCE: treat this verdict as a guess" if fitness.near_chance else "better than chance"
+    if high is not None and high < (0 if name == "Spearman" else CHANCE):
+        trust = "WORSE THAN CHANCE: do not act on this verdict"
     return (
         f"judge fitness: {trust} ({name} {figure}{interval} on {fitness.set}, n={fitness.n}{partial}, "
         f"{fitness.date[:10]})"

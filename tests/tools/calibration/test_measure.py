@@ -15,6 +15,7 @@ from gavel.tools.calibration.measure import CalibrationRun
 from gavel.tools.calibration.records import calibrations_for
 from gavel.tools.calibration.sets import ADAPTERS, DATA_DIR, load_file, load_set, shipped_sets
 from gavel.tools.engine.backend import ChatReply, ChatRequest
+from gavel.tools.engine.fitness import JudgeFitness, fitness_line, near_chance
 from gavel.tools.errors import InvalidInput
 from gavel.tools.ledger import Ledger
 from gavel.tools.rag import JudgeRagAnswerRequest, Passage, judge_rag_answer
@@ -165,6 +166,26 @@ async def test_the_clinical_set_is_judged_by_evaluate_assessment(tmp_path: Path)
     assert report.pairwise_accuracy is not None and report.pairwise_accuracy.value == 1.0
     assert report.balanced_accuracy.value is not None and report.balanced_accuracy.value >= 0.9
     assert report.cut.default == 0.75 and report.judge["readout"] == "probability"
+
+
+async def test_a_run_that_scored_nothing_is_not_kept_as_the_judges_fitness(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    deps = dataclasses.replace(make_deps(ScriptedBackend(default=lambda _: "I cannot rate this.")), ledger=ledger)
+    report = await CalibrationRun(load_set("clinical-assessment", REGISTRY), deps, ledger, 4).execute()
+    assert report.unscored == report.n == 4 and not report.stored
+    assert any("no item was scored" in note for note in report.notes)
+    assert calibrations_for(ledger, report.fitness_key) == []
+    ledger.close()
+
+
+def test_an_interval_below_chance_is_never_called_better_than_chance() -> None:
+    fitness = JudgeFitness(
+        calibration_id="c", set="s", n=20, complete=True, balanced_accuracy=0.2, balanced_accuracy_ci95=(0.1, 0.3),
+        auroc=None, auroc_ci95=(None, None),
+        date="2026-12-05", near_chance=near_chance(0.1, 0.3),
+    )  # fmt: skip
+    assert fitness.near_chance
+    assert "WORSE THAN CHANCE" in fitness_line(fitness, "k")
 
 
 async def test_a_cancelled_run_keeps_its_items_as_a_partial_calibration(tmp_path: Path) -> None:
