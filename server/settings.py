@@ -5,6 +5,7 @@ The environment variable names are part of Gavel's interface (clients' config fi
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
@@ -58,7 +59,8 @@ class Settings(BaseModel):
     # ledger_path unless that is "off").
     ledger_url: SecretStr | None = None
     # How long a stored judgment serves identical requests; 0 never serves from the ledger (still records).
-    ledger_ttl_s: float = Field(default=7 * 24 * 3600, ge=0)
+    # At most ten years: "never expire" as a huge number would overflow the ledger's date arithmetic on every call.
+    ledger_ttl_s: float = Field(default=7 * 24 * 3600, ge=0, le=10 * 365 * 24 * 3600)
     # False: the ledger keeps only a hash of each request, not its text (results are still stored in full).
     ledger_store_inputs: bool = True
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
@@ -93,6 +95,25 @@ class Settings(BaseModel):
         if isinstance(raw, str):
             raw = raw.strip()
             return raw or None
+        return value
+
+    @field_validator("judge_model", "generator_model", mode="before")
+    @classmethod
+    def _blank_model_is_no_model(cls, value: Any) -> Any:
+        # A name of spaces would be sent as the model's name ("run `ollama pull `"): it means unset, as an empty one.
+        return (value.strip() or None) if isinstance(value, str) else value
+
+    @field_validator("ollama_host")
+    @classmethod
+    def _ollama_host(cls, value: str) -> str:
+        # Checked here, once: a host Ollama's client cannot parse failed every call as an internal error.
+        try:
+            parts = urllib.parse.urlsplit(value)
+            port = parts.port
+        except ValueError as exc:
+            raise ValueError(f"is not a host Ollama can be reached at ({exc}); give host, host:port or a URL") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname or port is None:
+            raise ValueError("is not a host Ollama can be reached at; give host, host:port or an http:// URL")
         return value
 
     @field_validator("embedded_repack", mode="wrap")
@@ -245,7 +266,10 @@ def load_settings(environ: Mapping[str, str], overrides: Mapping[str, Any] | Non
         item = exc.errors()[0]
         name = str(item["loc"][0]) if item["loc"] else "?"
         var = ENV_VARS.get(name, name)
-        raise SettingsError(f"{var}: {item['msg']} (got {item.get('input')!r})") from None
+        if name == "ollama_host" and not environ.get("GAVEL_OLLAMA_HOST") and environ.get("OLLAMA_HOST"):
+            var = "OLLAMA_HOST"
+        message = item["msg"].removeprefix("Value error, ")
+        raise SettingsError(f"{var}: {message} (got {item.get('input')!r})") from None
 
 
 def _normalize_host(host: str) -> str:

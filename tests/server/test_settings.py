@@ -82,3 +82,18 @@ def test_the_weights_layout_is_auto_unless_set(raw: str | None, layout: object) 
 def test_a_layout_that_is_not_one_of_the_three_says_which_they_are() -> None:
     with pytest.raises(SettingsError, match=r"GAVEL_EMBEDDED_REPACK: .*must be auto .*, true .* or false"):
         load_settings({"GAVEL_EMBEDDED_REPACK": "maybe"})
+
+
+@pytest.mark.parametrize("host", ["localhost:abc", "http://[::1", "ftp://host:1"])
+def test_an_ollama_host_its_client_cannot_parse_is_refused_naming_the_variable(host: str) -> None:
+    with pytest.raises(SettingsError, match=r"^OLLAMA_HOST: is not a host Ollama can be reached at"):
+        load_settings({"OLLAMA_HOST": host})
+
+
+def test_a_ledger_ttl_past_ten_years_is_refused_not_left_to_overflow_every_call() -> None:
+    with pytest.raises(SettingsError, match=r"GAVEL_LEDGER_TTL_S: .*less than or equal to 315360000"):
+        load_settings({"GAVEL_LEDGER_TTL_S": "inf"})
+
+
+def test_a_model_name_of_spaces_is_unset() -> None:
+    assert load_settings({"GAVEL_JUDGE_MODEL": "  "}).judge_model is None
