@@ -297,7 +297,7 @@ def parse_rubric(data: object, *, origin: str) -> Rubric:
 
 def load_rubric_file(path: Path) -> Rubric:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # an editor's byte-order mark is no error
     except tomllib.TOMLDecodeError as exc:
         raise RubricFileError(str(path), f"not valid TOML: {exc}") from exc
     except (OSError, UnicodeDecodeError) as exc:
@@ -318,7 +318,11 @@ def builtin_rubric_dir() -> Path:
 
 def _load_listed(path: Path, directory: Path) -> Rubric:
     """A TOML file found directly inside `directory`; a symlink pointing outside it is refused unread."""
-    if not path.resolve().is_relative_to(directory.resolve()):
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop: RuntimeError before Python 3.13, OSError after
+        raise RubricFileError(str(path), f"cannot be resolved: {exc}") from exc
+    if not target.is_relative_to(directory.resolve()):
         raise RubricFileError(str(path), "is a link to a file outside its rubric directory; refusing it")
     return load_rubric_file(path)
 

@@ -47,6 +47,12 @@ def load_registry(settings: Settings, *, skip_broken: bool = False) -> RubricReg
         log = get_logger("gavel.rubrics")
         for rubric_id, error in registry.broken.items():
             log.warning("rubric file skipped: it does not load; its id is refused", rubric=rubric_id, error=str(error))
+        if len(registry.broken) > 1:
+            # The lines above are rate-limited as repeats of one message: this one names every skipped file.
+            log.warning(
+                "rubric files skipped; rubric://index lists each with its error",
+                count=len(registry.broken), rubrics=sorted(registry.broken),
+            )  # fmt: skip
         for error in registry.missing_dirs:
             log.warning("rubric directory skipped", error=str(error))
     return registry

@@ -28,10 +28,14 @@ NOT_TOML = "id = [unclosed\n"
 def params(clean_env: dict[str, str], tmp_path: Path) -> StdioServerParameters:
     rubrics = tmp_path / "rubrics"
     rubrics.mkdir()
-    (rubrics / "house-style.toml").write_text(HOUSE_STYLE, encoding="utf-8")
+    # Saved with a byte-order mark, as some Windows editors do: read as the rubric it is.
+    (rubrics / "house-style.toml").write_text("\ufeff" + HOUSE_STYLE, encoding="utf-8")
     (rubrics / "broken.toml").write_text(BROKEN, encoding="utf-8")
     # Overrides a built-in: that id is refused rather than judged by the rubric the file was meant to replace.
     (rubrics / "idea-quality.toml").write_text(NOT_TOML, encoding="utf-8")
+    # A symlink loop is one more broken file, not a server that cannot start.
+    (rubrics / "loop.toml").symlink_to(rubrics / "loop-back.toml")
+    (rubrics / "loop-back.toml").symlink_to(rubrics / "loop.toml")
     env = {**clean_env, "GAVEL_RUBRICS_DIR": str(rubrics)}
     return StdioServerParameters(command=PYTHON, args=["-m", "gavel.server", "serve"], env=env)
 
@@ -49,7 +53,8 @@ async def test_the_index_names_each_broken_file_with_its_error(params: StdioServ
     assert {"house-style", "clinical-assessment", "rag-answer"} <= served
     assert not served & {"broken", "idea-quality"}
     unloadable = {entry["id"]: entry for entry in index["unloadable"]}
-    assert set(unloadable) == {"broken", "idea-quality"}
+    assert set(unloadable) == {"broken", "idea-quality", "loop", "loop-back"}
+    assert "cannot be resolved" in unloadable["loop"]["error"]
     assert unloadable["broken"]["file"].endswith("broken.toml") and "metrics" in unloadable["broken"]["error"]
     assert "not valid TOML" in unloadable["idea-quality"]["error"]
 
