@@ -64,7 +64,22 @@ def load(path: Path, request_model: type[BaseModel], mapping: Mapping[str, str] 
         if argument not in request_model.model_fields:
             known = ", ".join(request_model.model_fields)
             raise InvalidInput(f"--map {argument}=...: {argument!r} is no argument of this tool ({known})", field="map")
-    rows = _jsonl_rows(path) if suffix == ".jsonl" else _csv_rows(path, request_model)
+    try:
+        rows = _jsonl_rows(path) if suffix == ".jsonl" else _csv_rows(path, request_model)
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"{path}: is not UTF-8 text (byte {exc.start} cannot be read as UTF-8); save it as UTF-8 (in Excel: "
+            "CSV UTF-8)",
+            field="data",
+        ) from None
+    keys = {key for _, row in rows if isinstance(row, dict) for key in row}
+    unread = sorted(f"{argument}={key}" for argument, key in (mapping or {}).items() if key not in keys)
+    if unread and keys:
+        # A misspelt column would leave its argument out of every item, silently: no passages, say.
+        raise InvalidInput(
+            f"--map {', '.join(unread)}: no item has that key; the data's keys: {', '.join(sorted(keys))}",
+            field="map",
+        )
     items = [_item(row, line, request_model, mapping or {}) for line, row in rows]
     if not items:
         raise InvalidInput(f"{path}: no items in it", field="data")
@@ -73,7 +88,7 @@ def load(path: Path, request_model: type[BaseModel], mapping: Mapping[str, str] 
 
 def _jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any] | str]]:
     rows: list[tuple[int, dict[str, Any] | str]] = []
-    with path.open(encoding="utf-8") as lines:
+    with path.open(encoding="utf-8-sig") as lines:  # a byte-order mark (Windows editors) is read past
         for number, text in enumerate(lines, start=1):
             if not text.strip():
                 continue
@@ -88,7 +103,7 @@ def _jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any] | str]]:
 
 def _csv_rows(path: Path, request_model: type[BaseModel]) -> list[tuple[int, dict[str, Any] | str]]:
     rows: list[tuple[int, dict[str, Any] | str]] = []
-    with path.open(encoding="utf-8", newline="") as handle:
+    with path.open(encoding="utf-8-sig", newline="") as handle:  # Excel's "CSV UTF-8" starts with a byte-order mark
         reader = csv.DictReader(handle)
         for cells in reader:
             line = reader.line_num

@@ -61,6 +61,7 @@ def test_csv_cells_are_json_where_the_argument_is_not_text(tmp_path: Path) -> No
         ("data.txt", [], "give a .jsonl or .csv file"),
         ("data.jsonl", ["sources"], "write ARG=KEY"),
         ("data.jsonl", ["passages=context"], "'passages' is no argument of this tool"),
+        ("data.jsonl", ["sources=contxt"], r"--map sources=contxt: no item has that key; the data's keys: question"),
     ],
 )
 def test_a_bad_dataset_or_mapping_is_refused_with_what_to_change(
@@ -70,3 +71,17 @@ def test_a_bad_dataset_or_mapping_is_refused_with_what_to_change(
     path.write_text('{"question": "Q?"}\n', encoding="utf-8")
     with pytest.raises(InvalidInput, match=message):
         load(path, JudgeRagAnswerRequest, parse_mapping(mapping))
+
+
+def test_a_csv_saved_by_excel_with_a_byte_order_mark_reads_its_first_column(tmp_path: Path) -> None:
+    path = tmp_path / "data.csv"
+    path.write_text("\ufeffquestion,answer,sources\nQ?,A.,P.\n", encoding="utf-8")
+    [item] = load(path, JudgeRagAnswerRequest)
+    assert item.arguments["question"] == "Q?"
+
+
+def test_a_file_that_is_not_utf8_is_refused_saying_how_to_save_it(tmp_path: Path) -> None:
+    path = tmp_path / "data.csv"
+    path.write_text("question,answer\nQ?,A.\n", encoding="utf-16")
+    with pytest.raises(InvalidInput, match="is not UTF-8 text .*save it as UTF-8"):
+        load(path, JudgeRagAnswerRequest)
