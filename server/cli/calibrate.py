@@ -40,6 +40,9 @@ def calibrate(settings: Settings, args: argparse.Namespace) -> int:
             cal_set = load_set(args.set, registry) if args.set else load_file(args.data, registry)
         except GavelError as exc:
             return fail(str(exc))
+        if args.report is not None and not args.report.parent.is_dir():
+            # Checked before the run, which can take many minutes: a report it cannot write would lose them.
+            return fail(f"--report {args.report}: its directory {args.report.parent} does not exist; create it first")
         import anyio
 
         report, interrupted = anyio.run(_calibrate, settings, registry, cal_set, ledger, args.limit)

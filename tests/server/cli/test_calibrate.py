@@ -131,6 +131,7 @@ def test_the_dialogue_set_runs_from_the_command_line_and_reports_spearman(tmp_pa
         (["calibrate", "--set", "nope"], "the shipped sets are clinical-assessment, halueval-qa, topicalchat-usr"),
         (["calibrate", "--set", "halueval-qa", "--limit", "0"], "must be at least 1"),
         (["calibrate", "--show", "--ledger-path", "off"], "ledger is off"),
+        (["calibrate", "--set", "halueval-qa", "--report", "/nonexistent/cal.html"], "/nonexistent does not exist"),
     ],
 )
 def test_bad_invocations_say_what_to_change(
