@@ -219,6 +219,8 @@ class Rubric(BaseModel):
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
             raise ValueError(f"duplicate metric ids: {', '.join(dupes)}")
+        if not any(m.weight > 0 for m in self.metrics):
+            raise ValueError("every metric weighs 0: give at least one a weight above 0 (the default is 1)")
         scale = f"{self.scale.min:g}..{self.scale.max:g}"
         if not self.scale.contains(self.pass_threshold):
             raise ValueError(f"pass_threshold {self.pass_threshold:g} is outside the scale {scale}")

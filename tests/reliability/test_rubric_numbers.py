@@ -120,6 +120,13 @@ def test_rubric_files_follow_the_same_rules(change: dict[str, Any], field: str) 
         parse_rubric(data, origin="test.toml")
 
 
+def test_a_rubric_whose_every_metric_weighs_0_is_refused() -> None:
+    data = REGISTRY.get("clinical-assessment").model_dump()
+    data["metrics"] = [m | {"weight": 0} for m in data["metrics"]]
+    with pytest.raises(RubricFileError, match="every metric weighs 0"):
+        parse_rubric(data, origin="test.toml")
+
+
 def test_every_builtin_rubric_passes_the_number_rules() -> None:
     for rubric in REGISTRY.all():
         assert Rubric.model_validate(rubric.model_dump()) == rubric

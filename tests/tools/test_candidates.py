@@ -312,3 +312,8 @@ def test_every_node_of_the_output_schema_says_what_it_holds():
 
     walk(ScoreCandidatesResult.model_json_schema(mode="serialization"), "")
     assert bare == []
+
+
+async def test_weights_all_zero_without_targets_are_refused_as_ranking_nothing() -> None:
+    with pytest.raises(InvalidInput, match="every weight is 0 and there are no diversity targets"):
+        await run(candidates=[{"id": "a", "novelty": 1}, {"id": "b", "novelty": 0}], weights={"novelty": 0})

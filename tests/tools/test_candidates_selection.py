@@ -261,6 +261,8 @@ def _random_case(rng: random.Random) -> tuple[list[dict[str, Any]], dict[str, fl
                 candidate[attribute] = copy.deepcopy(rng.choice(_ATTRIBUTE_POOL))
         candidates.append(candidate)
     targets = {a: rng.randint(1, 4) for a in rng.sample(attributes, rng.randint(0, 3))}
+    if not any(weights.values()) and not targets:
+        weights[criteria[0]] = 1.0  # nothing would rank the candidates: (rightly) rejected
     # Every criterion must be on at least one candidate, or the call is (rightly) rejected.
     for criterion in criteria:
         candidates[0].setdefault(f"{criterion}_score", 0.5)

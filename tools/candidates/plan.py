@@ -72,6 +72,14 @@ def make_plan(request: ScoreCandidatesRequest, deps: ToolDeps) -> Plan:
         targets, targets_source = dict(rubric.diversity_targets), "rubric"
     else:
         targets, targets_source = {}, "none"
+    if weights and not any(weights.values()) and not targets:
+        # Every score would be 0 and the order the candidates came in would pass for a ranking. (With diversity
+        # targets, zero weights select by the targets alone.)
+        raise InvalidInput(
+            "every weight is 0 and there are no diversity targets, so nothing ranks the candidates: give a criterion "
+            "a weight other than 0",
+            field="weights",
+        )
     for attribute, target in targets.items():
         if isinstance(target, bool) or not isinstance(target, int) or target < 1:
             raise InvalidInput(
