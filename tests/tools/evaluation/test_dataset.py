@@ -83,5 +83,5 @@ def test_a_csv_saved_by_excel_with_a_byte_order_mark_reads_its_first_column(tmp_
 def test_a_file_that_is_not_utf8_is_refused_saying_how_to_save_it(tmp_path: Path) -> None:
     path = tmp_path / "data.csv"
     path.write_text("question,answer\nQ?,A.\n", encoding="utf-16")
-    with pytest.raises(InvalidInput, match="is not UTF-8 text .*save it as UTF-8"):
+    with pytest.raises(InvalidInput, match=r"is not UTF-8 text .*save it as UTF-8"):
         load(path, JudgeRagAnswerRequest)
