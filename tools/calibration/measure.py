@@ -13,7 +13,9 @@ it, never used for the figures. Intervals: 95% percentile bootstrap over pairs w
 over items.
 
 An interrupted run (Ctrl-C, an MCP cancel) keeps every item judged so far: its figures are computed on them,
-stored as a partial calibration, and say so.
+stored as a partial calibration, and say so. So does the MCP tool's run at the call's deadline
+(GAVEL_CALL_DEADLINE_S), which bounds it as it bounds every tool call; `gavel calibrate` on the command line is no
+tool call and runs to the end.
 """
 
 from __future__ import annotations
@@ -111,7 +113,15 @@ def figures(rows: Sequence[tuple[Item, ItemRow]], default_cut: float) -> dict[st
 class CalibrationRun:
     """One calibration. `report` is set when `execute` ends, also when it ends by cancellation (then partial)."""
 
-    def __init__(self, cal_set: CalibrationSet, deps: ToolDeps, ledger: Ledger | None, limit: int | None) -> None:
+    def __init__(
+        self,
+        cal_set: CalibrationSet,
+        deps: ToolDeps,
+        ledger: Ledger | None,
+        limit: int | None,
+        deadline_s: float | None = None,
+    ) -> None:
+        """`deadline_s`: how long the whole run may take (the MCP tool's call deadline); None: no bound."""
         self.set = cal_set
         self.deps = deps
         self.ledger = ledger
@@ -122,11 +132,19 @@ class CalibrationRun:
         self.report: CalibrationReport | None = None
         self.calibration_id = secrets.token_hex(8)
         self._started = time.perf_counter()
+        self._deadline_s = deadline_s
+        self._ends = None if deadline_s is None else time.monotonic() + deadline_s
 
     async def execute(self) -> CalibrationReport:
         try:
             for item in self.items:
-                self.rows.append((item, await self._judge(item)))
+                left = float("inf") if self._ends is None else self._ends - time.monotonic()
+                with anyio.move_on_after(left) as bound:
+                    row = await self._judge(item)
+                if bound.cancelled_caught:
+                    self.report = await self._finish(complete=False, deadline=True)
+                    return self.report
+                self.rows.append((item, row))
                 row = self.rows[-1][1]
                 shown = "unscored" if row.score is None else f"score {row.score:.2f}"
                 cached = ", from the ledger" if row.cached else ""
@@ -168,11 +186,17 @@ class CalibrationRun:
             "readout": provenance.readout, "prompt_template_hash": provenance.prompt_template_hash,
         }  # fmt: skip
 
-    async def _finish(self, *, complete: bool) -> CalibrationReport:
+    async def _finish(self, *, complete: bool, deadline: bool = False) -> CalibrationReport:
         rubric = self.deps.registry.get(self.set.rubric)
         found = figures(self.rows, self.set.adapter.default_cut(rubric))
         judged_now = [row.seconds for _, row in self.rows if not row.cached]
         notes = []
+        if deadline:
+            notes.append(
+                f"stopped at the call's deadline of {self._deadline_s:g}s (GAVEL_CALL_DEADLINE_S) after "
+                f"{len(self.rows)} of {len(self.items)} items: raise it, give a smaller limit, or run `gavel "
+                "calibrate` on the command line"
+            )
         tuned = int(self.set.meta.get("tuned_items", 0) or 0)
         if tuned >= len(self.set.items):
             notes.append("this whole set is development data Gavel's prompts may be chosen on: not a held-out measure")
@@ -236,5 +260,6 @@ def _label(item: Item) -> str | None:
 
 
 async def calibrate_judge(request: CalibrateJudgeRequest, deps: ToolDeps) -> CalibrationReport:
-    run = CalibrationRun(load_set(request.set, deps.registry), deps, deps.ledger, request.limit)
-    return await run.execute()
+    cal_set = load_set(request.set, deps.registry)
+    deadline_s = (await deps.judge()).config.call_deadline_s
+    return await CalibrationRun(cal_set, deps, deps.ledger, request.limit, deadline_s).execute()

@@ -232,3 +232,10 @@ async def test_a_judge_blind_to_the_people_has_a_spearman_interval_around_zero(t
     report = await CalibrationRun(load_set("topicalchat-usr", REGISTRY), deps, None, None).execute()
     assert report.spearman is not None and report.spearman.low is not None and report.spearman.high is not None
     assert report.spearman.low <= 0 <= report.spearman.high
+
+
+async def test_the_tools_run_ends_partial_at_the_calls_deadline() -> None:
+    deps = make_deps(ScriptedBackend(default=lambda _: yes_no(0.9), probabilities=True, latency_s=0.05))
+    report = await CalibrationRun(load_set("halueval-qa", REGISTRY), deps, None, 20, deadline_s=0.5).execute()
+    assert not report.complete and report.n < 20
+    assert any("stopped at the call's deadline of 0.5s (GAVEL_CALL_DEADLINE_S)" in note for note in report.notes)
