@@ -45,3 +45,13 @@ async def test_without_a_reference_the_figures_are_null_in_the_result() -> None:
     properties = json.loads(content.text)["properties"]
     assert "does not change the verdict" in properties["answer_correctness"]["description"]
     assert "does not change the verdict" in properties["context_recall"]["description"]
+
+
+async def test_passages_sent_as_plain_strings_are_judged_as_passages() -> None:
+    server, _ = scripted_server(model({}))
+    async with mcp.Client(server) as client:
+        result = await client.call_tool(
+            "judge_rag_answer", {"question": QUESTION, "answer": MIXED, "sources": [PASSAGE]}
+        )
+    assert not result.is_error, result_text(result)
+    assert (result.structured_content or {})["verdict"] != "unscored"
