@@ -28,7 +28,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gavel.server.auth import BearerAuthMiddleware, check_bind, is_loopback
+from gavel.server.auth import BearerAuthMiddleware, BindRefused, check_bind, is_loopback
 from gavel.server.http_defaults import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -284,9 +284,28 @@ def _quiet_signal_exit() -> Iterator[list[int]]:
             signal.signal(sig, handler)
 
 
+def _check_free(host: str, port: int) -> None:
+    """Refuse, before "serving" is logged, an address this machine cannot listen on: uvicorn would log its own
+    error after ours and exit 3, naming neither --port nor --host."""
+    try:
+        infos = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise BindRefused(f"--host {host}: not an address to listen on ({exc.strerror}); give an IP or a name of "
+                          "this machine, e.g. 127.0.0.1") from None  # fmt: skip
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise BindRefused(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port, or stop "
+                              "what is listening there") from None  # fmt: skip
+
+
 def run_http(server: MCPServer[Any], options: HttpOptions) -> None:
     """Serve over SSE or Streamable HTTP until SIGINT/SIGTERM. Raises `BindRefused` before binding if unsafe."""
     check_bind(options.host, options.auth_token)
+    _check_free(options.host, options.port)
     app = build_http_app(server, options)
     # Here, not at the top: h11 and uvicorn's h11 protocol are for HTTP only, and a stdio start never needs them.
     from gavel.server.connections import ConnectionGuard, connection_budget, descriptor_limit, guarded_protocol

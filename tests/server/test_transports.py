@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import queue
 import signal
+import socket
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
@@ -206,6 +207,19 @@ def test_binding_beyond_loopback_without_a_token_exits_2_and_never_binds(
     assert "refusing to listen on 0.0.0.0 without an auth token" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not port_is_open(port)
+
+
+def test_a_port_in_use_exits_2_naming_the_port_before_serving(
+    clean_env: dict[str, str], free_port: Callable[[], int]
+) -> None:
+    port = free_port()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        result = run_gavel(["serve", "--transport", "streamable-http", "--port", str(port)], clean_env)
+    assert result.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "choose another --port" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 def test_request_body_over_4_mib_gets_413(streamable_server: RunningServer) -> None:
