@@ -365,7 +365,8 @@ class RubricRegistry:
         builtin = builtin_rubric_dir()
         for directory in [builtin, *(extra_dirs or [])]:
             if not directory.is_dir():
-                error = RubricFileError(str(directory), "is not a directory")
+                what = "the built-in rubric directory" if directory == builtin else "GAVEL_RUBRICS_DIR (--rubrics-dir)"
+                error = RubricFileError(str(directory), f"is not a directory: check {what}")
                 if not skip_broken or directory == builtin:
                     raise error
                 missing_dirs.append(error)
