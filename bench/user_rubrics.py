@@ -31,14 +31,15 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "bench" / "data"
 
 
-def _rubric(rubric_id: str) -> dict[str, Any]:
-    return tomllib.loads((DATA / "rubrics" / f"{rubric_id}.toml").read_text(encoding="utf-8"))
+def _rubric(rubric_id: str, directory: Path) -> dict[str, Any]:
+    return tomllib.loads((directory / f"{rubric_id}.toml").read_text(encoding="utf-8"))
 
 
-async def run(client: mcp.Client, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def run(client: mcp.Client, rows: list[dict[str, Any]], rubrics: Path) -> list[dict[str, Any]]:
     items = []
     for row in rows:
-        arguments = {"assessment": row["text"], "source": row["source"], "custom_rubric": _rubric(row["rubric"])}
+        inline = _rubric(row["rubric"], rubrics)
+        arguments = {"assessment": row["text"], "source": row["source"], "custom_rubric": inline}
         result, seconds = await _evaluate(client, arguments)
         items.append({
             **{k: row[k] for k in ("case", "domain", "version")},
@@ -81,7 +82,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     rows = read_rows(DATA / f"user_rubrics_{args.split}.jsonl")[: args.limit]
     with open(os.devnull, "w") as quiet:  # noqa: ASYNC230 - opened once, before the session
         async with mcp.Client(stdio_client(gavel_serve(args.threads), errlog=quiet)) as client:
-            items = await run(client, rows)
+            items = await run(client, rows, Path(args.rubrics))
     return {"split": args.split, "items": items, **figures(items)}
 
 
@@ -89,6 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", default="dev", help="bench/data/user_rubrics_<split>.jsonl")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--rubrics", default=str(DATA / "rubrics"), help="where the user-<domain>.toml files are")
     parser.add_argument("--threads", default=None, help="pin the server to these cores (taskset -c, e.g. 0 or 0,1)")
     parser.add_argument("--name", default=None, help="results file name (default user-rubrics-<split>)")
     args = parser.parse_args()
