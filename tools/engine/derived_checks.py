@@ -1,11 +1,11 @@
 """The checks Gavel reads a rubric metric with when the metric states none but its words say what to count:
-evidence (`evidence_named`) or repetition (`repetition`); and whether its words ask for paragraphs, which a text's
-layout can fail (`paragraphs`). One place, so the judgment and the feedback a rewrite gets (tools/revision.py) always
-read a metric the same way."""
+evidence (`evidence_named`), repetition (`repetition`) or faithfulness to the source (`faithfulness`); and whether
+its words ask for paragraphs, which a text's layout can fail (`paragraphs`). One place, so the judgment and the
+feedback a rewrite gets (tools/revision.py) always read a metric the same way."""
 
 from __future__ import annotations
 
-from gavel.tools.engine import evidence_named, paragraphs, repetition
+from gavel.tools.engine import evidence_named, faithfulness, paragraphs, repetition
 from gavel.tools.engine.overall import OVERALL_ID
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
@@ -21,8 +21,9 @@ def _name(metric: Metric) -> str:
     return " ".join((metric.id.replace("_", " ").replace("-", " "), metric.name))
 
 
-def checks_for(metric: Metric) -> Checks | None:
-    """The derived checks, evidence first; None when the metric asks for neither, or its author chose a reading."""
+def checks_for(metric: Metric, has_source: bool = True) -> Checks | None:
+    """The derived checks, evidence first; None when the metric asks for none of them, or its author chose a reading.
+    Faithfulness only with a source (`has_source`) to check the sentences against."""
     if _authored(metric):
         return None
     name = _name(metric)
@@ -30,6 +31,8 @@ def checks_for(metric: Metric) -> Checks | None:
         return evidence_named.checks()
     if repetition.reads(f"{name} {metric.description}"):
         return repetition.CHECKS
+    if has_source and faithfulness.reads(f"{name} {metric.description}"):
+        return faithfulness.CHECKS
     return None
 
 
@@ -41,4 +44,6 @@ def asks_for_paragraphs(metric: Metric, subject: str) -> bool:
 
 def note(metric: Metric, checks: Checks) -> str:
     """What the metric's explanation says first: why Gavel chose `checks`, the checks it was read with."""
-    return evidence_named.note(metric) if checks.kind == "named" else repetition.note(metric)
+    if checks.kind == "named":
+        return evidence_named.note(metric)
+    return faithfulness.note(metric) if checks.kind == "supported" else repetition.note(metric)
