@@ -12,7 +12,7 @@ import types
 import typing
 from collections.abc import Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 # Names other tools and habits use → Gavel's name, tried in order where that name is a field of the same object.
 _ALIASES: dict[str, tuple[str, ...]] = {
@@ -91,3 +91,14 @@ def unknown_field(root: type[BaseModel], loc: Sequence[int | str]) -> str:
     if meant is not None:
         return f"is not a known field; did you mean {meant!r}?"
     return "is not a known field; remove it or check its spelling"
+
+
+def field_errors(error: ValidationError, root: type[BaseModel]) -> str:
+    """Every problem of a data file validated as `root`, 'field where: what is wrong', an unknown field with the one
+    it probably meant."""
+    parts = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "(top level)"
+        wrong = unknown_field(root, item["loc"]) if item["type"] == "extra_forbidden" else item["msg"]
+        parts.append(f"field {where}: {wrong}")
+    return "; ".join(parts)

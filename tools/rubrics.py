@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 
 from gavel.tools.errors import InvalidInput, RubricFileError, UnknownRubric, UnloadableRubric
-from gavel.tools.field_hints import unknown_field
+from gavel.tools.field_hints import field_errors
 from gavel.tools.rubric_checks import Checks
 
 RUBRIC_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
@@ -281,20 +281,11 @@ def rubric_identity(rubric: Rubric | None) -> dict[str, str | None]:
     return {"rubric_id": rubric.id, "rubric_version": rubric.version}
 
 
-def _format_validation_error(error: ValidationError) -> str:
-    parts = []
-    for item in error.errors():
-        where = ".".join(str(p) for p in item["loc"]) or "(top level)"
-        wrong = unknown_field(Rubric, item["loc"]) if item["type"] == "extra_forbidden" else item["msg"]
-        parts.append(f"field {where}: {wrong}")
-    return "; ".join(parts)
-
-
 def parse_rubric(data: object, *, origin: str) -> Rubric:
     try:
         return Rubric.model_validate(data)
     except ValidationError as exc:
-        raise RubricFileError(origin, _format_validation_error(exc)) from exc
+        raise RubricFileError(origin, field_errors(exc, Rubric)) from exc
 
 
 def load_rubric_file(path: Path) -> Rubric:
