@@ -25,7 +25,6 @@ RequestT = TypeVar("RequestT", bound=BaseModel)
 CONTEXT_PARAM = "mcp_context"
 # How much of a rejected value an error message quotes back: enough to recognise it, never a whole document.
 _QUOTE_CHARS = 60
-_UNKNOWN = "is not a known field; remove it or check its spelling"
 
 
 def wrapper_parameters(request_model: type[BaseModel]) -> list[inspect.Parameter]:
@@ -66,7 +65,7 @@ def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
-def format_validation_error(error: ValidationError, request_model: type[BaseModel] | None = None) -> str:
+def format_validation_error(error: ValidationError, request_model: type[BaseModel]) -> str:
     """'field: what is wrong (got ...)' per problem, on one line; names the field so the caller can fix it."""
     parts = []
     rubric_refused = False
@@ -77,7 +76,7 @@ def format_validation_error(error: ValidationError, request_model: type[BaseMode
         if item["type"] == "missing":
             parts.append(f"{where}: is required")
         elif item["type"] == "extra_forbidden":
-            parts.append(f"{where}: {unknown_field(request_model, item['loc']) if request_model else _UNKNOWN}")
+            parts.append(f"{where}: {unknown_field(request_model, item['loc'])}")
         elif "input" in item and (item["type"] not in ("model_type", "dict_type") or _scalar(item["input"])):
             # A whole object where one was expected is left unquoted; a string or number in its place is shown,
             # so a caller that sent a list of strings for a list of objects sees what it sent.

@@ -30,6 +30,7 @@ from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.refine_writer import write
 from gavel.tools.revision import RevisionProblemCode, feedback_for
+from gavel.tools.rubrics import Scale
 
 FEEDBACK_CHARS = 400  # a feedback note in the rendered text, its quoted items on one line
 
@@ -139,18 +140,16 @@ class RefinementResult(ToolResult):
         return [item.evaluation for item in self.history]
 
 
-def _standing(evaluation: EvaluationResult) -> float | None:
+def _standing(evaluation: EvaluationResult, scale: Scale) -> float | None:
     """The average as a share of the way to the scale's best end, so a lower-is-better scale compares the right way
     round; None when a metric is unscored: an average over some of the metrics is not comparable with one over all."""
     if evaluation.average is None or evaluation.unscored_metrics:
         return None
-    scale = evaluation.scale
-    share = (evaluation.average - scale.min) / (scale.max - scale.min)
-    return share if scale.higher_is_better else 1 - share
+    return scale.share_of(evaluation.average)
 
 
-def _rank(evaluation: EvaluationResult) -> tuple[int, float]:
-    standing = _standing(evaluation)
+def _rank(evaluation: EvaluationResult, scale: Scale) -> tuple[int, float]:
+    standing = _standing(evaluation, scale)
     return (1 if evaluation.passed else 0, standing if standing is not None else float("-inf"))
 
 
@@ -218,7 +217,7 @@ async def _refine(prepared: PreparedRubric[RefineUntilPassRequest], deps: ToolDe
                   removed_from_reply=removed)
     )  # fmt: skip
     best = history[0]
-    best_standing = _standing(evaluation)
+    best_standing = _standing(evaluation, rubric.scale)
     stale = 0
     stop = _Stop("max_iterations")
     await deps.progress(0, request.max_iterations, _progress_message(0, evaluation))
@@ -275,28 +274,28 @@ async def _refine(prepared: PreparedRubric[RefineUntilPassRequest], deps: ToolDe
             Iteration(iteration=iteration, text=text, evaluation=evaluation, generation_usage=revised.usage,
                       removed_from_reply=revised.removed)
         )  # fmt: skip
-        standing = _standing(evaluation)
+        standing = _standing(evaluation, rubric.scale)
         if standing is not None and (best_standing is None or standing > best_standing):
             best_standing, stale = standing, 0
         else:
             stale += 1
-        if _rank(evaluation) > _rank(best.evaluation):
+        if _rank(evaluation, rubric.scale) > _rank(best.evaluation, rubric.scale):
             best = history[-1]
         await deps.progress(iteration, request.max_iterations, _progress_message(iteration, evaluation))
         await anyio.lowlevel.checkpoint()
 
-    return _result(history, best, total, stop)
+    return _result(history, best, total, stop, rubric.scale)
 
 
 refine_until_pass = Tool(_prepare, _refine)
 
 
-def _result(history: list[Iteration], best: Iteration, usage: Usage, stop: _Stop) -> RefinementResult:
+def _result(history: list[Iteration], best: Iteration, usage: Usage, stop: _Stop, scale: Scale) -> RefinementResult:
     """The loop's outcome: its final and its best iteration (the final one's verdict is the result's), and why
     it stopped."""
     final = history[-1]
     first, last = history[0].evaluation, final.evaluation
-    improved, improvement = _improvement(first, last)
+    improved, improvement = _improvement(first, last, scale)
     summary = (
         f"{stop.reason} after {final.iteration} revision(s); average {_average(first)} → {_average(last)}"
         f"{improvement} (best {_average(best.evaluation)} at iteration {best.iteration}); passed: {_passed(last)}"
@@ -325,14 +324,14 @@ def _result(history: list[Iteration], best: Iteration, usage: Usage, stop: _Stop
     )
 
 
-def _improvement(first: EvaluationResult, last: EvaluationResult) -> tuple[bool | None, str]:
+def _improvement(first: EvaluationResult, last: EvaluationResult, scale: Scale) -> tuple[bool | None, str]:
     """Whether the average moved toward the scale's best end, and a note when that is not claimed although both
     averages exist."""
     if first.average is None or last.average is None:
         return None, ""
     if PROMPT_INJECTION_FLAG in first.flags or PROMPT_INJECTION_FLAG in last.flags:
         return None, " (no improvement claimed: text aimed at the judge was found, so the scores are not trusted)"
-    before, after = _standing(first), _standing(last)
+    before, after = _standing(first, scale), _standing(last, scale)
     if before is None or after is None:
         return None, " (no improvement claimed: a metric is unscored, so the averages cover different metrics)"
     return after > before, ""

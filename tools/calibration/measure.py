@@ -145,7 +145,6 @@ class CalibrationRun:
                     self.report = await self._finish(complete=False, deadline=True)
                     return self.report
                 self.rows.append((item, row))
-                row = self.rows[-1][1]
                 shown = "unscored" if row.score is None else f"score {row.score:.2f}"
                 cached = ", from the ledger" if row.cached else ""
                 await self.deps.progress(len(self.rows), len(self.items), f"{item.id}: {shown}{cached}")

@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from gavel.tools.errors import InvalidInput
+from gavel.tools.rag.requests import texts_as_passages
 
 ID_KEY = "id"
 # Arguments that hold passages: a bare string among them is a passage with that content.
@@ -149,10 +150,8 @@ def _item(row: dict[str, Any] | str, line: int, request_model: type[BaseModel], 
     extra = {key: value for key, value in row.items() if key != ID_KEY and key not in arguments and key not in taken}
     for name in PASSAGE_LISTS:
         given = arguments.get(name)
-        if isinstance(given, str):
-            given = [given]
-        if isinstance(given, list):
-            arguments[name] = [{"content": p} if isinstance(p, str) else p for p in given]
+        if given is not None:
+            arguments[name] = texts_as_passages([given] if isinstance(given, str) else given)
     return DataItem(id=item_id, line=line, arguments=arguments, extra=extra)
 
 
