@@ -1,7 +1,8 @@
 """The cache key of a judging call: what must be the same for an earlier judgment to be served again.
 
 The request (without no_cache), the rubric's id, version and text, the prompt templates, the judge (backend,
-model, digest, readout, sampling options, calibration) and the result's schema, all hashed together.
+model, digest, readout, sampling options, calibration), the result's schema and a digest of the judging code
+(`distribution.code_digest`), all hashed together.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pydantic import BaseModel
 
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Prepared, ToolDeps
-from gavel.tools.distribution import version
+from gavel.tools.distribution import code_digest, version
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge
 from gavel.tools.ledger import canonical_hash
@@ -92,5 +93,6 @@ async def cache_key(
             },
             "result_schema": _schema_hash(result_model),
             "gavel": version(),
+            "code": code_digest(),
         }
     )

@@ -7,8 +7,10 @@ The distribution is `gavel-mcp` because `gavel` on the package index is an unrel
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 from functools import cache
+from pathlib import Path
 
 DISTRIBUTION = "gavel-mcp"
 
@@ -26,3 +28,21 @@ def version() -> str:
         return importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         return "0+unknown"
+
+
+@cache
+def code_digest() -> str:
+    """A digest of the judging code as it runs: every Python file of `gavel.tools`, by path and content.
+
+    The ledger's key holds it, because most changes to how a verdict is made touch code, not a prompt file or a
+    rubric, and the version number is neither bumped for each of them nor rewritten by `git pull` in an editable
+    install: a judgment made by code that no longer exists must not be served as today's.
+    """
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]

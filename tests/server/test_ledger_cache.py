@@ -18,6 +18,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextResourceContents
 
+from gavel.server import ledger_key
 from gavel.server.boundary import BoundaryServer
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ModelInfo
@@ -249,6 +250,29 @@ async def test_a_prompt_edited_between_judgments_is_a_miss(
         again = structured(await client.call_tool(tool, arguments))
     assert again["cached"] is False
     assert len(later.requests) > 0
+
+
+async def test_judging_code_changed_between_judgments_is_a_miss(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Most changes to how a verdict is made are code, not a prompt or a rubric, and the version is not bumped for
+    # each: the old code's judgment must not be served as the new code's.
+    async with mcp.Client(rig.server) as client:
+        structured(await client.call_tool("evaluate_assessment", evaluate_args()))
+    monkeypatch.setattr(ledger_key, "code_digest", lambda: "another-checkout")
+    later = perfect_model()
+    server, _ = ledger_server(rig.path, later)
+    async with mcp.Client(server) as client:
+        again = structured(await client.call_tool("evaluate_assessment", evaluate_args()))
+    assert again["cached"] is False
+    assert len(later.requests) > 0
+
+
+async def test_weights_in_another_order_are_the_same_request_and_give_the_same_selection(rig: Rig) -> None:
+    # The key reads a mapping in name order, so the weighted sum is added up in that order too.
+    reordered = numeric_candidates_args() | {"weights": {"energy": 0.3, "focus": 0.7}, "explain": "narrative"}
+    one, two, _, _ = await call_twice(rig, "score_candidates", numeric_candidates_args() | {"explain": "narrative"},
+                                      reordered)  # fmt: skip
+    assert two["cached"] is True
+    assert one["selected"] == two["selected"]
 
 
 async def test_another_server_on_the_same_ledger_and_model_is_served_the_judgment(rig: Rig) -> None:
