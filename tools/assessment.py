@@ -23,6 +23,7 @@ from gavel.tools.common import (
 from gavel.tools.deps import FromRequest, Tool, ToolDeps
 from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.scores import MetricScore, Provenance, Usage
+from gavel.tools.engine.screen import UNSCORED as SCREEN_UNSCORED
 from gavel.tools.errors import InvalidInput
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
 from gavel.tools.narrative import Explain, narrate
@@ -124,8 +125,14 @@ class EvaluationResult(ToolResult):
         return "\n".join(lines)
 
     def is_cacheable(self) -> bool:
-        # passed is null exactly when a metric is unscored or text aimed at the judge was found.
-        return self.passed is not None and all(s.every_sample_scored() for s in self.scores)
+        # passed is null exactly when a metric is unscored or text aimed at the judge was found. A screen or a
+        # narrative that failed may have failed for a moment: kept in the ledger, not served again.
+        return (
+            self.passed is not None
+            and all(s.every_sample_scored() for s in self.scores)
+            and SCREEN_UNSCORED not in self.flags
+            and self.narrative_error is None
+        )
 
 
 def _what_cost(result: EvaluationResult) -> list[str]:

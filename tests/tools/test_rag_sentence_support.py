@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gavel.tools.engine.backend import ChatRequest
+from gavel.tools.errors import BackendError
 from gavel.tools.rag import JudgeRagAnswerRequest, Passage, judge_rag_answer
 from gavel.tools.rag.sentence_support import SUPPORT_CUT
 from tests.support.deps import make_deps
@@ -197,6 +198,20 @@ async def test_a_narrative_is_written_after_the_verdict_and_cannot_change_it():
     assert (result.verdict, result.overall_score) == (plain.verdict, plain.overall_score)
     narrated = [r for r in backend.requests if r.purpose == "generate"]
     assert len(narrated) == 1 and plain.render_text().splitlines()[0] in narrated[0].messages[-1].content
+
+
+async def test_a_narrative_that_failed_leaves_the_verdict_and_is_not_served_again():
+    def reply(request: ChatRequest):
+        if request.purpose == "generate":
+            raise BackendError("connection reset")
+        return yes_no(0.9)
+
+    request = JudgeRagAnswerRequest(
+        question=QUESTION, answer=FAITHFUL, sources=[Passage(content=PASSAGE)], explain="narrative"
+    )
+    result = await judge_rag_answer(request, make_deps(ScriptedBackend(default=reply, probabilities=True)))
+    assert result.narrative is None and result.narrative_error and result.verdict == "approved"
+    assert not result.is_cacheable(), "a narrative that failed may have failed for a moment"
 
 
 SYDNEY = "The capital of Australia is Sydney, its largest city [1]."

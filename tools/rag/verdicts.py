@@ -9,6 +9,7 @@ from pydantic import Field
 from gavel.tools.common import ToolResult
 from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.scores import MetricScore, Provenance, Usage
+from gavel.tools.engine.screen import UNSCORED as SCREEN_UNSCORED
 from gavel.tools.rag import render
 from gavel.tools.rag.reference import ReferenceFigure
 from gavel.tools.rag.sentence_support import SentenceSupport
@@ -119,6 +120,9 @@ class RagJudgment(ToolResult):
             and self.error is None
             and self.grounding_error is None
             and not self.fallbacks
+            # A screen or a narrative that failed may have failed for a moment: kept, not served again.
+            and SCREEN_UNSCORED not in self.flags
+            and self.narrative_error is None
             and all(
                 m.status != "unscored" and m.every_sample_scored() for m in [*self.dimensions(), *self.other_metrics]
             )

@@ -59,6 +59,18 @@ async def test_a_screen_that_could_not_be_read_is_flagged_as_unread_and_blocks_n
     result = await assess(model(BackendError("connection refused")))
     assert SCREEN_FLAGS & set(result.flags) == {"injection_screen_unscored"}
     assert result.passed is True
+    assert not result.is_cacheable(), "the screen may have failed for a moment: not served again once it works"
+
+
+async def test_a_rag_judgment_whose_screen_could_not_be_read_is_not_served_again():
+    request = JudgeRagAnswerRequest(
+        question="What is the capital of Australia?", answer="The capital is Canberra [1].",
+        sources=[Passage(content="Canberra is the capital of Australia.")],
+    )  # fmt: skip
+    deps = make_deps(model(BackendError("connection refused")), injection_screen="model")
+    result = await judge_rag_answer(request, deps)
+    assert "injection_screen_unscored" in result.flags and result.verdict == "approved"
+    assert not result.is_cacheable()
 
 
 async def test_with_the_screen_off_no_screen_is_asked():
