@@ -45,8 +45,9 @@ NO_KEY = "none"
 MAX_RETRY_AFTER_S = 30.0
 
 _FAILURES = (openai.APIError, PydanticValidationError, ValueError, TypeError)
-# llama.cpp's server reports its build as the fingerprint: b<build number>-<commit>, or b0-unknown.
-_SERVER_BUILD = re.compile(r"^b\d+-")
+# Fingerprints that name no model: llama.cpp's server reports its build (b<build number>-<commit>, or b0-unknown),
+# Ollama's OpenAI-compatible endpoint the same "fp_ollama" for every model.
+_SERVER_BUILD = re.compile(r"^(?:b\d+-|fp_ollama$)")
 
 
 class OpenAIBackend:
@@ -271,11 +272,12 @@ class OpenAIBackend:
             return None
         if _SERVER_BUILD.match(fingerprint):
             log.info(
-                "the server's system_fingerprint names its build, not the model: no model digest",
+                "the server's system_fingerprint names no model: no model digest",
                 base_url=self.base_url, model=model, system_fingerprint=fingerprint,
             )  # fmt: skip
             return None
-        return f"system_fingerprint:{fingerprint}"
+        # With the server's address: two servers may report one fingerprint for different models of one name.
+        return f"system_fingerprint:{fingerprint}@{self.base_url}"
 
     async def probe(self) -> tuple[bool, str]:
         """(True, "") when the server answers /models and serves the model (when one is set), else (False, why)."""
