@@ -65,7 +65,6 @@ class OllamaBackend:
         # An injected client belongs to the caller, who closes it; the one built here is ours to close.
         self._owns_client = client is None
         self._client = client if client is not None else ollama.AsyncClient(host=host, timeout=timeout_s)
-        self._digests: dict[str, str] = {}
         self._reads_probabilities: dict[str, bool] = {}
         # Concurrent first calls wait for one probe instead of each sending their own.
         self._probe_lock = anyio.Lock()
@@ -222,20 +221,19 @@ class OllamaBackend:
         listing = await self._list()
         for entry in listing.models:
             if entry.model and canonical_model(entry.model) == wanted and entry.digest:
-                self._digests[wanted] = entry.digest
                 return entry.digest
         return None
 
     async def model_info(self, model: str | None = None) -> ModelInfo:
-        """The model and its digest. An unknown digest (Ollama unreachable, model gone) is None, never guessed;
-        only a found digest is cached, so a later call can still find it."""
+        """The model and its digest, read from /api/tags each time: the model may have been pulled again under
+        its name since (Probes decides how often to ask). An unknown digest (Ollama unreachable, model gone) is
+        None, never guessed."""
         name = model or self.model
-        digest = self._digests.get(canonical_model(name))
-        if digest is None:
-            try:
-                digest = await self._find_digest(name)
-            except (TimeoutError, *_FAILURES) as exc:
-                log.warning("ollama model digest unavailable", host=self.host, model=name, error=str(exc))
+        digest = None
+        try:
+            digest = await self._find_digest(name)
+        except (TimeoutError, *_FAILURES) as exc:
+            log.warning("ollama model digest unavailable", host=self.host, model=name, error=str(exc))
         return ModelInfo(backend=self.name, model=name, digest=digest)
 
     async def probe(self) -> tuple[bool, str]:

@@ -1,5 +1,6 @@
 """What a backend says about a model besides its replies: its digest (`model_info`) and whether it returns
-log-probabilities (`reads_probabilities`). Asked once per process per backend and model, and remembered.
+log-probabilities (`reads_probabilities`). Asked once per process per backend and model, and remembered; Ollama's
+digest is read again every few seconds (`DIGEST_RECHECK_S`).
 
 Either answer may take a network round trip (Ollama's /api/tags, a one-token call with log-probabilities), so the
 asker bounds it by what is left of its tool call's deadline. A probe that failed (timed out, or came back with no
@@ -15,6 +16,7 @@ asking it costs no round trip.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -26,15 +28,25 @@ from gavel.tools.engine.backend import Backend, DelegatingBackend, ModelInfo
 log = structlog.get_logger("gavel.probes")
 
 NOT_REMEMBERED = frozenset({"sampling"})
+# Ollama can replace a model under its name while Gavel runs (`ollama pull`, `ollama create`): its digest is read
+# again once this old, so a judgment by the old weights is not served, nor a new one stamped with the old digest,
+# for longer than this after the swap. One /api/tags round trip, a few milliseconds on the same machine.
+DIGEST_RECHECKED = frozenset({"ollama"})
+DIGEST_RECHECK_S = 5.0
 
 
 @dataclass
 class _Known:
     info: ModelInfo | None = None
+    info_at: float = 0.0
     info_failed: bool = False
     reads: bool | None = None
     reads_failed: bool = False
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+
+def _now() -> float:
+    return time.monotonic()
 
 
 class ProbeTimeout(TimeoutError):
@@ -59,11 +71,15 @@ class Probes:
         if backend.name in NOT_REMEMBERED:
             return await backend.model_info(model)
         known = self._entry(backend, model)
+        stale = known.info is not None and _now() - known.info_at > DIGEST_RECHECK_S
+        if stale and backend.name in DIGEST_RECHECKED:
+            known.info = None
         if known.info is None:
 
             async def ask() -> None:
                 if known.info is None:
                     known.info = await backend.model_info(model)
+                    known.info_at = _now()
                     known.info_failed = not known.info.digest
 
             await self._bounded(known, within_s, "the model's digest", ask)

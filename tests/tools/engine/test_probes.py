@@ -7,6 +7,7 @@ import time
 
 import anyio
 
+from gavel.tools.engine import probes as probes_module
 from gavel.tools.engine.backend import ModelInfo
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probes import Probes
@@ -48,6 +49,19 @@ async def test_judges_of_one_process_ask_the_backend_once():
         assert await judge.readout_kind() == "probability"
         assert (await judge.model_info()).digest == "sha256:scripted"
     assert (backend.info_asked, backend.reads_asked) == (1, 1)
+
+
+async def test_an_ollama_digest_is_read_again_once_it_is_a_few_seconds_old(monkeypatch):
+    backend, probes = Probed(probabilities=True), Probes()
+    monkeypatch.setattr(backend, "name", "ollama")
+    clock = [1000.0]
+    monkeypatch.setattr(probes_module, "_now", lambda: clock[0])
+    await probes.model_info(backend, None, within_s=1)
+    await probes.model_info(backend, None, within_s=1)
+    assert backend.info_asked == 1
+    clock[0] += probes_module.DIGEST_RECHECK_S + 0.1
+    await probes.model_info(backend, None, within_s=1)
+    assert backend.info_asked == 2, "a model pulled again under its name must not keep the old digest"
 
 
 async def test_concurrent_askers_wait_for_one_probe():
