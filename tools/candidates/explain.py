@@ -161,7 +161,8 @@ async def _narrative(
     generated = await judge.generate(
         data={
             "evaluation": json.dumps(facts, ensure_ascii=False, default=repr),
-            subject: json.dumps(shown, ensure_ascii=False, default=repr),
+            # Keys in name order, as the ledger's key reads them: the same request gets the same prompt.
+            subject: json.dumps(shown, ensure_ascii=False, default=repr, sort_keys=True),
         },
         instruction=prompts.prompt_set().substitute("candidates_narrative", subject=subject),
         model=model,

@@ -51,7 +51,9 @@ def make_plan(request: ScoreCandidatesRequest, deps: ToolDeps) -> Plan:
 
     weights_source: Literal["request", "rubric"]
     if request.weights:
-        weights, weights_source = dict(request.weights), "request"
+        # In name order: the ledger's key reads the mapping in name order, so the weighted sum (floating-point
+        # addition, whose result depends on the order) must be added up in that order too.
+        weights, weights_source = dict(sorted(request.weights.items())), "request"
     elif rubric is not None:
         weights, weights_source = {m.id: m.weight for m in rubric.metrics}, "rubric"
     else:
