@@ -79,7 +79,8 @@ def figures(items: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    rows = read_rows(DATA / f"user_rubrics_{args.split}.jsonl")[: args.limit]
+    rows = [row for row in read_rows(DATA / f"user_rubrics_{args.split}.jsonl") if args.domain in (None, row["domain"])]
+    rows = rows[: args.limit]
     with open(os.devnull, "w") as quiet:  # noqa: ASYNC230 - opened once, before the session
         async with mcp.Client(stdio_client(gavel_serve(args.threads), errlog=quiet)) as client:
             items = await run(client, rows, Path(args.rubrics))
@@ -90,6 +91,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", default="dev", help="bench/data/user_rubrics_<split>.jsonl")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--domain", default=None, help="only this domain's cases (code-review, summary, ...)")
     parser.add_argument("--rubrics", default=str(DATA / "rubrics"), help="where the user-<domain>.toml files are")
     parser.add_argument("--threads", default=None, help="pin the server to these cores (taskset -c, e.g. 0 or 0,1)")
     parser.add_argument("--name", default=None, help="results file name (default user-rubrics-<split>)")
