@@ -259,11 +259,13 @@ _JSON_KEY = re.compile(
     r"\"([a-z_ -]{0,30}(?:system|sys|instruction|prompt|note_to|override|judge|grader|evaluator|rubric)"
     r"[a-z_ -]{0,30})\"\s*:\s*\"([^\"]{1,2000})\""
 )
+# A line's lone "end" is read within its line: "[\W_]*" around it crossed line breaks ("\W" matches one), so
+# 100,000 lines of "-" took minutes.
 _FAKE_END = re.compile(
     r"\bend\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:text|document|input|answer|response|submission|abstract|assessment"
     r"|passages?|context|content|data|message|essay|summary|file|transcript|prompt|excerpt|candidate(?:\s+text)?)\b"
     r"|\b(?:text|document|input|answer|response|submission|abstract)\s+ends\b|\[\s*end\s*\]|<<+\s*end\s*>>+"
-    r"|(?m:^[\W_]*end[\W_]*$)|</\s*(?:text|answer|input|document|submission|candidate|response)\s*>"
+    r"|(?m:^(?:_|[^\w\n])*end(?:_|[^\w\n])*$)|</\s*(?:text|answer|input|document|submission|candidate|response)\s*>"
     r"|<\|endoftext\|>|\bfin\s+d[eu]l?\s+(?:texte|texto|testo)\b|\bfim\s+do\s+texto\b|\bende\s+des\s+textes\b"
     r"|конец\s+текста|نهاية\s+النص|文本结束|以上で終わり"
 )

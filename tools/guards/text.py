@@ -75,6 +75,9 @@ _OTHER_DIGITS = re.compile(r"(?![0-9])\d")
 _ANGLE_FOLD = str.maketrans({**dict.fromkeys(_LEFT_ANGLES, "<"), **dict.fromkeys(_RIGHT_ANGLES, ">")})
 
 
+_LONG_RUN = re.compile(r"[^\w\s]{9,}")
+
+
 def normalize_for_matching(text: str) -> str:
     """NFKC, no invisible/format characters, case-folded, accents removed, brackets folded to ASCII.
 
@@ -88,5 +91,12 @@ def normalize_for_matching(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     # Digits of every script as ASCII: "۱۰ از ۱۰" is "10 از 10" to the rules.
     text = _OTHER_DIGITS.sub(lambda m: str(unicodedata.decimal(m.group(0))), text)
-    # Collapse horizontal whitespace so "ignore   previous" and "ignore\tprevious" match alike.
-    return re.sub(r"[^\S\n]+", " ", text)
+    # Collapse horizontal whitespace so "ignore   previous" and "ignore\tprevious" match alike, and every run
+    # that holds a line break to one line break: a rule's "\n\s*" tried at each break of a run of blank lines
+    # scanned the rest of the run, so 10,000 newlines (10 kB) held the server for 48 s.
+    text = re.sub(r"[^\S\n]+", " ", text)
+    text = re.sub(r" ?\n\s*", "\n", text)
+    # A run of symbols longer than any rule asks for ("-{2,}", "[=#*~_-]{3,}") as its first eight: a rule tried at
+    # each dash of a 20,000-dash line scanned the rest of the line (19 s; "-=" repeated: 254 s at the
+    # 200,000-character limit).
+    return _LONG_RUN.sub(lambda m: m.group(0)[:8], text)

@@ -203,6 +203,25 @@ def test_detect_injection_handles_the_largest_allowed_input_of_near_misses():
     assert time.perf_counter() - started < 60
 
 
+@pytest.mark.parametrize(
+    "unit",
+    [
+        pytest.param("\n", id="blank-lines"),  # 10,000 of them held a server 48 s
+        pytest.param("-", id="one-dash-line"),  # 20,000: 19 s
+        pytest.param("-=", id="a-line-of-mixed-symbols"),  # 200,000 characters: 254 s
+        pytest.param("\n-", id="lines-of-one-dash"),  # 200,000 characters: minutes
+    ],
+)
+def test_runs_of_blank_lines_or_symbols_at_the_length_limit_are_checked_in_linear_time(unit: str) -> None:
+    # As above: the bound is far above the seconds this takes, so only a pattern that rescans a run from each of
+    # its characters (quadratic) can trip it.
+    import time
+
+    started = time.perf_counter()
+    assert detect_injection((unit * 200_000)[:200_000]) == []
+    assert time.perf_counter() - started < 60
+
+
 def test_the_flag_name_is_stable():
     assert PROMPT_INJECTION_FLAG == "prompt_injection_suspected"
 
