@@ -61,3 +61,22 @@ def test_a_sentence_joining_two_claims_is_split_at_the_joint_and_a_list_is_not()
         "They feel tired all the time",
         "they've been eating more.",
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("Dr. " * 50_000, id="abbreviations-that-end-no-sentence"),  # 100,000 characters: 97 s
+        pytest.param("a, and b; " * 20_000, id="joints-without-claims"),  # 80,000 characters: 27 s
+    ],
+)
+def test_a_line_at_the_length_limit_is_split_in_linear_time(text: str) -> None:
+    # A guard against rescanning the line at every period or joint (quadratic), not a speed target: the bound is
+    # far above the milliseconds this takes.
+    import time
+
+    from gavel.tools.engine.sentences import clauses, every_sentence
+
+    started = time.perf_counter()
+    assert [clauses(sentence) for sentence in every_sentence(text)]
+    assert time.perf_counter() - started < 30
