@@ -336,3 +336,25 @@ async def test_the_cacheable_check_reads_the_codes_not_the_warning_wording():
     reworded = result.model_copy(update={"warnings": ["narrative explanation failed"]})
     assert reworded.is_cacheable()
     assert not result.model_copy(update={"failures": ["narrative_failed"]}).is_cacheable()
+
+
+async def test_past_the_deadline_the_remaining_candidates_are_unscored_without_being_read(monkeypatch):
+    # Past the deadline nothing is asked, but judging each candidate still scanned its text: 10,000 candidates ran
+    # 21 s past a 5 s deadline. Candidates after the first late one take its unscored scores unread.
+    from gavel.tools.engine.judge import Judge
+
+    read = []
+    score_metrics = Judge.score_metrics
+
+    async def counted(self, **kwargs):
+        read.append(kwargs["subject"])
+        return await score_metrics(self, **kwargs)
+
+    monkeypatch.setattr(Judge, "score_metrics", counted)
+    backend = ScriptedBackend(default=idea_probabilities, probabilities=True, latency_s=0.05)
+    many = [{"id": f"idea-{i}", "text": f"{IDEAS[i % 3]['text']} Variant {i}."} for i in range(300)]
+    deps = make_deps(backend, call_deadline_s=0.4)
+    result = await run(deps, candidates=many, rubric="idea-quality")
+    assert len(read) < 20, f"{len(read)} candidates read after the deadline"
+    assert len(result.unscored) > 280
+    assert all("deadline" in u.reasons[0] for u in result.unscored[-5:])

@@ -8,7 +8,7 @@ average is below the accept threshold, or its text addresses the judge).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -155,13 +155,28 @@ async def _judge_criteria(
             rubric=rubric, metrics=metrics, subject=text, source=source, samples=samples, model=model,
             readout=readout,
         )  # fmt: skip
+        await told()
+
+    async def told() -> None:
         done = len(results)
         if done % step == 0 or done == total:
             await deps.progress(done, total, f"judged {done} of {total} candidates")
 
     if one_at_a_time:
+        # Past the deadline a candidate is asked nothing, but judging it still scans its text: 10,000 candidates
+        # ran 21 s past a 5 s deadline. Once one comes back unscored after the deadline, the others with the same
+        # criteria get its unscored scores (the same reason) without being read.
+        late: dict[tuple[str, ...], Judgment] = {}
         for index, (text, metrics) in jobs.items():
+            criteria = tuple(m.id for m in metrics)
+            if criteria in late:
+                results[index] = late[criteria]
+                await told()
+                continue
             await one(index, text, metrics)
+            judged = results[index]
+            if judge.past_deadline() and all(s.score is None for s in judged.scores):
+                late[criteria] = replace(judged, usage=Usage(), flags=[])
         return results
     async with anyio.create_task_group() as tg:
         for index, (text, metrics) in jobs.items():

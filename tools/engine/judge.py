@@ -89,6 +89,10 @@ class Judge:
         calls = ModelCalls(self.backend, self.config, limiter, self.probes, deadline, self.progress)
         object.__setattr__(self, "calls", calls)
 
+    def past_deadline(self) -> bool:
+        """Whether the tool call's one deadline has passed: no model call is asked from now on."""
+        return time.monotonic() >= self.deadline  # type: ignore[operator]  # set in __post_init__
+
     @property
     def saw_backend_failure(self) -> bool:
         """Whether a call failed at the backend, so the provider re-probes before the next call."""
