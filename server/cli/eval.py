@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -96,6 +97,8 @@ def evaluate(settings: Settings, args: argparse.Namespace) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return fail(f"--out {args.out}: cannot create it: {exc.strerror}")
+    if (refused := _unwritable_out(args.out, args.data, (compare.RESULTS, compare.SUMMARY, "report.html"))) is not None:
+        return fail(refused)
 
     import anyio
 
@@ -122,6 +125,23 @@ def evaluate(settings: Settings, args: argparse.Namespace) -> int:
     for line in below:
         sys.stderr.write(f"gavel: below the bar: {line}\n")
     return EXIT_BELOW if below else EXIT_OK
+
+
+def _unwritable_out(out: Path, data: Path, names: tuple[str, ...]) -> str | None:
+    """Why the run could not write its files (`names`) into `out`, found before any judging: a file that is the data
+    itself (the results would replace it), a name taken by a directory, or a directory it may not write in."""
+    for name in names:
+        path = out / name
+        if path.exists() and path.resolve() == data.resolve():
+            return (
+                f"--out {out}: {name} there is the data being judged, which the results would replace; "
+                "choose another --out"
+            )
+        if path.is_dir():
+            return f"--out {out}: {name} there is a directory; remove it or choose another --out"
+    if not os.access(out, os.W_OK):
+        return f"--out {out}: cannot write in it; choose a directory you can write to"
+    return None
 
 
 async def _run(

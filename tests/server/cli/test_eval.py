@@ -164,6 +164,26 @@ def test_data_naming_a_required_argument_otherwise_is_refused_with_the_map_to_us
     assert not (tmp_path / "x").exists()
 
 
+def test_an_out_directory_whose_results_file_is_the_data_is_refused_before_judging(
+    evaluated: EvalEnv, tmp_path: Path
+) -> None:
+    data = tmp_path / "results.jsonl"
+    row = {"question": "Who?", "answer": "Me.", "sources": ["Me."]}
+    data.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    run = evaluated.run(str(data), "--tool", "judge_rag_answer", "--out", str(tmp_path))
+    assert run.code == 2, run.err
+    assert "the data being judged" in run.err and "Traceback" not in run.err
+    assert json.loads(data.read_text(encoding="utf-8")) == row, "the data is left as it was"
+
+
+def test_an_output_name_taken_by_a_directory_is_refused_before_judging(evaluated: EvalEnv, tmp_path: Path) -> None:
+    (tmp_path / "out" / "report.html").mkdir(parents=True)
+    run = evaluated.halueval(tmp_path / "out")
+    assert run.code == 2, run.err
+    assert "report.html there is a directory" in run.err and "Traceback" not in run.err
+    assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
 def test_compare_lists_what_changed_since_the_earlier_run(evaluated: EvalEnv, tmp_path: Path) -> None:
     data = tmp_path / "changed.jsonl"
     lines = HALUEVAL.read_text(encoding="utf-8").splitlines()[:ITEMS]
