@@ -210,6 +210,7 @@ def test_detect_injection_handles_the_largest_allowed_input_of_near_misses():
         pytest.param("-", id="one-dash-line"),  # 20,000: 19 s
         pytest.param("-=", id="a-line-of-mixed-symbols"),  # 200,000 characters: 254 s
         pytest.param("\n-", id="lines-of-one-dash"),  # 200,000 characters: minutes
+        pytest.param("[end]", id="end-markers"),  # each searched after for an order: 13 s
     ],
 )
 def test_runs_of_blank_lines_or_symbols_at_the_length_limit_are_checked_in_linear_time(unit: str) -> None:
