@@ -39,6 +39,7 @@ from gavel.server.http_defaults import (
 )
 from gavel.server.inflight import close_gate, lifeline
 from gavel.server.logging import get_logger
+from gavel.server.sse_answers import AnswerUnreadableSse
 from gavel.server.stdio_session import run_stdio_answering
 from gavel.server.wire import AnswerUnreadableHttp
 
@@ -104,15 +105,15 @@ def build_http_app(server: MCPServer[Any], options: HttpOptions) -> ASGIApp:
     security = transport_security(options.host, options.port, options.allowed_hosts)
     inner: ASGIApp
     if options.transport == "sse":
-        inner = _OneResponseOnly(
-            server.sse_app(
-                sse_path=SSE_PATH,
-                message_path=SSE_MESSAGE_PATH,
-                max_request_body_size=options.max_body_bytes,
-                transport_security=security,
-                host=options.host,
-            )
+        sse = server.sse_app(
+            sse_path=SSE_PATH,
+            message_path=SSE_MESSAGE_PATH,
+            max_request_body_size=options.max_body_bytes,
+            transport_security=security,
+            host=options.host,
         )
+        # Inside the body cap, as for Streamable HTTP below.
+        inner = _OneResponseOnly(AnswerUnreadableSse(sse, sse_path=SSE_PATH, message_path=SSE_MESSAGE_PATH))
     else:
         inner = server.streamable_http_app(
             streamable_http_path=STREAMABLE_HTTP_PATH,

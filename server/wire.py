@@ -230,7 +230,7 @@ class AnswerUnreadableHttp:
         first = await receive()
         body = first.get("body", b"") if first["type"] == "http.request" else b""
         if first["type"] == "http.request" and not first.get("more_body", False) and body:
-            unreadable = await off_loop(_unreadable_body, body)
+            unreadable = await off_loop(unreadable_body, body)
             if unreadable is not None:
                 log.info("answered an unreadable request", id=unreadable.id, code=unreadable.code,
                          why=unreadable.message)  # fmt: skip
@@ -252,7 +252,7 @@ class AnswerUnreadableHttp:
         await self.app(scope, replay, send)
 
 
-def _unreadable_body(body: bytes) -> Unreadable | None:
+def unreadable_body(body: bytes) -> Unreadable | None:
     try:
         message = pydantic_core.from_json(body)
         parsed = jsonrpc_message_adapter.validate_python(message, by_name=False)
