@@ -15,12 +15,12 @@ from urllib.parse import parse_qs
 from uuid import UUID
 
 import anyio
-import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gavel.server.logging import get_logger
 from gavel.server.wire import off_loop, unreadable_body
 
-log = structlog.get_logger("gavel.wire")
+log = get_logger("gavel.wire")
 
 # The SDK's first event names the session: "event: endpoint\r\ndata: /messages/?session_id=<hex>".
 _ENDPOINT_SESSION = re.compile(rb"session_id=([0-9a-fA-F-]{32,36})")
