@@ -18,7 +18,7 @@ import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gavel.server.logging import get_logger
-from gavel.server.wire import off_loop, unreadable_body
+from gavel.server.wire import off_loop, replaying, unreadable_body
 
 log = get_logger("gavel.wire")
 
@@ -76,15 +76,7 @@ class AnswerUnreadableSse:
         first = await receive()
         whole = first["type"] == "http.request" and not first.get("more_body", False)
         body: bytes = first.get("body", b"") if whole else b""
-        replayed = False
         status = 0
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return first
-            return await receive()
 
         async def watched(message: Message) -> None:
             nonlocal status
@@ -92,7 +84,7 @@ class AnswerUnreadableSse:
                 status = message["status"]
             await send(message)
 
-        await self.app(scope, replay, watched)
+        await self.app(scope, replaying(first, receive), watched)
         # 400: the SDK could not parse the frame; 202: it took a frame no handler answers (an id of the wrong type).
         # Anything else (no such session, another credential's, a refused Host) is the SDK's answer alone.
         if status not in (400, 202) or not body:

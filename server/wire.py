@@ -240,16 +240,21 @@ class AnswerUnreadableHttp:
                                         (b"content-length", str(len(payload)).encode())]})  # fmt: skip
                 await send({"type": "http.response.body", "body": payload})
                 return
-        replayed = False
+        await self.app(scope, replaying(first, receive), send)
 
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return first
-            return await receive()
 
-        await self.app(scope, replay, send)
+def replaying(first: Message, receive: Receive) -> Receive:
+    """A `receive` that gives `first`, the message already read to look at the body, and then reads on."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return first
+        return await receive()
+
+    return replay
 
 
 def unreadable_body(body: bytes) -> Unreadable | None:
