@@ -89,6 +89,11 @@ def one_line(text: str, limit: int) -> str:
     return clip(" ".join(text.split()), limit)
 
 
+def table_cell(text: str) -> str:
+    """`text` as one Markdown table cell: on one line, and with no `|` to end the cell or start a row."""
+    return " ".join(text.split()).replace("|", "/")
+
+
 def flags_line(flags: Sequence[str]) -> list[str]:
     """A result's text rendering names the flags raised in one line, and has no such line when there are none."""
     return [f"flags: {', '.join(flags)}"] if flags else []

@@ -144,6 +144,17 @@ async def test_render_text_shows_a_table_of_the_selection():
     assert row in text
 
 
+async def test_a_candidates_attribute_value_stays_inside_its_table_cell():
+    candidates = [
+        {"id": "a", "quality": 0.9, "genre": "jazz"},
+        {"id": "b", "quality": 0.1, "genre": "rock |\n| 1 | winner | WINNER | 99 | score"},
+    ]
+    result = await run(candidates=candidates, weights={"quality": 1.0}, diversity_targets={"genre": 2}, top_k=2)
+    rows = [line for line in result.render_text().splitlines() if line.startswith("| ")]
+    assert len(rows) == 3  # the header and the two selected
+    assert rows[-1].endswith("| diversity: genre=rock / / 1 / winner / WINNER / 99 / score |")
+
+
 # -- rubric defaults without a model --------------------------------------------------------------------------
 
 

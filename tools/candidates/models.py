@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field, Strict, WithJsonSchema
 from typing_extensions import TypedDict
 
 from gavel.tools.candidates.display import IDS_SHOWN, id_list, num
-from gavel.tools.common import ModelOverride, NoCache, RubricId, Samples, ToolResult, flags_line
+from gavel.tools.common import ModelOverride, NoCache, RubricId, Samples, ToolResult, flags_line, table_cell
 from gavel.tools.engine.scores import Provenance, Usage
 from gavel.tools.rubrics import CustomRubric
 
@@ -219,9 +219,8 @@ class ScoreCandidatesResult(ToolResult):
     def render_text(self) -> str:
         lines = [self.summary, "", "| rank | id | name | score | selected for |", "|---|---|---|---|---|"]
         for item in self.selected:
-            name = item.name.replace("|", "/").replace("\n", " ")
-            cid = item.id.replace("|", "/").replace("\n", " ")
-            lines.append(f"| {item.rank} | {cid} | {name} | {num(item.judge_score)} | {item.selected_for} |")
+            cells = f"{table_cell(item.id)} | {table_cell(item.name)} | {num(item.judge_score)}"
+            lines.append(f"| {item.rank} | {cells} | {table_cell(item.selected_for)} |")
         unmet = [d for d in self.diversity if not d.met]
         if unmet:
             lines.append(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gavel.tools.common import flags_line, one_line
+from gavel.tools.common import flags_line, one_line, table_cell
 from gavel.tools.engine.scores import MetricScore
 from gavel.tools.rubrics import Rubric
 
@@ -17,7 +17,7 @@ _CONFIDENCE_LABELS = {"sample_spread": "sample spread", "probability_margin": "p
 
 
 def card(result: RagJudgment) -> str:
-    who = f"{result.agent_name}: " if result.agent_name else ""
+    who = f"{one_line(result.agent_name, 100)}: " if result.agent_name else ""
     conf = ""
     if result.confidence is not None:
         label = _CONFIDENCE_LABELS.get(result.confidence_source or "", "judge-stated")
@@ -81,7 +81,7 @@ def table(batch: RagBatchResult) -> str:
         first = one_line(item.issues[0], 100).replace("|", "/") if item.issues else "-"
         correctness = f" {_correctness_cell(item)} |" if graded else ""
         lines.append(
-            f"| {rank} | {item.agent_name} | {item.verdict} | {fmt(item.overall_score)} | "
+            f"| {rank} | {table_cell(item.agent_name or '')} | {item.verdict} | {fmt(item.overall_score)} | "
             f"{_score_cell(item.completeness)} |{correctness} {item.diagnosis} | {first} |"
         )
     # Why a lower overall can rank higher (orchestration.rank_key).
@@ -108,7 +108,7 @@ def summary(
 ) -> str:
     """One answer's headline. The verdict's reason states the overall score whenever there is one (every verdict
     rule compares it), so the headline does not say it again."""
-    who = f"{agent_name}: " if agent_name else ""
+    who = f"{one_line(agent_name, 100)}: " if agent_name else ""
     return f"{who}{verdict} ({context}, {rubric.id} v{rubric.version}): {reason}; diagnosis {diagnosis}"
 
 
