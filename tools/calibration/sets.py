@@ -174,24 +174,32 @@ def load_file(path: Path, registry: RubricRegistry, name: str | None = None) -> 
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc}", field="data") from None
-    rows: list[dict[str, Any]] = []
+    rows: list[tuple[int, dict[str, Any]]] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
+            rows.append((number, json.loads(line)))
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"{path} line {number}: not JSON ({exc})", field="data") from None
     sidecar = path.with_suffix(".toml")
     meta = tomllib.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
-    tool = meta.get("tool") or _infer_tool(rows, str(path))
+    tool = meta.get("tool") or _infer_tool([row for _, row in rows], str(path))
     if tool not in ADAPTERS:
         raise InvalidInput(f"{path}: tool {tool!r} cannot be calibrated; one of {', '.join(ADAPTERS)}", field="data")
     rubric = meta.get("rubric") or DEFAULT_RUBRICS[tool]
     registry.get(rubric)  # an unknown rubric fails now, with the known ids
-    items = [_item(row, number, str(path)) for number, row in enumerate(rows, 1)]
+    items = [_item(row, number, str(path)) for number, row in rows]
     if not items:
         raise InvalidInput(f"{path} has no items", field="data")
+    # The report's cards find an item's text and judgment by its id.
+    seen: dict[str, int] = {}
+    for (number, _), item in zip(rows, items, strict=True):
+        if item.id in seen:
+            raise InvalidInput(
+                f"{path}: id {item.id!r} is on lines {seen[item.id]} and {number}; ids must be unique", field="data"
+            )
+        seen[item.id] = number
     return CalibrationSet(meta.get("name") or name or path.stem, tool, rubric, items, meta, str(path))
 
 

@@ -1,9 +1,9 @@
 """A dataset `gavel eval` judges: JSONL or CSV rows, each row one call of the chosen tool.
 
 A row's keys (a JSONL object's keys, a CSV file's columns) are the tool's argument names. `id` names the item
-(else its line: `line-N`); any other key that is no argument of the tool is carried along as `extra`, so the
-results can be joined back to the data. `--map ARG=KEY` reads an argument from a key of another name
-(`--map sources=context` for a set with a `context` column).
+(else its line: `line-N`), and no two items share one; any other key that is no argument of the tool is carried
+along as `extra`, so the results can be joined back to the data. `--map ARG=KEY` reads an argument from a key of
+another name (`--map sources=context` for a set with a `context` column).
 
 CSV cells are text. A cell for an argument that is not text (a list, an object, a number, a flag) is read as
 JSON when it is JSON; `sources` may also be one passage's text. An empty cell is an absent argument. In either
@@ -84,6 +84,14 @@ def load(path: Path, request_model: type[BaseModel], mapping: Mapping[str, str] 
     items = [_item(row, line, request_model, mapping or {}) for line, row in rows]
     if not items:
         raise InvalidInput(f"{path}: no items in it", field="data")
+    # The results, the report's cards and --compare all find an item by its id.
+    seen: dict[str, int] = {}
+    for item in items:
+        if item.id in seen:
+            raise InvalidInput(
+                f"{path}: id {item.id!r} is on lines {seen[item.id]} and {item.line}; ids must be unique", field="data"
+            )
+        seen[item.id] = item.line
     return items
 
 

@@ -95,6 +95,15 @@ def test_a_users_own_jsonl_is_read_by_its_fields(tmp_path: Path) -> None:
         load_file(path, REGISTRY)
 
 
+def test_two_items_with_one_id_are_refused(tmp_path: Path) -> None:
+    # The report's cards find an item's text and judgment by its id: a second one would show the first's.
+    path = tmp_path / "mine.jsonl"
+    rows = [{"assessment": "t", "label": "good"}, {"id": "line-1", "assessment": "u", "label": "bad"}]
+    path.write_text("\n\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match="id 'line-1' is on lines 1 and 3; ids must be unique"):
+        load_file(path, REGISTRY)
+
+
 # -- the statistics -----------------------------------------------------------------------------------------
 
 

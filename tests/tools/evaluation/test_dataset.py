@@ -40,6 +40,21 @@ def test_an_unreadable_line_is_an_item_with_its_error(tmp_path: Path) -> None:
     assert "line 1 is not JSON" in str(items[0].error) and "line 2 is not a JSON object" in str(items[1].error)
 
 
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        pytest.param(({"id": "a", "question": "Q1?"}, {"id": "a", "question": "Q2?"}), "id 'a' is on lines 1 and 2",
+                     id="the-same-id-twice"),
+        pytest.param(({"question": "Q1?"}, {"id": "line-1", "question": "Q2?"}), "id 'line-1' is on lines 1 and 2",
+                     id="an-id-that-is-another-items-line"),
+    ],
+)  # fmt: skip
+def test_two_items_with_one_id_are_refused(tmp_path: Path, rows: tuple[dict[str, str], ...], message: str) -> None:
+    # The results, the report's cards and --compare find an item by its id: a second one would borrow the first's.
+    with pytest.raises(InvalidInput, match=message):
+        load(jsonl(tmp_path, *rows), JudgeRagAnswerRequest)
+
+
 def test_csv_cells_are_json_where_the_argument_is_not_text(tmp_path: Path) -> None:
     path = tmp_path / "data.csv"
     with path.open("w", newline="", encoding="utf-8") as handle:
