@@ -16,6 +16,7 @@ results say which line and why.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import types
 import typing
@@ -32,6 +33,8 @@ from gavel.tools.rag.requests import texts_as_passages
 ID_KEY = "id"
 # Arguments that hold passages: a bare string among them is a passage with that content.
 PASSAGE_LISTS = ("sources",)
+# The largest a C long holds everywhere (Windows' is 32 bits).
+_CSV_FIELD_LIMIT = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -65,14 +68,8 @@ def load(path: Path, request_model: type[BaseModel], mapping: Mapping[str, str] 
         if argument not in request_model.model_fields:
             known = ", ".join(request_model.model_fields)
             raise InvalidInput(f"--map {argument}=...: {argument!r} is no argument of this tool ({known})", field="map")
-    try:
-        rows = _jsonl_rows(path) if suffix == ".jsonl" else _csv_rows(path, request_model)
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(
-            f"{path}: is not UTF-8 text (byte {exc.start} cannot be read as UTF-8); save it as UTF-8 (in Excel: "
-            "CSV UTF-8)",
-            field="data",
-        ) from None
+    text = _text(path)
+    rows = _jsonl_rows(text) if suffix == ".jsonl" else _csv_rows(path, text, request_model)
     keys = {key for _, row in rows if isinstance(row, dict) for key in row}
     unread = sorted(f"{argument}={key}" for argument, key in (mapping or {}).items() if key not in keys)
     if unread and keys:
@@ -95,32 +92,61 @@ def load(path: Path, request_model: type[BaseModel], mapping: Mapping[str, str] 
     return items
 
 
-def _jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any] | str]]:
+def _text(path: Path) -> str:
+    """The file's text. Decoded in one piece, so a byte that is not UTF-8 is named by its offset in the file."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InvalidInput(
+            f"{path}: is not UTF-8 text (line {line}, byte {exc.start} of the file cannot be read as UTF-8); save it "
+            "as UTF-8 (in Excel: CSV UTF-8)",
+            field="data",
+        ) from None
+    return text.removeprefix("\ufeff")  # a byte-order mark (Windows editors, Excel's "CSV UTF-8") is read past
+
+
+def _jsonl_rows(text: str) -> list[tuple[int, dict[str, Any] | str]]:
     rows: list[tuple[int, dict[str, Any] | str]] = []
-    with path.open(encoding="utf-8-sig") as lines:  # a byte-order mark (Windows editors) is read past
-        for number, text in enumerate(lines, start=1):
-            if not text.strip():
-                continue
-            try:
-                value = json.loads(text)
-            except json.JSONDecodeError as exc:
-                rows.append((number, f"line {number} is not JSON: {exc.msg} (column {exc.colno})"))
-                continue
-            rows.append((number, value if isinstance(value, dict) else f"line {number} is not a JSON object"))
+    # Lines end at \n, \r\n or \r only: U+2028 and its kind are legal inside a JSON string.
+    for number, line in enumerate(io.StringIO(text, newline=None), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            rows.append((number, f"line {number} is not JSON: {exc.msg} (column {exc.colno})"))
+            continue
+        except RecursionError:
+            rows.append((number, f"line {number} is nested too deeply to read; flatten its lists and objects"))
+            continue
+        rows.append((number, value if isinstance(value, dict) else f"line {number} is not a JSON object"))
     return rows
 
 
-def _csv_rows(path: Path, request_model: type[BaseModel]) -> list[tuple[int, dict[str, Any] | str]]:
+def _csv_rows(path: Path, text: str, request_model: type[BaseModel]) -> list[tuple[int, dict[str, Any] | str]]:
     rows: list[tuple[int, dict[str, Any] | str]] = []
-    with path.open(encoding="utf-8-sig", newline="") as handle:  # Excel's "CSV UTF-8" starts with a byte-order mark
-        reader = csv.DictReader(handle)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    # The csv module's own cap on a cell (131,072 characters) is below GAVEL_MAX_TEXT_CHARS; a cell over that
+    # setting is refused with the item, by the length check every call makes.
+    limit = csv.field_size_limit(_CSV_FIELD_LIMIT)
+    try:
         for cells in reader:
             line = reader.line_num
             if None in cells:
                 rows.append((line, f"line {line} has more cells than the header has columns"))
                 continue
-            row = {key: _cell(key, value, request_model) for key, value in cells.items() if value not in ("", None)}
+            try:
+                row = {key: _cell(key, value, request_model) for key, value in cells.items() if value not in ("", None)}
+            except RecursionError:
+                rows.append((line, f"line {line} has a cell nested too deeply to read; flatten its lists and objects"))
+                continue
             rows.append((line, row))
+    except csv.Error as exc:
+        raise InvalidInput(f"{path}: line {reader.line_num} cannot be read as CSV ({exc})", field="data") from None
+    finally:
+        csv.field_size_limit(limit)
     return rows
 
 

@@ -100,3 +100,22 @@ def test_a_file_that_is_not_utf8_is_refused_saying_how_to_save_it(tmp_path: Path
     path.write_text("question,answer\nQ?,A.\n", encoding="utf-16")
     with pytest.raises(InvalidInput, match=r"is not UTF-8 text .*save it as UTF-8"):
         load(path, JudgeRagAnswerRequest)
+
+
+def test_a_byte_that_is_not_utf8_is_named_by_its_line_and_its_offset_in_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "data.jsonl"
+    good = b'{"question": "Q?"}\n' * 2000
+    path.write_bytes(good + b'{"question": "\xff"}\n')
+    with pytest.raises(InvalidInput, match=rf"line 2001, byte {len(good) + 14} of the file"):
+        load(path, JudgeRagAnswerRequest)
+
+
+def test_a_long_csv_cell_and_a_deeply_nested_line_are_read_as_items(tmp_path: Path) -> None:
+    # Both are the item's to refuse (over GAVEL_MAX_TEXT_CHARS, not JSON one can read), not the end of the run.
+    path = tmp_path / "data.csv"
+    path.write_text(f"question,answer\nQ?,{'x' * 150_000}\n", encoding="utf-8")
+    [item] = load(path, JudgeRagAnswerRequest)
+    assert len(item.arguments["answer"]) == 150_000
+    first, second = load(jsonl(tmp_path, {"question": "Q?"}, '{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+                         JudgeRagAnswerRequest)  # fmt: skip
+    assert first.error is None and second.error == "line 2 is nested too deeply to read; flatten its lists and objects"
