@@ -9,8 +9,8 @@ CSV cells are text. A cell for an argument that is not text (a list, an object, 
 JSON when it is JSON; `sources` may also be one passage's text. An empty cell is an absent argument. In either
 format a passage given as a string is a passage with that content.
 
-A row that cannot be read (bad JSON, not an object) is an item with an error, never the end of the run: the
-results say which line and why.
+A row that cannot be read (bad JSON, not an object, a lone surrogate escape) is an item with an error, never the
+end of the run: the results say which line and why.
 """
 
 from __future__ import annotations
@@ -115,11 +115,15 @@ def _jsonl_rows(text: str) -> list[tuple[int, dict[str, Any] | str]]:
             continue
         try:
             value = json.loads(line)
+            surrogate = _lone_surrogate(value, number)
         except json.JSONDecodeError as exc:
             rows.append((number, f"line {number} is not JSON: {exc.msg} (column {exc.colno})"))
             continue
         except RecursionError:
             rows.append((number, f"line {number} is nested too deeply to read; flatten its lists and objects"))
+            continue
+        if surrogate is not None:
+            rows.append((number, surrogate))
             continue
         rows.append((number, value if isinstance(value, dict) else f"line {number} is not a JSON object"))
     return rows
@@ -139,15 +143,30 @@ def _csv_rows(path: Path, text: str, request_model: type[BaseModel]) -> list[tup
                 continue
             try:
                 row = {key: _cell(key, value, request_model) for key, value in cells.items() if value not in ("", None)}
+                surrogate = _lone_surrogate(row, line)
             except RecursionError:
                 rows.append((line, f"line {line} has a cell nested too deeply to read; flatten its lists and objects"))
                 continue
-            rows.append((line, row))
+            rows.append((line, surrogate or row))
     except csv.Error as exc:
         raise InvalidInput(f"{path}: line {reader.line_num} cannot be read as CSV ({exc})", field="data") from None
     finally:
         csv.field_size_limit(limit)
     return rows
+
+
+def _lone_surrogate(value: Any, line: int) -> str | None:
+    """Why the row cannot be kept when it holds a lone surrogate escape ("\\ud83d", a cut emoji): legal JSON, but no
+    character, so UTF-8 cannot write it to the results, the report or the terminal."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        escape = f"\\u{ord(exc.object[exc.start]):04x}"
+        return (
+            f"line {line} holds a lone UTF-16 surrogate escape ({escape}), which is not a Unicode character; remove "
+            "it, or give the complete surrogate pair"
+        )
+    return None
 
 
 def _is_text(annotation: Any) -> bool:

@@ -55,6 +55,14 @@ def test_two_items_with_one_id_are_refused(tmp_path: Path, rows: tuple[dict[str,
         load(jsonl(tmp_path, *rows), JudgeRagAnswerRequest)
 
 
+def test_a_line_with_a_lone_surrogate_escape_is_an_item_with_its_error(tmp_path: Path) -> None:
+    # UTF-8 cannot write it: the run would stop at that item's results line.
+    items = load(jsonl(tmp_path, '{"id": "cut \\ud83d", "question": "Q?"}', '{"question": "\\ud83d\\ude00"}'),
+                 JudgeRagAnswerRequest)  # fmt: skip
+    assert items[0].id == "line-1" and "lone UTF-16 surrogate escape (\\ud83d)" in str(items[0].error)
+    assert items[1].error is None and items[1].arguments["question"] == "\U0001f600"  # a whole pair is a character
+
+
 def test_csv_cells_are_json_where_the_argument_is_not_text(tmp_path: Path) -> None:
     path = tmp_path / "data.csv"
     with path.open("w", newline="", encoding="utf-8") as handle:
