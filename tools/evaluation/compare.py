@@ -73,10 +73,25 @@ def read_run(directory: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     results = directory / RESULTS
     if not results.is_file():
         raise InvalidInput(f"--compare {directory}: no {RESULTS} there; give the --out DIR of an earlier run")
-    rows = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows: list[dict[str, Any]] = []
+    # By the file's own lines: a result's text may hold U+2028 or U+0085, which str.splitlines() would break at.
+    with results.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if line.strip():
+                rows.append(_json(line, f"{RESULTS} line {number}", directory))
     summary_path = directory / SUMMARY
-    summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.is_file() else {}
+    summary = _json(summary_path.read_text(encoding="utf-8"), SUMMARY, directory) if summary_path.is_file() else {}
     return rows, summary
+
+
+def _json(text: str, where: str, directory: Path) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(
+            f"--compare {directory}: {where} is not JSON ({exc.msg}, column {exc.colno}); give the --out DIR of an "
+            "earlier run, as gavel eval wrote it"
+        ) from None
 
 
 def compare(

@@ -40,3 +40,13 @@ def test_a_run_of_another_tool_is_refused() -> None:
 def test_a_directory_without_results_is_refused_with_what_to_give(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="give the --out DIR of an earlier run"):
         read_run(tmp_path)
+
+
+def test_a_run_is_read_by_its_own_lines_and_a_line_that_is_not_json_is_named(tmp_path: Path) -> None:
+    # U+2028 and U+0085, written raw inside a string, end no line of results.jsonl.
+    (tmp_path / "results.jsonl").write_text('{"id": "case\u20281\u0085"}\n{"id": "case2"}\n', encoding="utf-8")
+    rows, _ = read_run(tmp_path)
+    assert [r["id"] for r in rows] == ["case\u20281\u0085", "case2"]
+    (tmp_path / "results.jsonl").write_text('{"id": "case1"}\n{"id": \n', encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"results\.jsonl line 2 is not JSON"):
+        read_run(tmp_path)
