@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import NoReturn, TypeVar
 
 from gavel.server.settings import Settings
+from gavel.tools.guards.text import printable
 from gavel.tools.ledger import parse_since
 from gavel.tools.rubrics import RubricRegistry
 
@@ -28,8 +29,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def fail(message: str) -> int:
-    # One line: collapse any newlines a message may carry.
-    sys.stderr.write(f"{PROG}: error: {' '.join(message.split())}\n")
+    # One line: collapse any newlines a message may carry. A message may name a dataset's keys: no escape sequence.
+    sys.stderr.write(f"{PROG}: error: {printable(' '.join(message.split()))}\n")
     sys.stderr.flush()
     return EXIT_USAGE
 

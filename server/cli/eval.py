@@ -24,6 +24,9 @@ from typing import Any, TextIO
 
 from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
+from gavel.tools.common import one_line
+from gavel.tools.evaluation.compare import ID_CHARS
+from gavel.tools.guards.text import printable
 
 EXIT_BELOW = 1
 EXIT_INTERRUPTED = 130
@@ -51,7 +54,7 @@ class ProgressBar:
         what = row.get("verdict", "error")
         text = (
             f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {self.done}/{self.total} "
-            f"{elapsed:.0f}s, {self.cached} from the ledger, {self.errors} errors | {row['id']}: {what}"
+            f"{elapsed:.0f}s, {self.cached} from the ledger, {self.errors} errors | {shown_id(row['id'])}: {what}"
         )
         if self.tty:
             self.stream.write("\r\x1b[2K" + text[:200])
@@ -60,6 +63,11 @@ class ProgressBar:
         else:
             self.stream.write(text + "\n")
         self.stream.flush()
+
+
+def shown_id(item_id: str) -> str:
+    """A dataset's id as the terminal is sent it: one line, not too long, and no escape sequence in it."""
+    return printable(one_line(item_id, ID_CHARS))
 
 
 def evaluate(settings: Settings, args: argparse.Namespace) -> int:
@@ -92,7 +100,8 @@ def evaluate(settings: Settings, args: argparse.Namespace) -> int:
             f"it from with --map {absent[0]}=KEY"
         )
     if ignored:
-        sys.stderr.write(f"not arguments of {spec.name}, kept in results as 'extra': {', '.join(ignored)}\n")
+        keys = printable(one_line(", ".join(ignored), 500))
+        sys.stderr.write(f"not arguments of {spec.name}, kept in results as 'extra': {keys}\n")
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -12,13 +12,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from gavel.tools.common import one_line
 from gavel.tools.errors import InvalidInput
 from gavel.tools.evaluation.figures import figures, headline
+from gavel.tools.guards.text import printable
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 # Scores are stored as the tool gave them; a move below this is rounding, not a change.
 SCORE_EPSILON = 1e-6
+# How much of an item's id a line of text shows.
+ID_CHARS = 80
 
 
 class ItemChange(BaseModel):
@@ -54,8 +58,9 @@ class Comparison(BaseModel):
         for f in self.figures:
             lines.append(f"  {f.figure}: {_num(f.before)} -> {_num(f.after)} ({_signed(f.delta)})")
         for c in self.changed:
+            shown = printable(one_line(c.id, ID_CHARS))  # a dataset's id, bound for the terminal
             lines.append(
-                f"  {c.id}: {c.verdict_before} {_num(c.score_before)} -> {c.verdict_after} {_num(c.score_after)}"
+                f"  {shown}: {c.verdict_before} {_num(c.score_before)} -> {c.verdict_after} {_num(c.score_after)}"
             )
         return "\n".join(lines)
 

@@ -1,5 +1,6 @@
 """How Gavel treats the characters of untrusted text: `neutralize` for what the model is shown inside the engine's
-blocks, `break_chat_markup` for everything a model is sent, `normalize_for_matching` for what the injection rules read.
+blocks, `break_chat_markup` for everything a model is sent, `normalize_for_matching` for what the injection rules read,
+`printable` for what a terminal is sent.
 
 `neutralize` and `normalize_for_matching` know the same look-alike brackets and invisible characters: `neutralize`
 breaks up a run of them that could pass for the engine's delimiters, `normalize_for_matching` folds them to ASCII so
@@ -50,6 +51,12 @@ def neutralize(text: str) -> str:
     text = _CONTROL.sub("", text)
     text = _SURROGATE.sub("\ufffd", text)
     return _ANGLE_RUN.sub(_space_out, text)
+
+
+def printable(text: str) -> str:
+    """`text` with each control character but tab and newline (C0, DEL, C1) shown as U+FFFD: written to a terminal,
+    an escape sequence in it could retitle the window, clear the screen or set the clipboard."""
+    return _CONTROL.sub("\ufffd", text)
 
 
 # Chat-template markup: the strings a model's chat template writes its special tokens as (Qwen, Llama 3, Phi:

@@ -300,3 +300,9 @@ def test_on_a_terminal_the_progress_bar_redraws_one_line() -> None:
     text = stream.getvalue()
     assert text.count("\r\x1b[2K") == 2 and text.count("\n") == 1 and text.endswith("\n")
     assert "2/2" in text and "1 from the ledger, 1 errors | b: error" in text
+
+
+def test_an_id_reaches_the_terminal_on_one_line_with_no_escape_sequence() -> None:
+    stream = io.StringIO()
+    ProgressBar(1, stream).step({"id": "x\x1b]0;PWNED\x07\x1b[2J\rfake: approved\x9b", "verdict": "error"})
+    assert stream.getvalue().endswith("| x\ufffd]0;PWNED\ufffd\ufffd[2J fake: approved\ufffd: error\n")

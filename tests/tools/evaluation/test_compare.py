@@ -50,3 +50,9 @@ def test_a_run_is_read_by_its_own_lines_and_a_line_that_is_not_json_is_named(tmp
     (tmp_path / "results.jsonl").write_text('{"id": "case1"}\n{"id": \n', encoding="utf-8")
     with pytest.raises(InvalidInput, match=r"results\.jsonl line 2 is not JSON"):
         read_run(tmp_path)
+
+
+def test_a_changed_items_id_is_listed_with_no_escape_sequence() -> None:
+    comparison = compare("judge_rag_answer", [row("\x1b[2Jq1\n", "approved", 0.9)],
+                         [row("\x1b[2Jq1\n", "rejected", 0.2)], {}, "old")  # fmt: skip
+    assert comparison.render_text().splitlines()[-1] == "  \ufffd[2Jq1: rejected 0.200 -> approved 0.900"
