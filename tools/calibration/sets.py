@@ -8,7 +8,9 @@ judge's score (0-1, higher is better) with the default cut that score is decided
 
 from __future__ import annotations
 
+import io
 import json
+import math
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -144,6 +146,9 @@ def _item(row: dict[str, Any], line: int, where: str) -> Item:
     if label not in ("good", "bad", None):
         raise InvalidInput(f"{where} line {line}: label must be 'good' or 'bad' (got {label!r})", field="data")
     graded = row.get("score")
+    # json reads NaN and Infinity, and true is an int: none is a grade a judge's score can be ranked against.
+    if isinstance(graded, bool) or (isinstance(graded, float) and not math.isfinite(graded)):
+        raise InvalidInput(f"{where} line {line}: score must be a finite number (got {graded!r})", field="data")
     if label is None and not isinstance(graded, int | float):
         raise InvalidInput(f"{where} line {line}: give a label ('good'/'bad') or a numeric score", field="data")
     return Item(
@@ -171,19 +176,33 @@ def _infer_tool(rows: list[dict[str, Any]], where: str) -> str:
 def load_file(path: Path, registry: RubricRegistry, name: str | None = None) -> CalibrationSet:
     """A set from its JSONL file and, when present, the sidecar beside it (same name, .toml)."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        data = path.read_bytes()
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc}", field="data") from None
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark (Windows editors) is read past
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InvalidInput(
+            f"{path} line {line}: not UTF-8 text (byte {exc.start} of the file); save the file as UTF-8", field="data"
+        ) from None
     rows: list[tuple[int, dict[str, Any]]] = []
-    for number, line in enumerate(lines, 1):
+    # Lines end at \n, \r\n or \r only: U+2028 and its kind are legal inside a JSON string.
+    for number, line in enumerate(io.StringIO(text, newline=None), 1):
         if not line.strip():
             continue
         try:
-            rows.append((number, json.loads(line)))
+            row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"{path} line {number}: not JSON ({exc})", field="data") from None
-    sidecar = path.with_suffix(".toml")
-    meta = tomllib.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
+        except RecursionError:
+            raise InvalidInput(
+                f"{path} line {number}: nested too deeply to read; flatten its lists and objects", field="data"
+            ) from None
+        if not isinstance(row, dict):
+            raise InvalidInput(f"{path} line {number}: not a JSON object; give one item a line", field="data")
+        rows.append((number, row))
+    meta = _sidecar(path.with_suffix(".toml"))
     tool = meta.get("tool") or _infer_tool([row for _, row in rows], str(path))
     if tool not in ADAPTERS:
         raise InvalidInput(f"{path}: tool {tool!r} cannot be calibrated; one of {', '.join(ADAPTERS)}", field="data")
@@ -201,6 +220,19 @@ def load_file(path: Path, registry: RubricRegistry, name: str | None = None) -> 
             )
         seen[item.id] = number
     return CalibrationSet(meta.get("name") or name or path.stem, tool, rubric, items, meta, str(path))
+
+
+def _sidecar(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidInput(
+            f"{path}: not a TOML sidecar ({exc}); fix it, or remove it to use the defaults", field="data"
+        ) from None
+    except RecursionError:
+        raise InvalidInput(f"{path}: nested too deeply to read; flatten its tables and arrays", field="data") from None
 
 
 def load_set(name: str, registry: RubricRegistry) -> CalibrationSet:

@@ -104,6 +104,38 @@ def test_two_items_with_one_id_are_refused(tmp_path: Path) -> None:
         load_file(path, REGISTRY)
 
 
+def test_a_users_jsonl_is_read_by_its_own_lines_past_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "mine.jsonl"
+    path.write_text('\ufeff{"id": "a", "assessment": "one\u2028two\u0085three", "score": 2}\n', encoding="utf-8")
+    [item] = load_file(path, REGISTRY).items
+    assert item.fields["assessment"] == "one\u2028two\u0085three"
+
+
+GOOD = b'{"id": "a", "assessment": "t", "label": "good"}\n'
+
+
+@pytest.mark.parametrize(
+    ("data", "sidecar", "message"),
+    [
+        pytest.param(b'{"assessment": "t", "score": NaN}', None, r"line 1: score must be a finite number \(got nan\)",
+                     id="nan-score"),
+        pytest.param(b'{"assessment": "t", "score": true}', None, "score must be a finite number", id="boolean-score"),
+        pytest.param(GOOD + b'{"id": "\xff"}', None, r"line 2: not UTF-8 text \(byte 56 of the file\)", id="not-utf8"),
+        pytest.param(b'{"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", None, "line 1: nested too deeply",
+                     id="nested-too-deeply"),
+        pytest.param(GOOD, "tool = [\n", "not a TOML sidecar", id="sidecar-not-toml"),
+    ],
+)  # fmt: skip
+def test_a_users_file_that_cannot_be_read_is_refused_saying_where(
+    tmp_path: Path, data: bytes, sidecar: str | None, message: str
+) -> None:
+    (tmp_path / "mine.jsonl").write_bytes(data)
+    if sidecar is not None:
+        (tmp_path / "mine.toml").write_text(sidecar, encoding="utf-8")
+    with pytest.raises(InvalidInput, match=message):
+        load_file(tmp_path / "mine.jsonl", REGISTRY)
+
+
 # -- the statistics -----------------------------------------------------------------------------------------
 
 
