@@ -10,6 +10,7 @@ from gavel.server.settings import Settings
 from gavel.tools.engine.embedded import DEFAULT_MODEL, default_model_path
 from gavel.tools.engine.layout import cpu_vendor, repack_weights
 from gavel.tools.engine.provider import BackendProvider
+from gavel.tools.urls import redact_url
 
 
 async def _describe(settings: Settings) -> dict[str, Any]:
@@ -26,14 +27,14 @@ async def _describe(settings: Settings) -> dict[str, Any]:
         "would_use": chosen if chosen != "none" else "sampling (if the client supports it), else nothing",
         "why_not_others": why or None,
         "openai": {
-            "base_url": settings.openai_base_url,
+            "base_url": redact_url(settings.openai_base_url) if settings.openai_base_url else None,
             "api_key": "****" if settings.openai_api_key else None,
             "model": settings.judge_model or "(the first model the server lists)",
             "answers": openai_ok,
             "detail": openai_why or None,
         },
         "ollama": {
-            "host": settings.ollama_host,
+            "host": redact_url(settings.ollama_host),
             "model": settings.judge_model or settings.engine_config().default_ollama_model,
             "reachable_with_model": ollama_ok,
             "detail": ollama_why or None,

@@ -196,8 +196,11 @@ class Settings(BaseModel):
         view = self.model_dump(mode="json")
         view["auth_token"] = "****" if self.auth_token else None
         view["openai_api_key"] = "****" if self.openai_api_key else None
-        from gavel.tools.ledger.store import redact_url
+        from gavel.tools.urls import redact_url
 
+        # A proxy's user:password@ may be in either backend's address.
+        view["openai_base_url"] = redact_url(self.openai_base_url) if self.openai_base_url else None
+        view["ollama_host"] = redact_url(self.ollama_host)
         view["ledger_url"] = redact_url(self.ledger_url.get_secret_value()) if self.ledger_url else None
         return view
 

@@ -97,3 +97,15 @@ def test_a_ledger_ttl_past_ten_years_is_refused_not_left_to_overflow_every_call(
 
 def test_a_model_name_of_spaces_is_unset() -> None:
     assert load_settings({"GAVEL_JUDGE_MODEL": "  "}).judge_model is None
+
+
+def test_the_public_view_masks_a_password_in_any_url_setting() -> None:
+    view = load_settings(
+        {
+            "GAVEL_OPENAI_BASE_URL": "http://bob:hunter2@10.0.0.3:8000/v1",
+            "GAVEL_OLLAMA_HOST": "http://bob:hunter2@10.0.0.2:11434",
+            "GAVEL_LEDGER_URL": "postgresql://bob@10.0.0.4/gavel?password=hunter2",
+        }
+    ).public_view()
+    assert "hunter2" not in repr(view)
+    assert view["openai_base_url"] == "http://bob:****@10.0.0.3:8000/v1"

@@ -30,6 +30,7 @@ import structlog
 from gavel.tools.engine import context_window
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.errors import BackendError, BackendTimeout
+from gavel.tools.urls import redact_url
 
 log = structlog.get_logger("gavel.ollama")
 
@@ -57,7 +58,8 @@ class OllamaBackend:
         stream: bool = False,
         client: ollama.AsyncClient | None = None,
     ) -> None:
-        self.host = host
+        # Messages and logs show the host with any password masked; only the client sees it.
+        self.host = redact_url(host)
         self.model = model
         self.timeout_s = timeout_s
         self.num_ctx = num_ctx

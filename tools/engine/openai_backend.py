@@ -35,6 +35,7 @@ from gavel.tools.engine import context_window
 from gavel.tools.engine.backend import ChatMessage, ChatReply, ChatRequest, ModelInfo, TokenLogprob
 from gavel.tools.engine.openai_body import beyond_openai, chat_body
 from gavel.tools.errors import BackendError, BackendTimeout
+from gavel.tools.urls import redact_url
 
 log = structlog.get_logger("gavel.openai")
 
@@ -62,12 +63,13 @@ class OpenAIBackend:
         api_key: SecretStr | None = None,
         client: openai.AsyncOpenAI | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        # Messages, logs and the model's identity show the URL with any password masked; only the client sees it.
+        self.base_url = redact_url(base_url.rstrip("/"))
         self.model = model  # None: the first model the server lists
         self.timeout_s = timeout_s
         self._owns_client = client is None
         self._client = client or openai.AsyncOpenAI(
-            base_url=self.base_url,
+            base_url=base_url.rstrip("/"),
             api_key=api_key.get_secret_value() if api_key is not None else NO_KEY,
             timeout=timeout_s,
             max_retries=0,

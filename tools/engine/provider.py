@@ -27,6 +27,7 @@ from gavel.tools.engine.probes import Probes
 from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.sampling_backend import SamplingBackend
 from gavel.tools.errors import BackendUnavailable
+from gavel.tools.urls import redact_url
 
 if TYPE_CHECKING:
     # Imported when first used: the ollama and openai clients take most of a second to import on 2 cores, and
@@ -99,9 +100,8 @@ class BackendProvider:
         bound = min(PROBE_TIMEOUT_S, within_s)
         with anyio.move_on_after(bound):
             return await backend.probe()
-        return False, f"the OpenAI-compatible server at {self.config.openai_base_url} did not answer within " + (
-            f"{bound:g}s"
-        )
+        url = redact_url(self.config.openai_base_url)
+        return False, f"the OpenAI-compatible server at {url} did not answer within {bound:g}s"
 
     def _embedded_backend(self) -> EmbeddedBackend:
         if self._embedded is None:
@@ -135,7 +135,7 @@ class BackendProvider:
         bound = min(PROBE_TIMEOUT_S, within_s)
         with anyio.move_on_after(bound):
             return await backend.probe()
-        return False, f"Ollama at {self.config.ollama_host} did not answer within {bound:g}s"
+        return False, f"Ollama at {redact_url(self.config.ollama_host)} did not answer within {bound:g}s"
 
     async def choose(self, *, client_can_sample: bool = False, deadline: float | None = None) -> tuple[str, str]:
         """Which backend `auto` would use now, and why the others were passed over. `deadline` (a

@@ -20,7 +20,6 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import urlsplit, urlunsplit
 
 from gavel.tools.distribution import install_hint
 from gavel.tools.ledger.schema import (
@@ -35,23 +34,12 @@ from gavel.tools.ledger.schema import (
     migrate,
     schema_version,
 )
+from gavel.tools.urls import redact_url
 
 # PostgreSQL: waiting for a pooled connection, and for a new one to connect.
 PG_POOL_TIMEOUT_S = 10.0
 PG_CONNECT_TIMEOUT_S = 5
 PG_POOL_MAX = 8
-
-
-def redact_url(url: str) -> str:
-    """A database URL fit for logs and messages: the password replaced by ****."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, f"{user}:****@{host}", parts.path, parts.query, parts.fragment))
 
 
 def _creatable(path: Path) -> str | None:

@@ -301,6 +301,17 @@ async def test_a_refused_connection_says_to_start_the_server_or_fix_the_url() ->
     assert not ok
 
 
+async def test_a_password_in_the_url_is_masked_in_what_the_backend_says() -> None:
+    backend = backend_for(closed_port_url().replace("http://", "http://bob:hunter2@"))
+    try:
+        with pytest.raises(BackendError) as caught:
+            await backend.chat(request())
+    finally:
+        await backend.aclose()
+    assert "not reachable" in str(caught.value) and "bob:****@" in str(caught.value)
+    assert "hunter2" not in str(caught.value) + repr(backend)
+
+
 async def test_a_server_that_never_answers_is_bounded_by_the_timeout(server: OpenAITestServer) -> None:
     server.fault = "slow"
     backend = backend_for(server.url, timeout_s=1.0)
