@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import re
+import stat
 import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
@@ -290,11 +291,19 @@ def parse_rubric(data: object, *, origin: str) -> Rubric:
 
 def load_rubric_file(path: Path) -> Rubric:
     try:
+        # Reading a FIFO or a device would block start-up or never end; a link is followed to what it names.
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise RubricFileError(str(path), "is not a regular file: replace it with a rubric's TOML file or remove it")
         data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # an editor's byte-order mark is no error
     except tomllib.TOMLDecodeError as exc:
         raise RubricFileError(str(path), f"not valid TOML: {exc}") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise RubricFileError(str(path), f"cannot be read: {exc}") from exc
+    except RecursionError:
+        # tomllib recurses once per nested array or table; a rubric nests a few levels deep.
+        raise RubricFileError(
+            str(path), "is nested too deeply to read: a rubric nests its arrays and tables a few levels deep at most"
+        ) from None
     rubric = parse_rubric(data, origin=str(path))
     if rubric.id != path.stem:
         raise RubricFileError(str(path), f"field id: {rubric.id!r} does not match the file name {path.stem!r}")

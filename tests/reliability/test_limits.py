@@ -8,6 +8,7 @@ over-limit request is cheap; each must be refused naming the field, with the scr
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -320,6 +321,18 @@ def test_rubrics_in_subdirectories_of_the_rubrics_dir_are_not_loaded(tmp_path: P
     (rubrics / "nested").mkdir(parents=True)
     (rubrics / "nested" / "deep.toml").write_text(HOUSE_STYLE.format(id="deep"), encoding="utf-8")
     assert "deep" not in RubricRegistry.load([rubrics]).ids()
+
+
+def test_a_fifo_or_a_file_nested_too_deeply_is_skipped_while_the_others_serve(tmp_path: Path) -> None:
+    rubrics = tmp_path / "rubrics"
+    rubrics.mkdir()
+    (rubrics / "house.toml").write_text(HOUSE_STYLE.format(id="house"), encoding="utf-8")
+    os.mkfifo(rubrics / "stuck.toml")  # read, it would block start-up until a writer came
+    (rubrics / "deep.toml").write_text("x = " + "[" * 2000 + "]" * 2000 + "\n", encoding="utf-8")
+    registry = RubricRegistry.load([rubrics], skip_broken=True)
+    assert "house" in registry.ids()
+    assert "is not a regular file" in str(registry.broken["stuck"])
+    assert "nested too deeply" in str(registry.broken["deep"])
 
 
 # -- safe substitution ---------------------------------------------------------------------------------------------
