@@ -16,7 +16,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator, model_validator
 
 from gavel.tools.errors import InvalidInput, RubricFileError, UnknownRubric, UnloadableRubric
 from gavel.tools.field_hints import field_errors
@@ -24,6 +24,8 @@ from gavel.tools.rubric_checks import Checks
 
 RUBRIC_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 _RUBRIC_ID_RE = re.compile(RUBRIC_ID_PATTERN)
+# A level's key: a score in ASCII digits ('５' or '1e0' would be anchors a reader cannot match to a score).
+_LEVEL_KEY_RE = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 Identifier = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$")]
 ShortText = Annotated[str, Field(min_length=1, max_length=4000)]
@@ -134,6 +136,16 @@ class Metric(BaseModel):
         ),
     )
 
+    @field_validator("weight", mode="before")
+    @classmethod
+    def _weight_is_a_number(cls, value: object) -> object:
+        # pydantic reads true as 1.0 and false as 0.0: a weight written as a boolean is a mistake, not a weight.
+        if isinstance(value, bool):
+            raise ValueError(
+                f"must be a number, not {str(value).lower()}: give 1 for an ordinary weight, 0 to leave it out"
+            )
+        return value
+
 
 class ContextRules(BaseModel):
     """Verdict thresholds and judge instructions for one evaluation context (RAG, DIAGNOSTIC, TOOLS)."""
@@ -226,13 +238,22 @@ class Rubric(BaseModel):
         if not self.scale.contains(self.pass_threshold):
             raise ValueError(f"pass_threshold {self.pass_threshold:g} is outside the scale {scale}")
         for metric in self.metrics:
+            # Two keys naming one score ('5' and '5.0') would show the judge two anchors for it.
+            seen: dict[float, str] = {}
             for key in metric.levels:
-                try:
-                    level = float(key)
-                except ValueError:
-                    raise ValueError(f"metrics.{metric.id}.levels: key {key!r} is not a number") from None
+                if not _LEVEL_KEY_RE.fullmatch(key.strip()):
+                    raise ValueError(
+                        f"metrics.{metric.id}.levels: key {key!r} is not a score in plain ASCII digits; "
+                        "write it as in '5' or '2.5'"
+                    )
+                level = float(key)
                 if not math.isfinite(level) or not self.scale.contains(level):
                     raise ValueError(f"metrics.{metric.id}.levels: {key} is outside the scale {scale}")
+                if level in seen:
+                    raise ValueError(
+                        f"metrics.{metric.id}.levels: {key!r} and {seen[level]!r} both name score {level:g}; keep one"
+                    )
+                seen[level] = key
         for name, rules in self.contexts.items():
             for field, value in rules.thresholds().items():
                 if not self.scale.contains(value):

@@ -127,6 +127,25 @@ def test_a_rubric_whose_every_metric_weighs_0_is_refused() -> None:
         parse_rubric(data, origin="test.toml")
 
 
+@pytest.mark.parametrize(
+    ("levels", "weight", "named"),
+    [
+        ({"5": "flawless", "5.0": "riddled with errors"}, 1, "'5.0' and '5' both name score 5; keep one"),
+        ({"4": "good", " 4 ": "fine"}, 1, "' 4 ' and '4' both name score 4"),
+        ({"\uff15": "excellent"}, 1, "not a score in plain ASCII digits"),
+        ({"5": "flawless"}, True, "weight: Value error, must be a number, not true"),
+    ],
+)
+def test_level_keys_name_each_score_once_and_a_weight_is_a_number(
+    levels: dict[str, str], weight: object, named: str
+) -> None:
+    data = REGISTRY.get("clinical-assessment").model_dump()
+    data["metrics"][0] |= {"levels": levels, "weight": weight}
+    with pytest.raises(RubricFileError) as caught:
+        parse_rubric(data, origin="test.toml")
+    assert named in str(caught.value)
+
+
 def test_every_builtin_rubric_passes_the_number_rules() -> None:
     for rubric in REGISTRY.all():
         assert Rubric.model_validate(rubric.model_dump()) == rubric
