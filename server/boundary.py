@@ -15,7 +15,8 @@ models, described by a `ToolSpec`. `publish` makes it an MCP tool whose calls ru
    `render_text()` the text content.
 
 A long call from a client that opted into MCP tasks (`ToolSpec.task_when`; `gavel.server.tasks_extension`) is
-answered with a task handle after step 1, and steps 2-6 run on as the task (`run_call`, in `gavel.server.tasks`).
+answered with a task handle after step 2, and steps 3-6 run on as the task (`run_call`, in `gavel.server.tasks`): a
+refused request is answered at once, as for any call.
 
 `GavelError` text reaches the client verbatim (it is written for the caller); anything else is logged with
 its traceback and the client gets only a reference to the log line.
@@ -25,7 +26,8 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
 
@@ -204,7 +206,11 @@ def publish(
             # On 2026-07-28 the client's sampling answers arrive as resolved slots; replay them to the engine.
             with replay_for_call(ctx, slot_values):
                 return await run_call(
-                    server, spec, request, lambda: deps_factory(ctx, _progress_for(ctx)), evaluation_id
+                    server,
+                    spec,
+                    request,
+                    lambda: _call_deps(server, spec, deps_factory(ctx, _progress_for(ctx))),
+                    evaluation_id,
                 )
 
     call.__name__ = spec.name
@@ -235,24 +241,19 @@ async def run_call(
     request: BaseModel,
     make_deps: Callable[[], ToolDeps],
     evaluation_id: str,
+    prepared: Prepared | None = None,
 ) -> CallToolResult:
-    """One validated call through the pipeline (look up, run, record, render), as the client gets it; a refusal or
-    failure raises `ToolError` (the SDK's error result), after logging it."""
+    """One validated call through the pipeline (prepare unless `prepared` is given, look up, run, record, render), as
+    the client gets it; a refusal or failure raises `ToolError` (the SDK's error result), after logging it.
+    `make_deps` gives the call's deps as its tool sees them (`_call_deps`)."""
     started = time.perf_counter()
-    try:
+    with _tool_errors(evaluation_id):
         deps = make_deps()
         log.info("tool call started")
         notes: list[str] = []
         with admit(server):
-            result, structured = await _answer(server, spec, request, deps, evaluation_id, notes)
+            result, structured = await _answer(server, spec, request, deps, evaluation_id, notes, prepared)
         text = "\n".join([_render_text(result, spec.text_renderer), *notes])
-    except GavelError as exc:
-        log.info("tool call refused", error=str(exc), error_type=type(exc).__name__)
-        raise ToolError(str(exc)) from exc
-    except (ToolError, MCPError):
-        raise
-    except Exception as exc:  # the traceback is logged; the client gets a reference
-        raise _unexpected(exc, evaluation_id) from exc
     log.info(
         "tool call finished",
         duration_ms=round((time.perf_counter() - started) * 1000),
@@ -289,15 +290,18 @@ async def _started_as_task(
         # Made now, while the request is there to make them from; the task's progress replaces the client's.
         from gavel.tools.engine.progress import no_progress
 
-        deps = deps_factory(ctx, no_progress)
+        deps = _call_deps(server, spec, deps_factory(ctx, no_progress))
     except Exception:  # answered directly, where the same failure is reported as for any call
         log.warning("not run as a task", exc_info=True)
         return False
+    # A refused request is answered now, as a call without a task is, and the task runs on what was prepared.
+    with _tool_errors(evaluation_id), admit(server):
+        prepared = await steps(spec.impl).prepare(request, deps)
 
     async def work(progress: ProgressFn) -> CallToolResult:
         deps.progress = progress
         with bind_request_context(tool=spec.name, call_id=evaluation_id):
-            return await run_call(server, spec, request, lambda: deps, evaluation_id)
+            return await run_call(server, spec, request, lambda: deps, evaluation_id, prepared)
 
     return await intent.start(spec.name, evaluation_id, work)
 
@@ -309,18 +313,18 @@ async def _answer(
     deps: ToolDeps,
     evaluation_id: str,
     notes: list[str],
+    prepared: Prepared | None,
 ) -> tuple[BaseModel, dict[str, Any] | None]:
-    """Look up, run, record: the result the call answers with, and its structured content once recorded; `notes`
-    gets what the reader must be told about the ledger (a judgment it could not record)."""
+    """Prepare (unless done), look up, run, record: the result the call answers with, and its structured content once
+    recorded; `notes` gets what the reader must be told about the ledger (a judgment it could not record)."""
     result_model = spec.result_model
     ledger = server.ledger if isinstance(server, BoundaryServer) else None
     # The ledger's code loads here, at a first call, not at a start.
-    from gavel.server.ledger_calls import through_ledger, uncalibrated_calls
+    from gavel.server.ledger_calls import through_ledger
 
-    if spec.keeps_records:
-        deps = replace(deps, ledger=ledger, judge_through_ledger=uncalibrated_calls(ledger))
     tool = steps(spec.impl)
-    prepared = await tool.prepare(request, deps)
+    if prepared is None:
+        prepared = await tool.prepare(request, deps)
     if ledger is None or not issubclass(result_model, ToolResult):
         return await _run(spec, tool, prepared, deps), None
     return await through_ledger(
@@ -334,6 +338,31 @@ async def _run(spec: ToolSpec[Any, Any], tool: Tool[Any, Any, Any], prepared: Pr
     if not isinstance(result, spec.result_model):
         raise TypeError(f"{spec.name} returned {type(result).__name__}, not {spec.result_model.__name__}")
     return result
+
+
+def _call_deps(server: MCPServer[Any], spec: ToolSpec[Any, Any], deps: ToolDeps) -> ToolDeps:
+    """The call's deps as its tool sees them: a tool that keeps its own records gets the server's ledger."""
+    if not spec.keeps_records:
+        return deps
+    from gavel.server.ledger_calls import uncalibrated_calls  # the ledger's code loads at a first call, not a start
+
+    ledger = server.ledger if isinstance(server, BoundaryServer) else None
+    return replace(deps, ledger=ledger, judge_through_ledger=uncalibrated_calls(ledger))
+
+
+@contextmanager
+def _tool_errors(reference: str) -> Iterator[None]:
+    """A refusal or failure as the SDK's error result (`ToolError`): a `GavelError`'s text verbatim, anything else
+    logged with its traceback and given to the client as `reference`."""
+    try:
+        yield
+    except GavelError as exc:
+        log.info("tool call refused", error=str(exc), error_type=type(exc).__name__)
+        raise ToolError(str(exc)) from exc
+    except (ToolError, MCPError):
+        raise
+    except Exception as exc:
+        raise _unexpected(exc, reference) from exc
 
 
 def _unexpected(exc: Exception, reference: str) -> ToolError:

@@ -207,7 +207,7 @@ class TaskRuntime:
                 async with anyio.create_task_group() as beats:
                     beats.start_soon(self._beat, notes, scope)
                     try:
-                        outcome = await _outcome(work, notes, started)
+                        outcome = await _outcome(work, notes, started, row.tool)
                     finally:
                         beats.cancel_scope.cancel()
         except Exception:  # a bug here must not end the server's task group with every other task in it
@@ -289,13 +289,14 @@ async def _finish(store: TaskStore, task_id: str, outcome: Outcome) -> bool:
     )
 
 
-async def _outcome(work: Work, notes: _Notes, started: float) -> Outcome:
-    """How running `work` ended, as a tool call would have answered."""
+async def _outcome(work: Work, notes: _Notes, started: float, tool: str) -> Outcome:
+    """How running `work` ended, as a call of `tool` would have answered."""
     try:
         result = await work(notes)
     except ToolError as exc:
-        # What the SDK answers for a tool error: a result with isError, so the task completed.
-        result = CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
+        # What the SDK answers for a tool error, in its words: a result with isError, so the task completed.
+        text = f"Error executing tool {tool}: {exc}"
+        result = CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
     except MCPError as exc:
         return "failed", _short(exc.error.message), None, _error_json(exc.error.code, exc.error.message)
     body = result.model_dump(by_alias=True, mode="json", exclude_none=True)

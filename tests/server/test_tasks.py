@@ -16,9 +16,12 @@ import jsonschema
 import mcp
 import pytest
 from mcp.client.extension import advertise
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 
+from gavel.server.tasks import TaskRuntime
 from gavel.tools.candidates import ScoreCandidatesResult
+from gavel.tools.engine.progress import ProgressFn
 from gavel.tools.refine import RefinementResult
 from tests.reliability.support import scripted_server, worst_model
 from tests.support import tasks_client as tc
@@ -180,6 +183,44 @@ async def test_bad_arguments_are_refused_at_once_without_a_task(endpoint: str) -
         answer = await tc.handle(client, "refine_until_pass", {**LOOP, "max_iterations": "many"})
     assert isinstance(answer, CallToolResult) and answer.is_error is True
     assert "max_iterations" in answer.content[0].text  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("refine_until_pass", {**LOOP, "rubric": "no-such-rubric"}),
+        ("refine_until_pass", {"source": "Patient: low mood."}),
+        ("judge_rag_answers", {**RAG_BATCH, "answers": [{"agent_name": "a", "answer": "x"}] * 2}),
+        ("calibrate_judge", {"set": "no-such-set"}),
+        ("score_candidates", {"candidates": CANDIDATES, "rubric": "no-such-rubric"}),
+    ],
+)
+async def test_a_request_its_tool_refuses_is_answered_at_once_as_without_a_task(
+    endpoint: str, tool: str, arguments: dict[str, Any]
+) -> None:
+    async with opted_in(endpoint) as client:
+        answer = await tc.handle(client, tool, arguments)
+    async with mcp.Client(endpoint) as client:
+        direct = await client.call_tool(tool, arguments)
+    assert isinstance(answer, CallToolResult), answer
+    assert answer.is_error is True and answer.content == direct.content
+
+
+async def test_a_task_ending_in_a_tool_error_answers_in_the_words_of_a_direct_call() -> None:
+    runtime = TaskRuntime(lambda: None)
+
+    async def refused(progress: ProgressFn) -> CallToolResult:
+        raise ToolError("the server is shutting down")
+
+    async with runtime.running():
+        handle = await runtime.start("refine_until_pass", "e1", refused)
+        assert handle is not None
+        with anyio.fail_after(10):
+            while (final := await runtime.get(handle["taskId"]))["status"] == "working":  # noqa: ASYNC110
+                await anyio.sleep(0.02)
+    assert final["status"] == "completed" and final["result"]["isError"] is True
+    text = final["result"]["content"][0]["text"]
+    assert text == "Error executing tool refine_until_pass: the server is shutting down"
 
 
 # -- the wire, as the extension's schema has it ---------------------------------------------------------------------

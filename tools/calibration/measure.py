@@ -24,6 +24,7 @@ import secrets
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -39,7 +40,7 @@ from gavel.tools.calibration.models import (
 )
 from gavel.tools.calibration.records import store_calibration
 from gavel.tools.calibration.sets import CalibrationSet, Item, load_set
-from gavel.tools.deps import ToolDeps
+from gavel.tools.deps import Tool, ToolDeps, Unprepared
 from gavel.tools.errors import GavelError
 from gavel.tools.ledger import Ledger, timestamp, utc_now
 
@@ -258,7 +259,20 @@ def _label(item: Item) -> str | None:
 # -- the MCP tool -------------------------------------------------------------------------------------------
 
 
-async def calibrate_judge(request: CalibrateJudgeRequest, deps: ToolDeps) -> CalibrationReport:
-    cal_set = load_set(request.set, deps.registry)
+@dataclass(frozen=True, kw_only=True)
+class _SetLoaded(Unprepared):
+    """A request with its set loaded: an unknown set is refused before the run (and before a task is started)."""
+
+    cal_set: CalibrationSet
+
+
+async def _prepare(request: CalibrateJudgeRequest, deps: ToolDeps) -> _SetLoaded:
+    return _SetLoaded(request, cal_set=load_set(request.set, deps.registry))
+
+
+async def _calibrate(prepared: _SetLoaded, deps: ToolDeps) -> CalibrationReport:
     deadline_s = (await deps.judge()).config.call_deadline_s
-    return await CalibrationRun(cal_set, deps, deps.ledger, request.limit, deadline_s).execute()
+    return await CalibrationRun(prepared.cal_set, deps, deps.ledger, prepared.request.limit, deadline_s).execute()
+
+
+calibrate_judge = Tool(_prepare, _calibrate)
