@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
 from pydantic import BaseModel
 
 from gavel.server.boundary import DepsFactory, RequestT, ResultT, ToolSpec, publish
@@ -120,6 +121,9 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         request_model=calibration.CalibrateJudgeRequest,
         result_model=calibration.CalibrationReport,
         impl=Later("gavel.tools.calibration.measure", "calibrate_judge"),
+        # Not read-only: its calibration shapes later verdicts (judge_fitness, the calibrated cut). Each call adds a
+        # calibration, superseding the one before for that judge without deleting it: not destructive, not idempotent.
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
         keeps_records=True,
         task_when=_always,
     ),
