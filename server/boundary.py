@@ -35,7 +35,7 @@ import pydantic_core
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp_types import INVALID_PARAMS, CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
 from pydantic import BaseModel
 
@@ -148,6 +148,9 @@ class BoundaryServer(DeferredToolsServer):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         self.tools_now()
+        if self._tool_manager.get_tool(name) is None:
+            # A protocol error, as MCP specifies for an unknown tool; a tool result would read as the tool's own answer.
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}")
         spec = self.tool_specs.get(name)
         if spec is not None:
             refuse_missing(spec.request_model, arguments)

@@ -10,7 +10,8 @@ from typing import Any
 import mcp
 import pytest
 from mcp.server.mcpserver import MCPServer
-from mcp_types import TextContent, Tool
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, TextContent, Tool
 from pydantic import BaseModel, Field, field_serializer
 
 from gavel.server.app import build_server
@@ -245,6 +246,16 @@ async def test_server_keeps_answering_after_invalid_refused_and_crashing_calls(e
         resources = await client.list_resources()
     assert result.is_error is False
     assert resources.resources
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_an_unknown_tool_is_a_protocol_error_naming_it(echo_server: MCPServer[Any], mode: str) -> None:
+    async with mcp.Client(echo_server, mode=mode) as client:
+        with pytest.raises(MCPError) as unknown:
+            await client.call_tool("no_such_tool", {})
+        result = await client.call_tool("echo", {"text": "still here"})
+    assert (unknown.value.code, unknown.value.message) == (INVALID_PARAMS, "Unknown tool: no_such_tool")
+    assert result.is_error is False
 
 
 async def test_progress_reaches_the_client_when_it_sent_a_progress_token(echo_server: MCPServer[Any]) -> None:
