@@ -35,7 +35,14 @@ import pydantic_core
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp_types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    GetPromptResult,
+    InputRequiredResult,
+    TextContent,
+    ToolAnnotations,
+)
 from mcp_types import Tool as MCPTool
 from pydantic import BaseModel
 
@@ -157,6 +164,14 @@ class BoundaryServer(DeferredToolsServer):
         # Straight to the SDK: the tools are registered, and a call's way to its tool stays in this file
         # (`DeferredToolsServer.call_tool` would only register them again; see bench/call_path.py).
         return await MCPServer.call_tool(self, name, arguments, context)
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Context[Any, Any] | None = None
+    ) -> GetPromptResult | InputRequiredResult:
+        if self._prompt_manager.get_prompt(name) is None:
+            # The SDK raises a plain error here, which reaches the client as an internal error (or code 0).
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt: {name}")
+        return await super().get_prompt(name, arguments, context)
 
 
 def publish(

@@ -10,7 +10,7 @@ import mcp
 import pytest
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp_types import TextContent, TextResourceContents
+from mcp_types import INVALID_PARAMS, TextContent, TextResourceContents
 
 from gavel.server.app import build_server, load_server_text
 from gavel.server.settings import Settings, load_settings
@@ -148,6 +148,14 @@ async def test_prompt_missing_a_required_argument_is_an_error_naming_it(server: 
     async with mcp.Client(server) as client:
         with pytest.raises(MCPError, match="answer"):
             await client.get_prompt("judge-rag-answer", {"question": "Why?"})
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_an_unknown_prompt_is_invalid_params_naming_it(server: MCPServer[Any], mode: str) -> None:
+    async with mcp.Client(server, mode=mode) as client:
+        with pytest.raises(MCPError) as unknown:
+            await client.get_prompt("no-such-prompt", {})
+    assert (unknown.value.code, unknown.value.message) == (INVALID_PARAMS, "Unknown prompt: no-such-prompt")
 
 
 @pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in PROMPTS])
