@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import jsonschema
 import mcp
 import pytest
 from mcp.server.mcpserver import MCPServer
 from mcp_types import TextResourceContents
+from pydantic import BaseModel
 
 from gavel.server.app import build_server
 from gavel.server.schemas import compact
 from gavel.server.settings import load_settings
 from gavel.tools.assessment import EvaluationResult
+from gavel.tools.rag import JudgeRagAnswerRequest, JudgeRagAnswersRequest
 from gavel.tools.rubrics import Rubric, RubricRegistry
 from tests.server.conftest import RecordingDepsFactory
 
@@ -70,6 +73,30 @@ async def test_every_tool_schema_passes_the_strict_check(server: MCPServer[Any])
     for tool in (await _listing(server))["tools"]:
         for which in ("inputSchema", "outputSchema"):
             assert _unvalidated(tool[which]) == [], f"{tool['name']} {which}"
+
+
+@pytest.mark.parametrize(
+    ("tool", "request_model", "arguments"),
+    [
+        ("judge_rag_answer", JudgeRagAnswerRequest, {"question": "Q?", "answer": "A."}),
+        (
+            "judge_rag_answers",
+            JudgeRagAnswersRequest,
+            {"question": "Q?", "answers": [{"agent_name": "a", "answer": "A"}]},
+        ),
+    ],
+)
+async def test_sources_given_as_texts_pass_the_listed_schema_as_the_tool_takes_them(
+    server: MCPServer[Any], tool: str, request_model: type[BaseModel], arguments: dict[str, Any]
+) -> None:
+    listed = {listed["name"]: listed for listed in (await _listing(server))["tools"]}[tool]
+    texts = ["The tower is 330 m tall.", "It opened in 1889."]
+    arguments = {**arguments, "sources": [texts[0], {"id": "S2", "content": texts[1]}]}
+    jsonschema.validate(arguments, listed["inputSchema"])
+    validated: Any = request_model.model_validate(arguments)
+    assert [passage.content for passage in validated.sources] == texts
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**arguments, "sources": [3]}, listed["inputSchema"])
 
 
 def test_the_strict_check_finds_a_property_without_a_type() -> None:
