@@ -201,7 +201,15 @@ def recent_lines(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n" if lines else "no evaluations recorded yet\n"
 
 
+def _recorded(tool: str, result: dict[str, Any]) -> list[str]:
+    # A judgment recorded (or served: that is a row too), or a calibration that judged items now, each recorded.
+    judged_now = tool == "calibrate_judge" and result.get("n", 0) > result.get("from_cache", 0)
+    return [RECENT_URI] if result.get("evaluation_id") or judged_now else []
+
+
 def _add_ledger_resources(server: BoundaryServer) -> None:
+    server.changed_by.append(_recorded)
+
     # The ledger is looked up at each read, as the tools do at each call: whatever `server.ledger` is now.
     @server.resource(
         RECENT_URI,

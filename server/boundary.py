@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
@@ -127,6 +127,9 @@ class BoundaryServer(DeferredToolsServer):
         self.output_outlines: dict[str, dict[str, Any]] = {}
         # The tools whose schema://result/<tool> resource is added.
         self.result_schemas: set[str] = set()
+        # Which resources a call changed, each function given the tool and its structured result: added with the
+        # resources they tell of, whose `subscriptions/listen` subscribers (2026-07-28) are told after the call.
+        self.changed_by: list[Callable[[str, dict[str, Any]], Iterable[str]]] = []
 
     @property
     def ledger(self) -> Ledger | None:
@@ -223,13 +226,15 @@ def publish(
                 return CallToolResult(content=[])
             # On 2026-07-28 the client's sampling answers arrive as resolved slots; replay them to the engine.
             with replay_for_call(ctx, slot_values):
-                return await run_call(
+                result = await run_call(
                     server,
                     spec,
                     request,
                     lambda: _call_deps(server, spec, deps_factory(ctx, _progress_for(ctx))),
                     evaluation_id,
                 )
+            await _tell_subscribers(server, ctx, spec.name, result)
+            return result
 
     call.__name__ = spec.name
     call.__qualname__ = spec.name
@@ -319,7 +324,9 @@ async def _started_as_task(
     async def work(progress: ProgressFn) -> CallToolResult:
         deps.progress = progress
         with bind_request_context(tool=spec.name, call_id=evaluation_id):
-            return await run_call(server, spec, request, lambda: deps, evaluation_id, prepared)
+            result = await run_call(server, spec, request, lambda: deps, evaluation_id, prepared)
+            await _tell_subscribers(server, ctx, spec.name, result)
+            return result
 
     return await intent.start(spec.name, evaluation_id, work)
 
@@ -356,6 +363,19 @@ async def _run(spec: ToolSpec[Any, Any], tool: Tool[Any, Any, Any], prepared: Pr
     if not isinstance(result, spec.result_model):
         raise TypeError(f"{spec.name} returned {type(result).__name__}, not {spec.result_model.__name__}")
     return result
+
+
+async def _tell_subscribers(server: MCPServer[Any], ctx: Context[Any, Any], tool: str, result: CallToolResult) -> None:
+    """Tell the resources' subscribers what the call changed (`BoundaryServer.changed_by`). The call has its result
+    already: failing to tell them is logged, never the call's failure."""
+    if not isinstance(server, BoundaryServer) or result.structured_content is None:
+        return
+    try:
+        changed = [uri for changed_by in server.changed_by for uri in changed_by(tool, result.structured_content)]
+        for uri in dict.fromkeys(changed):
+            await ctx.notify_resource_updated(uri)
+    except Exception:
+        log.warning("subscribers not told of the resources this call changed", exc_info=True)
 
 
 def _call_deps(server: MCPServer[Any], spec: ToolSpec[Any, Any], deps: ToolDeps) -> ToolDeps:

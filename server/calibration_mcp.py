@@ -28,8 +28,17 @@ def _ledger(server: MCPServer[Any]) -> Ledger:
     return ledger
 
 
+def _stored(tool: str, result: dict[str, Any]) -> list[str]:
+    if tool != "calibrate_judge" or not result.get("stored"):
+        return []
+    return [INDEX_URI, f"calibration://{result['fitness_key']}"] if result.get("fitness_key") else [INDEX_URI]
+
+
 def add_calibration_resources(server: MCPServer[Any]) -> None:
     import anyio
+
+    if isinstance(server, BoundaryServer):
+        server.changed_by.append(_stored)
 
     # The records (and the ledger under them) load at the first read of these resources, not at a start.
 

@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 import mcp
 import pytest
+from mcp.client.subscriptions import listen
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextResourceContents
 
@@ -539,6 +540,30 @@ async def test_recent_marks_served_judgments_and_leaves_out_batch_items(rig: Rig
 
 async def test_recent_on_an_empty_ledger_says_so(rig: Rig) -> None:
     assert await read_text(rig.server, "evaluation://recent") == "no evaluations recorded yet\n"
+
+
+async def test_a_subscriber_is_told_of_each_recorded_judgment_and_stored_calibration_and_of_nothing_else(
+    rig: Rig,
+) -> None:
+    async with mcp.Client(rig.server) as client:
+        watched = ["evaluation://recent", "calibration://index"]
+        async with listen(client.session, resource_subscriptions=watched) as events:
+
+            async def next_uris(count: int) -> list[str]:
+                with anyio.fail_after(5):
+                    return sorted([(await anext(events)).uri for _ in range(count)])  # type: ignore[union-attr]
+
+            refused = await client.call_tool("evaluate_assessment", {"assessment": " "})
+            judged = structured(await client.call_tool("evaluate_assessment", evaluate_args()))
+            after_judgment = await next_uris(1)
+            calibration = structured(await client.call_tool("calibrate_judge", {"set": "halueval-qa", "limit": 2}))
+            after_calibration = await next_uris(2)
+            with anyio.move_on_after(0.5):
+                await anext(events)
+                pytest.fail("an event no call caused")
+    assert refused.is_error and judged["evaluation_id"] and calibration["stored"]
+    assert after_judgment == ["evaluation://recent"]
+    assert after_calibration == ["calibration://index", "evaluation://recent"]
 
 
 # -- a ledger that is off or cannot be used -------------------------------------------------------------------

@@ -15,6 +15,7 @@ import anyio
 import mcp
 import pytest
 import structlog
+from mcp.client.subscriptions import ResourceUpdated, listen
 from mcp.shared.exceptions import MCPError
 
 from gavel.server import tasks
@@ -103,6 +104,21 @@ async def test_with_the_ledger_off_tasks_live_in_the_process_and_an_unknown_id_s
             await tc.get(client.session, "f" * 32)
     assert final["status"] == "completed"
     assert "the ledger is off" in unknown.value.message
+
+
+async def test_a_subscriber_is_told_when_a_task_records_its_judgment(tmp_path: Path) -> None:
+    async with (
+        instance(worst_model(), tmp_path / "ledger.db") as client,
+        listen(client.session, resource_subscriptions=["evaluation://recent"]) as events,
+    ):
+        handle = await tc.handle(client, "refine_until_pass", {**LOOP, "max_iterations": 1})
+        assert isinstance(handle, tc.CreateTaskResult)
+        with anyio.fail_after(60):
+            final = (await tc.poll(client.session, handle.task_id))[-1]
+        with anyio.fail_after(5):
+            event = await anext(events)
+    assert final["result"]["structuredContent"]["evaluation_id"]
+    assert event == ResourceUpdated(uri="evaluation://recent")
 
 
 # -- the runtime's rules, on rows written as another instance would have left them -----------------------------------
