@@ -163,7 +163,11 @@ class BoundaryServer(DeferredToolsServer):
             raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}")
         spec = self.tool_specs.get(name)
         if spec is not None:
-            refuse_missing(spec.request_model, arguments)
+            try:
+                refuse_missing(spec.request_model, arguments)
+            except ToolError as exc:
+                # In the SDK's words for the tool's other argument errors, which it reports from inside the tool.
+                raise ToolError(f"Error executing tool {name}: {exc}") from None
         # Straight to the SDK: the tools are registered, and a call's way to its tool stays in this file
         # (`DeferredToolsServer.call_tool` would only register them again; see bench/call_path.py).
         return await MCPServer.call_tool(self, name, arguments, context)

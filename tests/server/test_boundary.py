@@ -225,7 +225,7 @@ async def test_schema_invalid_call_is_an_error_result_naming_the_field_and_what_
     async with mcp.Client(echo_server) as client:
         result = await client.call_tool("echo", arguments)
     text = _text(result)
-    assert result.is_error is True
+    assert result.is_error is True and text.startswith("Error executing tool echo: invalid arguments: "), text
     for fragment in must_mention:
         assert fragment in text
 
