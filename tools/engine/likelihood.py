@@ -30,7 +30,7 @@ from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.conversations import conversation_of
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import answered, metric_score
-from gavel.tools.engine.scores import Finding, MetricScore, Usage
+from gavel.tools.engine.scores import Finding, MetricScore, SampleRecord, Usage
 from gavel.tools.engine.sentence_gain import sentence_gains
 from gavel.tools.guards import break_chat_markup
 from gavel.tools.rubrics import Metric, Rubric
@@ -228,3 +228,17 @@ async def read_side_by_side(
 def not_scored(metric: Metric, subject: str) -> MetricScore:
     reason = f"{metric.name} reads the likelihood of the {subject}, which this backend cannot score"
     return metric_score(metric.id, metric.name, Readout.failed("text_not_scored", reason), "")
+
+
+def blended(plain: MetricScore, likely: MetricScore) -> MetricScore:
+    """A metric's own readout and a likelihood reading of it (a reply's, engine/reply_likelihood.py, or a tone's,
+    engine/tone.py), weighted alike; unscored when either is, and the plain readout alone where the backend cannot
+    score a given text."""
+    if likely.reason_code == "text_not_scored" or plain.score is None:
+        return plain
+    if likely.score is None:
+        return likely
+    score = (plain.score + likely.score) / 2
+    explanation = f"{score:.2f}, the mean of two readings: {plain.explanation}; and {likely.explanation}"
+    samples = [SampleRecord(score=score, explanation=explanation)]
+    return plain.model_copy(update={"score": score, "explanation": explanation, "samples": samples})

@@ -25,7 +25,7 @@ from gavel.tools.engine.conversations import conversation_of
 from gavel.tools.engine.likelihood import as_turns, not_scored, placed, read_side_by_side
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import metric_score
-from gavel.tools.engine.scores import MetricScore, SampleRecord, Usage
+from gavel.tools.engine.scores import MetricScore, Usage
 from gavel.tools.rubrics import Metric, Rubric, Scale
 
 
@@ -77,19 +77,6 @@ async def score_reply(
     return metric_score(metric.id, metric.name, Readout(value=score, distribution={}, mass=None), explanation), (
         tally.usage
     )
-
-
-def blended(plain: MetricScore, likely: MetricScore) -> MetricScore:
-    """The metric's own readout and the reply's likelihood reading, weighted alike; unscored when either is, and
-    the plain readout alone where the backend cannot score a given text."""
-    if likely.reason_code == "text_not_scored" or plain.score is None:
-        return plain
-    if likely.score is None:
-        return likely
-    score = (plain.score + likely.score) / 2
-    explanation = f"{_fmt(score)}, the mean of two readings: {plain.explanation}; and {likely.explanation}"
-    samples = [SampleRecord(score=score, explanation=explanation)]
-    return plain.model_copy(update={"score": score, "explanation": explanation, "samples": samples})
 
 
 def _fmt(value: float) -> str:
