@@ -60,7 +60,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
     _judging(
         "evaluate_assessment",
         "Evaluate a text against a rubric",
-        "Score a text against a rubric's metrics with a local judge model, optionally against its source: a "
+        "Score a text against a rubric's metrics with a local judge, optionally against its source: a "
         "score and reasoning per metric, the average, the low metrics, whether all pass. Unscorable metrics "
         "are 'unscored', never guessed.",
         assessment.EvaluateAssessmentRequest,
@@ -72,8 +72,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         title="Improve a text until it passes a rubric",
         description=(
             "Judge a draft against a rubric, revise it from feedback on the low metrics and judge again until all "
-            "pass or the iterations run out (without a draft, one is written first). Returns the final and best "
-            "texts and every iteration."
+            "pass or the iterations run out (without a draft, one is written first)."
         ),
         request_model=refine.RefineUntilPassRequest,
         result_model=refine.RefinementResult,
@@ -84,8 +83,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         "judge_rag_answer",
         "Judge a RAG answer against its sources",
         "Judge an answer against its passages: relevance, completeness, accuracy, attribution, coherence "
-        "(0-1), overall score, grounding, a verdict (approved, needs_improvement, rejected, unscored) and "
-        "what to fix. Text aimed at the judge is flagged.",
+        "(0-1), overall score, grounding, a verdict and what to fix. Text aimed at the judge is flagged.",
         rag.JudgeRagAnswerRequest,
         rag.RagJudgment,
         RAG_ANSWER,
@@ -93,8 +91,8 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
     _judging(
         "judge_rag_answers",
         "Judge and rank several answers to one question",
-        "Judge several answers to one question against the same passages and rank them, naming the best "
-        "approved one. Each gets judge_rag_answer's judgment.",
+        "Judge several answers to one question against the same passages, each as judge_rag_answer does, and "
+        "rank them, naming the best approved one.",
         rag.JudgeRagAnswersRequest,
         rag.RagBatchResult,
         RAG_ANSWERS,
@@ -103,7 +101,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
     _judging(
         "score_candidates",
         "Score and select among candidates",
-        "Choose top_k among candidates (tracks, hits, patches, ideas): weighted scores from their numbers, "
+        "Choose top_k among candidates: weighted scores from their numbers, "
         "diverse picks, an explanation each. No model when every weighted criterion is a number; with a "
         "rubric the judge scores the rest from their text.",
         candidates.ScoreCandidatesRequest,

@@ -31,7 +31,7 @@ class ScoreCandidatesRequest(BaseModel):
         list[dict[str, Any]],
         Field(
             min_length=1,
-            description="JSON objects; optional keys: id, title/name, text/description (judged in rubric mode), "
+            description="JSON objects; optional keys: id, title/name, text/description, "
             "attributes for diversity_targets, a number per criterion as <criterion>_score or <criterion>.",
         ),
     ]
