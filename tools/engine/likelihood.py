@@ -150,11 +150,9 @@ async def score_likelihood(
     else:
         given = (ChatMessage("system", system), ChatMessage("user", source))
     tally = Tally()
-    read = await read_side_by_side(calls, {"after": given, "without": without}, text, model, metric.name, tally)
-    if isinstance(read, Readout):
-        return metric_score(metric.id, metric.name, read, ""), tally.usage
-    if read is None:
-        return not_scored(metric, subject), tally.usage
+    read = await read_or_unscored(calls, {"after": given, "without": without}, text, model, metric, subject, tally)
+    if isinstance(read, MetricScore):
+        return read, tally.usage
     after, alone = read.sums
     nats = after - alone
     score = rubric.scale.from_share(placed(nats, checks.centre, checks.spread))
@@ -223,6 +221,23 @@ async def read_side_by_side(
         max(reading.unread for reading in done),
         done[0].ends,
     )
+
+
+async def read_or_unscored(
+    calls: ModelCalls,
+    layouts: Mapping[str, tuple[ChatMessage, ...]],
+    text: str,
+    model: str | None,
+    metric: Metric,
+    subject: str,
+    tally: Tally,
+) -> Readings | MetricScore:
+    """The text read after each layout (`read_side_by_side`), or the metric unscored: with the failed call's reason,
+    or `text_not_scored` where the backend cannot score a given text."""
+    read = await read_side_by_side(calls, layouts, text, model, metric.name, tally)
+    if isinstance(read, Readout):
+        return metric_score(metric.id, metric.name, read, "")
+    return not_scored(metric, subject) if read is None else read
 
 
 def not_scored(metric: Metric, subject: str) -> MetricScore:

@@ -22,7 +22,7 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.conversations import conversation_of
-from gavel.tools.engine.likelihood import as_turns, not_scored, placed, read_side_by_side
+from gavel.tools.engine.likelihood import as_turns, not_scored, placed, read_or_unscored
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import metric_score
 from gavel.tools.engine.scores import MetricScore, Usage
@@ -60,11 +60,9 @@ async def score_reply(
         "without": (ChatMessage("system", system), ChatMessage("user", texts["reply_likelihood_without"])),
     }
     tally = Tally()
-    read = await read_side_by_side(calls, layouts, text, model, metric.name, tally)
-    if isinstance(read, Readout):
-        return metric_score(metric.id, metric.name, read, ""), tally.usage
-    if read is None:
-        return not_scored(metric, rubric.prompt.subject), tally.usage
+    read = await read_or_unscored(calls, layouts, text, model, metric, rubric.prompt.subject, tally)
+    if isinstance(read, MetricScore):
+        return read, tally.usage
     last, every, alone = read.sums
     recent, whole = last - alone, every - alone
     score = rubric.scale.from_share(placed(recent + whole, settings.centre, settings.spread))

@@ -25,7 +25,7 @@ import re
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage
 from gavel.tools.engine.calls import ModelCalls, Tally
-from gavel.tools.engine.likelihood import not_scored, placed, read_side_by_side
+from gavel.tools.engine.likelihood import not_scored, placed, read_or_unscored
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import metric_score
 from gavel.tools.engine.scores import MetricScore, Usage
@@ -74,11 +74,9 @@ async def score_tone(
 
     tally = Tally()
     layouts = {"best anchor": asked(anchors[0]), "worst anchor": asked(anchors[1])}
-    read = await read_side_by_side(calls, layouts, text, model, metric.name, tally)
-    if isinstance(read, Readout):
-        return metric_score(metric.id, metric.name, read, ""), tally.usage
-    if read is None:
-        return not_scored(metric, subject), tally.usage
+    read = await read_or_unscored(calls, layouts, text, model, metric, subject, tally)
+    if isinstance(read, MetricScore):
+        return read, tally.usage
     best, worst = read.sums
     nats = best - worst
     score = rubric.scale.from_share(placed(nats, settings.centre, settings.spread))
