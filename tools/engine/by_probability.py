@@ -4,9 +4,8 @@ A metric whose scale values are single digits (1-5) is read as the probability-w
 (G-Eval); any other scale (0-1, 0-10) as one Yes/No question whose P(yes) is placed on the scale (a rubric's
 overall judgment as that question and four general ones, averaged: `overall`). A metric with `checks` is read item
 by item (`checks`), and so is one that states none but asks for evidence or speaks of repetition (`derived_checks`);
-one that asks for paragraphs, of a text not in paragraphs, scores its worst end with no model call (`paragraphs`). A
-rating-scale metric about tone, or on a reply to a conversation, is its own readout averaged with a likelihood
-reading (`tone`, `reply_likelihood`). The explanation is written by Gavel from the numbers; the model writes nothing.
+one that asks for paragraphs, of a text not in paragraphs, scores its worst end with no model call (`paragraphs`). The
+explanation is written by Gavel from the numbers; the model writes nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import anyio
 
-from gavel.tools.engine import checks, derived_checks, likelihood, overall, paragraphs, prompts, reply_likelihood, tone
+from gavel.tools.engine import checks, derived_checks, likelihood, overall, paragraphs, prompts, reply_likelihood
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import Readout, single_token_values
 from gavel.tools.engine.one_token import Prefix, ask, metric_score, user_prompt
@@ -153,10 +152,8 @@ async def score_metrics(
             calls, shared, subject, rubric, metric, context_instructions, tally, model
         )
 
-    # A rating-scale metric without checks about tone, or on a reply to a conversation: its own readout and a
-    # likelihood reading (the tone's own, which asks what the metric asks, before the reply's).
-    toned = [m for m in metrics if tone.applies(m, rubric, subject)]
-    replies = [m for m in metrics if reply_likelihood.applies(m, rubric.scale, subject, source) and m not in toned]
+    # A rating-scale metric without checks on a reply to a conversation: its own readout and the reply's likelihood.
+    replies = [m for m in metrics if reply_likelihood.applies(m, rubric.scale, subject, source)]
     likely: dict[str, MetricScore] = {}
 
     async def checked_in_turn(likelihood: bool) -> None:
@@ -173,9 +170,6 @@ async def score_metrics(
         for metric in replies if likelihood else []:
             assert source is not None
             likely[metric.id], used = await reply_likelihood.score_reply(calls, metric, rubric, subject, source, model)
-            tally.merge(used)
-        for metric in toned if likelihood else []:
-            likely[metric.id], used = await tone.score_tone(calls, metric, rubric, subject, source, model)
             tally.merge(used)
 
     async with anyio.create_task_group() as tg:

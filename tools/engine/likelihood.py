@@ -246,9 +246,8 @@ def not_scored(metric: Metric, subject: str) -> MetricScore:
 
 
 def blended(plain: MetricScore, likely: MetricScore) -> MetricScore:
-    """A metric's own readout and a likelihood reading of it (a reply's, engine/reply_likelihood.py, or a tone's,
-    engine/tone.py), weighted alike; unscored when either is, and the plain readout alone where the backend cannot
-    score a given text."""
+    """A metric's own readout and a likelihood reading of it (a reply's, engine/reply_likelihood.py), weighted alike;
+    unscored when either is, and the plain readout alone where the backend cannot score a given text."""
     if likely.reason_code == "text_not_scored" or plain.score is None:
         return plain
     if likely.score is None:

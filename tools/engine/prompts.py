@@ -118,21 +118,6 @@ def reply_likelihood() -> ReplyLikelihood:
     )
 
 
-@dataclass(frozen=True)
-class Tone:
-    """How a metric about tone that states no checks is read from likelihood (judge.toml's [tone])."""
-
-    centre: float
-    spread: float
-    max_chars: int
-
-
-def tone() -> Tone:
-    table = _prompt_data()["tone"]
-    assert isinstance(table, dict)
-    return Tone(centre=float(table["centre"]), spread=float(table["spread"]), max_chars=int(table["max_chars"]))
-
-
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
