@@ -26,12 +26,10 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
 
-import pydantic_core
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
@@ -47,6 +45,7 @@ from mcp_types import Tool as MCPTool
 from pydantic import BaseModel
 
 from gavel.server.arguments import CONTEXT_PARAM, raw_arguments, refuse_missing, validate_request, wrapper_parameters
+from gavel.server.call_outcome import progress_for, render_text, tool_errors
 from gavel.server.client_sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.server.deferred_tools import DeferredToolsServer
 from gavel.server.inflight import Gate, admit
@@ -55,7 +54,6 @@ from gavel.server.schemas import add_result_schema, compact, outline
 from gavel.server.tasks_extension import task_intent
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import Prepared, Tool, ToolDeps, steps
-from gavel.tools.errors import GavelError, caller_errors
 
 if TYPE_CHECKING:
     from gavel.tools.engine.progress import ProgressFn
@@ -234,7 +232,7 @@ def publish(
                     server,
                     spec,
                     request,
-                    lambda: _call_deps(server, spec, deps_factory(ctx, _progress_for(ctx))),
+                    lambda: _call_deps(server, spec, deps_factory(ctx, progress_for(ctx))),
                     evaluation_id,
                 )
             await _tell_subscribers(server, ctx, spec.name, result)
@@ -274,13 +272,13 @@ async def run_call(
     the client gets it; a refusal or failure raises `ToolError` (the SDK's error result), after logging it.
     `make_deps` gives the call's deps as its tool sees them (`_call_deps`)."""
     started = time.perf_counter()
-    with _tool_errors(evaluation_id):
+    with tool_errors(evaluation_id):
         deps = make_deps()
         log.info("tool call started")
         notes: list[str] = []
         with admit(server):
             result, structured = await _answer(server, spec, request, deps, evaluation_id, notes, prepared)
-        text = "\n".join([_render_text(result, spec.text_renderer), *notes])
+        text = "\n".join([render_text(result, spec.text_renderer), *notes])
     log.info(
         "tool call finished",
         duration_ms=round((time.perf_counter() - started) * 1000),
@@ -322,7 +320,7 @@ async def _started_as_task(
         log.warning("not run as a task", exc_info=True)
         return False
     # A refused request is answered now, as a call without a task is, and the task runs on what was prepared.
-    with _tool_errors(evaluation_id), admit(server):
+    with tool_errors(evaluation_id), admit(server):
         prepared = await steps(spec.impl).prepare(request, deps)
 
     async def work(progress: ProgressFn) -> CallToolResult:
@@ -390,69 +388,3 @@ def _call_deps(server: MCPServer[Any], spec: ToolSpec[Any, Any], deps: ToolDeps)
 
     ledger = server.ledger if isinstance(server, BoundaryServer) else None
     return replace(deps, ledger=ledger, judge_through_ledger=uncalibrated_calls(ledger))
-
-
-@contextmanager
-def _tool_errors(reference: str) -> Iterator[None]:
-    """A refusal or failure as the SDK's error result (`ToolError`): a `GavelError`'s text verbatim, anything else
-    logged with its traceback and given to the client as `reference`."""
-    try:
-        yield
-    except GavelError as exc:
-        log.info("tool call refused", error=str(exc), error_type=type(exc).__name__)
-        raise ToolError(str(exc)) from exc
-    except (ToolError, MCPError):
-        raise
-    except Exception as exc:
-        raise _unexpected(exc, reference) from exc
-
-
-def _unexpected(exc: Exception, reference: str) -> ToolError:
-    """The client's error for a failure that is not a `GavelError` raised directly."""
-    errors = caller_errors(exc) if isinstance(exc, BaseExceptionGroup) else None
-    if errors:
-        # Concurrent work (a task group) failed only with errors written for the caller.
-        message = "; ".join(dict.fromkeys(str(error) for error in errors))
-        log.info("tool call refused", error=message)
-        return ToolError(message)
-    log.exception("tool call failed unexpectedly", reference=reference)
-    return ToolError(f"internal error; see the server log, reference {reference}")
-
-
-def _progress_for(ctx: Context[Any, Any]) -> ProgressFn:
-    """Progress wired to the calling client.
-
-    The SDK already drops a report when the client asked for none (no progress token over JSON-RPC, no
-    callback in-process), and only it can tell which dispatcher is in use, so every call gets this fn.
-    """
-    try:
-        ctx.request_context  # noqa: B018 - raises outside a request
-    except ValueError:
-        from gavel.tools.engine.progress import no_progress
-
-        return no_progress
-
-    async def progress(value: float, total: float | None, message: str | None) -> None:
-        await ctx.report_progress(value, total, message)
-
-    return progress
-
-
-def _render_text(result: BaseModel, text_renderer: Callable[[Any], str] | None) -> str:
-    if text_renderer is not None:
-        text = text_renderer(result)
-    elif callable(render := getattr(result, "render_text", None)):
-        text = str(render())
-    else:
-        text = pydantic_core.to_json(result.model_dump(mode="json"), indent=2).decode()
-    # The engine's modules load at a first call, not at a start.
-    from gavel.tools.engine.fitness import fitness_line
-    from gavel.tools.engine.scores import Provenance
-
-    provenance = getattr(result, "provenance", None)
-    if isinstance(provenance, Provenance):  # how far to trust this verdict, in one line
-        text += "\n" + fitness_line(provenance.judge_fitness, provenance.fitness_key)
-    if getattr(result, "cached", False):
-        # A person reading the chat should know no model judged this call.
-        text += f"\n(served from the ledger: {result.evaluation_id}; no model call; no_cache re-judges)"  # type: ignore[attr-defined]
-    return text
