@@ -102,7 +102,7 @@ def _server(ledger: Path, readout: str) -> Any:
     from gavel.server.settings import load_settings
     from gavel.tools.deps import ToolDeps
     from gavel.tools.engine.judge import Judge
-    from gavel.tools.rubrics import RubricRegistry
+    from gavel.tools.rubric_registry import RubricRegistry
 
     settings = load_settings({"GAVEL_LEDGER_PATH": str(ledger), "GAVEL_READOUT": readout})
     config, backend, registry = settings.engine_config(), _backend(readout), RubricRegistry.load()

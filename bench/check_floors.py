@@ -31,7 +31,7 @@ from gavel.tools.engine.checks import (
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.quantities import quantities, unstated
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import engine_config
 
 GRID = [round(0.05 * i, 2) for i in range(19)]  # 0.0 .. 0.9

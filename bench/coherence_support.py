@@ -37,7 +37,7 @@ from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.quantities import quantities, unstated
 from gavel.tools.rubric_checks import Checks
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import engine_config
 
 FRESH = CLINICAL.with_name("clinical_fresh.jsonl")

@@ -21,7 +21,7 @@ from typing import Any
 from bench.common import RESULTS_DIR, Run, say, table
 from bench.rubric_agreement import METRICS, clinical_figures
 from gavel.tools.engine.checks import count_anchors, counted, score_from_mistakes
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 
 FLOORS = [0.5, 0.55, 0.6, 0.625, 0.65, 0.7, 0.75, 0.8]
 

@@ -28,7 +28,7 @@ from bench.common import RESULTS_DIR, Run, quiet_logging, say, table
 from bench.judges import GavelJudge, Judged, PeerClient, PeerUnavailable, peer_log_path, peers_installed
 from bench.meter import Endpoint, start_embedded_endpoint, start_scripted_endpoint
 from bench.strategy import ASSESSMENT, TRANSCRIPT
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.devset import load_pairs
 
 NAME = "cost"

@@ -26,7 +26,7 @@ from bench.rubric_agreement import ESSAY_RUBRICS, ESSAYS, read_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
-from gavel.tools.rubrics import parse_rubric
+from gavel.tools.rubric_registry import parse_rubric
 from tests.support.config import engine_config
 
 RUBRIC = ESSAY_RUBRICS / "short-essay-checked.toml"

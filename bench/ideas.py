@@ -27,7 +27,7 @@ from gavel.tools.candidates import ScoreCandidatesRequest, score_candidates
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.backend import Backend, ChatReply, ChatRequest, DelegatingBackend
 from gavel.tools.engine.judge import Judge
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import engine_config, input_limits
 
 # Twenty ideas of deliberately mixed quality: concrete and measurable, vague, and far-fetched.

@@ -33,7 +33,7 @@ from gavel.server.call_deps import make_deps_factory
 from gavel.server.logging import configure_logging
 from gavel.server.settings import load_settings
 from gavel.tools.guards import PROMPT_INJECTION_FLAG
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.injection_cases import CASES, InjectionCase, arguments
 
 RESULTS = Path(__file__).resolve().parent / "results" / "injection.json"

@@ -24,7 +24,7 @@ from gavel.tools import assessment, rag
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.ollama import OllamaBackend
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 
 PEER_PYTHON = REPO_ROOT / ".venv-bench" / "bin" / "python"
 PEER_TIMEOUT_S = 1800.0

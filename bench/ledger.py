@@ -56,7 +56,7 @@ from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.progress import no_progress
 from gavel.tools.ledger import Entry, Ledger, timestamp, to_json, utc_now
 from gavel.tools.rag import JudgeRagAnswersRequest, RagBatchResult, judge_rag_answers
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.publish import register_tool
 
 NAME = "ledger"

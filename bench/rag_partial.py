@@ -33,7 +33,7 @@ from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.rag import AgentAnswer, JudgeRagAnswersRequest, Passage, judge_rag_answers
 from gavel.tools.rag.orchestration import VERDICT_RANK, ranking
 from gavel.tools.rag.yes_no_part import opens_with_yes_no
-from gavel.tools.rubrics import builtin_rubric_dir, load_rubric_file
+from gavel.tools.rubric_registry import builtin_rubric_dir, load_rubric_file
 from tests.support.deps import make_deps
 
 DATA = REPO_ROOT / "bench" / "data" / "rag_partial_dev.jsonl"

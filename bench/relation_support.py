@@ -28,7 +28,7 @@ from gavel.tools.engine.checks import check_claim
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.rubric_checks import Checks
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import engine_config
 
 # (case, link stated by the patient?, linked sentence, first fact, second fact)

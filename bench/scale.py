@@ -36,7 +36,7 @@ from bench.scripted import valid_backend
 from gavel.tools import candidates, rag
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import engine_config, input_limits
 
 NAME = "scale"

@@ -24,7 +24,7 @@ from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.judge import Judge
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.publish import register_tool
 
 if TYPE_CHECKING:

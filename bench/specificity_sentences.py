@@ -22,7 +22,7 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage, ChatRequest
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.sentence_gain import sentence_gains
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 
 FRESH = CLINICAL.with_name("clinical_fresh.jsonl")
 SPLITS = ("tune", "heldout", "fresh")

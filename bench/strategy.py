@@ -18,7 +18,7 @@ import anyio
 from bench.machine import describe
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import engine_config
 
 TRANSCRIPT = """Interviewer: How have you been sleeping?

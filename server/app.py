@@ -30,7 +30,8 @@ from gavel.tools.common import Limits
 from gavel.tools.distribution import version
 from gavel.tools.errors import UnknownRubric
 from gavel.tools.ledger import RECENT_LIMIT
-from gavel.tools.rubrics import RUBRIC_SCHEMA_URI, Rubric, RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import RUBRIC_SCHEMA_URI, Rubric
 
 if TYPE_CHECKING:
     from gavel.tools.ledger import Ledger

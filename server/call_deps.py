@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from gavel.server.client_sampling import client_can_sample, replay_active, sampling_backend_for
 from gavel.server.settings import Settings
 from gavel.tools.deps import ToolDeps
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 
 if TYPE_CHECKING:
     from gavel.tools.engine.backend import Backend

@@ -19,7 +19,8 @@ from gavel.tools.distribution import code_digest, version
 from gavel.tools.engine import prompts
 from gavel.tools.engine.judge import Judge
 from gavel.tools.ledger import canonical_hash
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import Rubric
 
 # A registry is immutable after start-up, so its rubrics' key parts are computed once per registry.
 _REGISTRY_PARTS: weakref.WeakKeyDictionary[RubricRegistry, dict[str, dict[str, str]]] = weakref.WeakKeyDictionary()

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 from gavel.tools.common import Limits
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import Rubric
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

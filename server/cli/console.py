@@ -10,7 +10,7 @@ from typing import NoReturn, TypeVar
 from gavel.server.settings import Settings
 from gavel.tools.guards.text import printable
 from gavel.tools.ledger import parse_since
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 
 EXIT_OK = 0
 EXIT_USAGE = 2

@@ -4,7 +4,7 @@ scored, and every version's passes are counted; the essay set and its rubric fil
 from __future__ import annotations
 
 from bench.rubric_agreement import ESSAY_BROKEN, ESSAY_RUBRIC, ESSAYS, REPO, clinical_figures, essay_figures, read_rows
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 
 
 def _item(prompt: int, version: str, score: float | None, passed: bool | None) -> dict:

@@ -27,7 +27,7 @@ from gavel.server.settings import Settings, load_settings
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.judge import Judge
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import engine_config
 from tests.support.replies import GENERATED_TEXT, reply_for_schema, schema_reply
 from tests.support.scripted import ScriptedBackend

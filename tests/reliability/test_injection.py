@@ -17,7 +17,7 @@ import pytest
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.fitness import FITNESS_FLAGS
 from gavel.tools.guards import PROMPT_INJECTION_FLAG, break_chat_markup, neutralize
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.reliability.support import PortalClient, portal_client, result_text, scripted_server
 from tests.reliability.tally import TALLY
 from tests.support.injection_cases import CASES, InjectionCase, arguments

@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import Tool
 
 from gavel.tools.errors import RubricFileError, UnknownRubric
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.reliability.support import REGISTRY, leaks, perfect_model, result_text, scripted_server
 from tests.reliability.tally import TALLY
 from tests.support.scripted import ScriptedBackend

@@ -16,7 +16,8 @@ import mcp
 import pytest
 
 from gavel.tools.errors import RubricFileError
-from gavel.tools.rubrics import Rubric, parse_rubric
+from gavel.tools.rubric_registry import parse_rubric
+from gavel.tools.rubrics import Rubric
 from tests.reliability.raw_stdio import call_line, raw_stdio
 from tests.reliability.support import REGISTRY, leaks, perfect_model, result_text, scripted_server
 

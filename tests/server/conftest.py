@@ -14,7 +14,7 @@ from gavel.server.logging import configure_logging
 from gavel.server.settings import Settings, load_settings
 from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.server import echo_tool
 from tests.support.deps import make_deps
 from tests.support.publish import register_tool

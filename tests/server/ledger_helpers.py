@@ -21,7 +21,7 @@ from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.judge import Judge
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.replies import reply_for_schema
 from tests.support.scripted import ScriptedBackend
 

@@ -14,7 +14,8 @@ from mcp_types import INVALID_PARAMS, TextContent, TextResourceContents
 
 from gavel.server.app import build_server, load_server_text
 from gavel.server.settings import Settings, load_settings
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import Rubric
 from tests.server.conftest import RecordingDepsFactory
 from tests.support.rubrics import HOUSE_STYLE
 

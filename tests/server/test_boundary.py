@@ -20,7 +20,7 @@ from gavel.server.schemas import compact
 from gavel.server.settings import Settings
 from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.server import echo_tool
 from tests.server.conftest import RecordingDepsFactory
 from tests.support.publish import register_tool

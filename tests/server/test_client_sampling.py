@@ -16,7 +16,7 @@ from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextConte
 from gavel.server.app import build_server
 from gavel.server.call_deps import make_deps_factory
 from gavel.server.settings import load_settings
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 
 REGISTRY = RubricRegistry.load()
 METRICS = [m.id for m in REGISTRY.get("clinical-assessment").metrics]

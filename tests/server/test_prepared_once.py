@@ -16,7 +16,7 @@ import pytest
 from gavel.tools.candidates import orchestration
 from gavel.tools.engine import judge as engine_judge
 from gavel.tools.rag import prepare as rag_prepare
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.server.ledger_helpers import SOURCES, evaluate_args, idea_args, ledger_server, perfect_model, rag_args
 
 

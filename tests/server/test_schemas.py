@@ -17,7 +17,8 @@ from gavel.server.schemas import compact
 from gavel.server.settings import load_settings
 from gavel.tools.assessment import EvaluationResult
 from gavel.tools.rag import JudgeRagAnswerRequest, JudgeRagAnswersRequest
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import Rubric
 from tests.server.conftest import RecordingDepsFactory
 
 # Every tools/list reply lands in the agent's context; the full schemas came to ~110,000 characters.

@@ -29,7 +29,7 @@ import gavel.server.cli.main  # the command and every subcommand it registers
 from gavel.server.settings import load_settings
 from gavel.server.app import build_server
 from gavel.server.call_deps import make_deps_factory
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 import gavel.server.transports
 
 settings = load_settings({{"GAVEL_LEDGER_PATH": "off"}})

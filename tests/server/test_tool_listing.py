@@ -10,7 +10,7 @@ from gavel.server.app import build_server
 from gavel.server.call_deps import make_deps_factory
 from gavel.server.settings import load_settings
 from gavel.server.tool_listing import LISTING_FILE, REGENERATE, live_listing, render
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 
 
 def test_the_stored_listing_is_what_the_live_tool_models_list() -> None:

@@ -13,7 +13,7 @@ from gavel.tools.candidates import (
 from gavel.tools.common import Limits
 from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.judge import Judge
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import input_limits
 
 REGISTRY = RubricRegistry.load()

@@ -13,7 +13,7 @@ from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.backend import Backend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.probes import Probes
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import engine_config, input_limits
 from tests.support.scripted import ScriptedBackend
 

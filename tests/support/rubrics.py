@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import Rubric
 
 
 def digit_clinical() -> Rubric:

@@ -11,7 +11,7 @@ from gavel.tools.engine.fitness import DecisionCut
 from gavel.tools.engine.scores import MetricScore, Provenance, Usage
 from gavel.tools.errors import BackendError, InvalidInput, UnknownRubric
 from gavel.tools.refine import RefineUntilPassRequest, refine_until_pass
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import input_limits
 from tests.support.deps import ProgressLog, make_deps, strictly_increasing
 from tests.support.replies import asked_metric

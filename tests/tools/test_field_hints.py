@@ -6,7 +6,8 @@ import pytest
 
 from gavel.tools.errors import RubricFileError
 from gavel.tools.field_hints import did_you_mean
-from gavel.tools.rubrics import Rubric, parse_rubric
+from gavel.tools.rubric_registry import parse_rubric
+from gavel.tools.rubrics import Rubric
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,8 @@ from gavel.tools.rag import (
     judge_rag_answers,
 )
 from gavel.tools.rag.grounding import grounding_instruction
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import Rubric
 from tests.support.config import input_limits
 from tests.support.deps import ProgressLog, make_deps, strictly_increasing
 from tests.support.rag_cases import GOOD_ANSWER, GROUNDED, PASSAGES, QUESTION

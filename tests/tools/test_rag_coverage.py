@@ -13,7 +13,8 @@ from gavel.tools.rag import (
     judge_rag_answer,
     judge_rag_answers,
 )
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import Rubric
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, yes_no
 

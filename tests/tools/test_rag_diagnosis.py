@@ -8,7 +8,7 @@ import pytest
 
 from gavel.tools.rag.diagnosis import diagnose, question_terms_in_passages
 from gavel.tools.rag.grounding import GroundingCheck
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.rag_cases import GROUNDED
 
 REGISTRY = RubricRegistry.load()

@@ -14,7 +14,8 @@ from gavel.tools.rag import JudgeRagAnswerRequest, Passage, judge_rag_answer
 from gavel.tools.rag.grounding import GroundingCheck
 from gavel.tools.rag.orchestration import ranking
 from gavel.tools.rag.rules import confidence_of, decide_verdict, overall_score
-from gavel.tools.rubrics import ContextRules, Rubric, RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import ContextRules, Rubric
 from tests.support.deps import make_deps
 from tests.support.rag_cases import GROUNDED
 from tests.support.scripted import ScriptedBackend, yes_no

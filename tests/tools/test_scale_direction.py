@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gavel.tools.engine.judge import Judge
-from gavel.tools.rubrics import RubricRegistry, Scale
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import Scale
 from tests.support.config import engine_config
 from tests.support.scripted import ScriptedBackend, yes_no
 

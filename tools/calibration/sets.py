@@ -24,7 +24,8 @@ from gavel.tools.common import ToolResult
 from gavel.tools.deps import ToolDeps
 from gavel.tools.errors import InvalidInput
 from gavel.tools.rag.sentence_support import SUPPORT_CUT, not_raised
-from gavel.tools.rubrics import Rubric, RubricRegistry, Scale
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import Rubric, Scale
 
 DATA_DIR = Path(__file__).with_name("data")
 

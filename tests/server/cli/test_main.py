@@ -13,7 +13,8 @@ import pytest
 from gavel.server.cli.commands import COMMANDS, Command
 from gavel.server.cli.main import _handler, main
 from gavel.tools.engine.embedded import default_model_path
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import Rubric
 from tests.conftest import REPO_ROOT
 from tests.support.processes import run_gavel
 from tests.support.rubrics import HOUSE_STYLE

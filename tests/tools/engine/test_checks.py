@@ -14,7 +14,7 @@ from gavel.tools.engine.checks import count_anchors, score_from_mistakes
 from gavel.tools.engine.prompts import check_floor
 from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, token_reply, yes_no
 

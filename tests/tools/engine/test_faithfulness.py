@@ -7,7 +7,8 @@ from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessmen
 from gavel.tools.engine.derived_checks import checks_for
 from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
-from gavel.tools.rubrics import Metric, parse_rubric
+from gavel.tools.rubric_registry import parse_rubric
+from gavel.tools.rubrics import Metric
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, token_reply
 from tests.tools.engine.test_repeated_checks import by_sentence, document_in

@@ -10,7 +10,7 @@ import pytest
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.reply_schema import joint_model, metric_reply_model
 from gavel.tools.errors import BackendError
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import engine_config
 from tests.support.replies import asked_metric
 from tests.support.scripted import ScriptedBackend

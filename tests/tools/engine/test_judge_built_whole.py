@@ -11,7 +11,7 @@ from gavel.tools.engine.fitness import JudgeFitness
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.progress import Progress
 from gavel.tools.engine.provider import BackendProvider
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import engine_config
 from tests.support.deps import ProgressLog, make_deps
 from tests.support.scripted import ScriptedBackend

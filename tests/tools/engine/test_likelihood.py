@@ -14,7 +14,7 @@ from gavel.tools.engine.backend import ChatReply, ChatRequest
 from gavel.tools.engine.likelihood import conversation, placed
 from gavel.tools.engine.text_scoring import ForcedReading, TextToken, forced_logprobs, text_token, token_grammar
 from gavel.tools.rubric_checks import Checks
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, backend_error, token_reply, yes_no
 

@@ -18,7 +18,7 @@ from gavel.tools.engine.logprobs import named_probability
 from gavel.tools.engine.prompts import check_floor, evidence_named, finding_cut
 from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
-from gavel.tools.rubrics import parse_rubric
+from gavel.tools.rubric_registry import parse_rubric
 from tests.support.config import engine_config
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, token_reply

@@ -8,7 +8,7 @@ from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessmen
 from gavel.tools.engine.derived_checks import asks_for_paragraphs
 from gavel.tools.engine.paragraphs import developed
 from gavel.tools.revision import feedback_for
-from gavel.tools.rubrics import parse_rubric
+from gavel.tools.rubric_registry import parse_rubric
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, token_reply
 

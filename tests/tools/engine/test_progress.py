@@ -15,7 +15,7 @@ from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.progress import Progress
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.config import engine_config
 from tests.support.deps import ProgressLog, strictly_increasing
 from tests.support.scripted import ScriptedBackend, yes_no

@@ -16,7 +16,8 @@ import pytest
 from pydantic import ValidationError
 
 from gavel.tools.engine import prompts
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import Rubric
 
 TOOLS_DIR = Path(prompts.__file__).resolve().parent.parent
 RUBRIC = RubricRegistry.load().get("rag-answer")

@@ -15,7 +15,8 @@ from gavel.tools.deps import ToolDeps
 from gavel.tools.engine.embedded import EmbeddedBackend, embedded_available
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.scores import MetricScore
-from gavel.tools.rubrics import Rubric, RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
+from gavel.tools.rubrics import Rubric
 from tests.support.config import engine_config, input_limits
 
 pytestmark = [
@@ -326,7 +327,7 @@ async def test_coherence_does_not_count_a_true_sentence_the_model_misreads_when_
 
 
 async def test_a_paragraph_that_names_its_evidence_reads_above_one_that_only_asserts_it(embedded_backend):
-    from gavel.tools.rubrics import parse_rubric
+    from gavel.tools.rubric_registry import parse_rubric
 
     question = "Which specific place, person, organisation, study, event, date or figure does this paragraph name?"
     rubric = parse_rubric(

@@ -13,7 +13,7 @@ from gavel.tools.engine.derived_checks import checks_for
 from gavel.tools.engine.prompts import check_floor, evidence_named
 from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
-from gavel.tools.rubrics import parse_rubric
+from gavel.tools.rubric_registry import parse_rubric
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, yes_no
 

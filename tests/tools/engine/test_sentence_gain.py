@@ -8,7 +8,7 @@ from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessmen
 from gavel.tools.engine.backend import ChatReply, ChatRequest
 from gavel.tools.engine.sentence_gain import SentenceGain, sentence_gains
 from gavel.tools.revision import feedback_for
-from gavel.tools.rubrics import RubricRegistry
+from gavel.tools.rubric_registry import RubricRegistry
 from tests.support.deps import make_deps
 from tests.support.scripted import ScriptedBackend, yes_no
 
