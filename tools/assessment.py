@@ -19,6 +19,7 @@ from gavel.tools.common import (
     flags_line,
     one_line,
     require_text,
+    table_cell,
 )
 from gavel.tools.deps import FromRequest, Tool, ToolDeps
 from gavel.tools.engine.fitness import DecisionCut
@@ -118,7 +119,7 @@ class EvaluationResult(ToolResult):
                 else one_line(f"unscored ({s.reason or ''})", UNSCORED_CHARS)
             )
             said = s.explanation if s.score is None or not s.reason else f"{s.reason}. {s.explanation}"
-            reason = one_line(said or s.reason or "", REASON_CHARS).replace("|", "/")
+            reason = table_cell(said or s.reason or "", REASON_CHARS)
             lines.append(f"| {s.metric} | {shown} | {reason} |")
         lines += _what_cost(self)
         lines += flags_line(self.flags)

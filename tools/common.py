@@ -89,9 +89,10 @@ def one_line(text: str, limit: int) -> str:
     return clip(" ".join(text.split()), limit)
 
 
-def table_cell(text: str) -> str:
-    """`text` as one Markdown table cell: on one line, and with no `|` to end the cell or start a row."""
-    return " ".join(text.split()).replace("|", "/")
+def table_cell(text: str, limit: int | None = None) -> str:
+    """`text` as one Markdown table cell: on one line (cut to `limit` characters with an ellipsis, when given), and
+    with no `|` to end the cell or start a row."""
+    return (" ".join(text.split()) if limit is None else one_line(text, limit)).replace("|", "/")
 
 
 def flags_line(flags: Sequence[str]) -> list[str]:

@@ -78,7 +78,7 @@ def table(batch: RagBatchResult) -> str:
         f"|---|---|---|---|---|{extra[1]}---|---|",
     ]
     for rank, item in enumerate(batch.results, 1):
-        first = one_line(item.issues[0], 100).replace("|", "/") if item.issues else "-"
+        first = table_cell(item.issues[0], 100) if item.issues else "-"
         correctness = f" {_correctness_cell(item)} |" if graded else ""
         lines.append(
             f"| {rank} | {table_cell(item.agent_name or '')} | {item.verdict} | {fmt(item.overall_score)} | "
