@@ -45,7 +45,7 @@ from mcp_types import Tool as MCPTool
 from pydantic import BaseModel
 
 from gavel.server.arguments import CONTEXT_PARAM, raw_arguments, refuse_missing, validate_request, wrapper_parameters
-from gavel.server.call_outcome import progress_for, render_text, tool_errors
+from gavel.server.call_outcome import progress_for, render_text, sdk_error_text, tool_errors
 from gavel.server.client_sampling import UsesSampling, replay_for_call, sampling_slots
 from gavel.server.deferred_tools import DeferredToolsServer
 from gavel.server.inflight import Gate, admit
@@ -165,7 +165,7 @@ class BoundaryServer(DeferredToolsServer):
                 refuse_missing(spec.request_model, arguments)
             except ToolError as exc:
                 # In the SDK's words for the tool's other argument errors, which it reports from inside the tool.
-                raise ToolError(f"Error executing tool {name}: {exc}") from None
+                raise ToolError(sdk_error_text(name, exc)) from None
         # Straight to the SDK: the tools are registered, and a call's way to its tool stays in this file
         # (`DeferredToolsServer.call_tool` would only register them again; see bench/call_path.py).
         return await MCPServer.call_tool(self, name, arguments, context)

@@ -24,6 +24,12 @@ if TYPE_CHECKING:
 log = get_logger("gavel.boundary")
 
 
+def sdk_error_text(tool: str, message: object) -> str:
+    """A tool error in the SDK's words, as it answers one raised inside the tool: a refusal raised before the tool
+    runs (a missing argument) or inside a task reads the same."""
+    return f"Error executing tool {tool}: {message}"
+
+
 @contextmanager
 def tool_errors(reference: str) -> Iterator[None]:
     """A refusal or failure as the SDK's error result (`ToolError`): a `GavelError`'s text verbatim, anything else

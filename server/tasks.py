@@ -27,6 +27,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, TextContent
 
+from gavel.server.call_outcome import sdk_error_text
 from gavel.server.inflight import detached
 from gavel.server.logging import get_logger
 from gavel.server.tasks_store import LedgerTaskStore, MemoryTaskStore, TaskRow, TaskStore, Unavailable
@@ -295,8 +296,7 @@ async def _outcome(work: Work, notes: _Notes, started: float, tool: str) -> Outc
         result = await work(notes)
     except ToolError as exc:
         # What the SDK answers for a tool error, in its words: a result with isError, so the task completed.
-        text = f"Error executing tool {tool}: {exc}"
-        result = CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+        result = CallToolResult(content=[TextContent(type="text", text=sdk_error_text(tool, exc))], is_error=True)
     except MCPError as exc:
         return "failed", _short(exc.error.message), None, _error_json(exc.error.code, exc.error.message)
     body = result.model_dump(by_alias=True, mode="json", exclude_none=True)
