@@ -25,6 +25,7 @@ from gavel.tools.common import Limits
 from gavel.tools.engine.config import EngineConfig
 from gavel.tools.engine.layout import Layout
 from gavel.tools.ledger import LedgerStatus
+from gavel.tools.urls import redact_url
 
 if TYPE_CHECKING:
     from gavel.tools.ledger import Ledger
@@ -196,8 +197,6 @@ class Settings(BaseModel):
         view = self.model_dump(mode="json")
         view["auth_token"] = "****" if self.auth_token else None
         view["openai_api_key"] = "****" if self.openai_api_key else None
-        from gavel.tools.urls import redact_url
-
         # A proxy's user:password@ may be in either backend's address.
         view["openai_base_url"] = redact_url(self.openai_base_url) if self.openai_base_url else None
         view["ollama_host"] = redact_url(self.ollama_host)
@@ -272,7 +271,20 @@ def load_settings(environ: Mapping[str, str], overrides: Mapping[str, Any] | Non
         if name == "ollama_host" and not environ.get("GAVEL_OLLAMA_HOST") and environ.get("OLLAMA_HOST"):
             var = "OLLAMA_HOST"
         message = item["msg"].removeprefix("Value error, ")
-        raise SettingsError(f"{var}: {message} (got {item.get('input')!r})") from None
+        raise SettingsError(f"{var}: {message} (got {_shown(name, item.get('input'))!r})") from None
+
+
+# The settings that may carry a password: a refusal quotes them as `gavel config` shows them.
+URL_SETTINGS = frozenset({"ollama_host", "openai_base_url", "ledger_url"})
+
+
+def _shown(name: str, value: Any) -> Any:
+    """A refused setting's value fit for its error message: a URL's password masked, a secret replaced."""
+    if isinstance(value, SecretStr):
+        value = value.get_secret_value()
+    if name in URL_SETTINGS and isinstance(value, str):
+        return redact_url(value)
+    return "****" if name in ("auth_token", "openai_api_key") else value
 
 
 def _normalize_host(host: str) -> str:

@@ -109,3 +109,18 @@ def test_the_public_view_masks_a_password_in_any_url_setting() -> None:
     ).public_view()
     assert "hunter2" not in repr(view)
     assert view["openai_base_url"] == "http://bob:****@10.0.0.3:8000/v1"
+
+
+@pytest.mark.parametrize(
+    ("var", "raw", "shown"),
+    [
+        ("GAVEL_LEDGER_URL", "mysql://bob:hunter2@h/db?password=hunter2", "mysql://bob:****@h/db?password=****"),
+        ("GAVEL_OPENAI_BASE_URL", "ftp://bob:hunter2@h/v1", "ftp://bob:****@h/v1"),
+        ("OLLAMA_HOST", "bob:hunter2@h", "http://bob:****@h"),
+    ],
+)
+def test_a_refused_url_setting_is_quoted_with_its_password_masked(var: str, raw: str, shown: str) -> None:
+    with pytest.raises(SettingsError) as refused:
+        load_settings({var: raw})
+    assert "hunter2" not in str(refused.value)
+    assert str(refused.value).startswith(f"{var}: ") and str(refused.value).endswith(f"(got {shown!r})")

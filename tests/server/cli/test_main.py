@@ -235,3 +235,13 @@ def test_console_script_and_module_entry_point_run_the_same_command(clean_env: d
     via_module = run_gavel(["rubrics"], clean_env, timeout_s=30)
     assert via_script.returncode == via_module.returncode == 0
     assert via_script.stdout == via_module.stdout
+
+
+@pytest.mark.parametrize("command", ["serve", "config"])
+def test_a_refused_url_setting_prints_its_password_masked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    monkeypatch.setenv("GAVEL_LEDGER_URL", "mysql://bob:hunter2@h/db")
+    code, _, err = _run([command], capsys)
+    assert code == 2
+    assert "hunter2" not in err and "mysql://bob:****@h/db" in err
