@@ -23,6 +23,7 @@ from gavel.tools import assessment, rag
 from gavel.tools.common import ToolResult
 from gavel.tools.deps import ToolDeps
 from gavel.tools.errors import InvalidInput
+from gavel.tools.evaluation.dataset import lone_surrogate
 from gavel.tools.rag.sentence_support import SUPPORT_CUT, not_raised
 from gavel.tools.rubric_registry import RubricRegistry
 from gavel.tools.rubrics import Rubric, Scale
@@ -194,12 +195,15 @@ def load_file(path: Path, registry: RubricRegistry, name: str | None = None) -> 
             continue
         try:
             row = json.loads(line)
+            surrogate = lone_surrogate(row, number)  # no character: the HTML report could not be written with it
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"{path} line {number}: not JSON ({exc})", field="data") from None
         except RecursionError:
             raise InvalidInput(
                 f"{path} line {number}: nested too deeply to read; flatten its lists and objects", field="data"
             ) from None
+        if surrogate is not None:
+            raise InvalidInput(f"{path} {surrogate}", field="data")
         if not isinstance(row, dict):
             raise InvalidInput(f"{path} line {number}: not a JSON object; give one item a line", field="data")
         rows.append((number, row))

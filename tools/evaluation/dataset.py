@@ -115,7 +115,7 @@ def _jsonl_rows(text: str) -> list[tuple[int, dict[str, Any] | str]]:
             continue
         try:
             value = json.loads(line)
-            surrogate = _lone_surrogate(value, number)
+            surrogate = lone_surrogate(value, number)
         except json.JSONDecodeError as exc:
             rows.append((number, f"line {number} is not JSON: {exc.msg} (column {exc.colno})"))
             continue
@@ -143,7 +143,7 @@ def _csv_rows(path: Path, text: str, request_model: type[BaseModel]) -> list[tup
                 continue
             try:
                 row = {key: _cell(key, value, request_model) for key, value in cells.items() if value not in ("", None)}
-                surrogate = _lone_surrogate(row, line)
+                surrogate = lone_surrogate(row, line)
             except RecursionError:
                 rows.append((line, f"line {line} has a cell nested too deeply to read; flatten its lists and objects"))
                 continue
@@ -155,9 +155,9 @@ def _csv_rows(path: Path, text: str, request_model: type[BaseModel]) -> list[tup
     return rows
 
 
-def _lone_surrogate(value: Any, line: int) -> str | None:
+def lone_surrogate(value: Any, line: int) -> str | None:
     """Why the row cannot be kept when it holds a lone surrogate escape ("\\ud83d", a cut emoji): legal JSON, but no
-    character, so UTF-8 cannot write it to the results, the report or the terminal."""
+    character, so UTF-8 cannot write it to the results, the report or the terminal. `gavel calibrate` asks it too."""
     try:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as exc:

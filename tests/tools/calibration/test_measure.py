@@ -124,6 +124,8 @@ GOOD = b'{"id": "a", "assessment": "t", "label": "good"}\n'
         pytest.param(b'{"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", None, "line 1: nested too deeply",
                      id="nested-too-deeply"),
         pytest.param(GOOD, "tool = [\n", "not a TOML sidecar", id="sidecar-not-toml"),
+        pytest.param(GOOD + b'{"assessment": "cut \\ud800", "label": "bad"}', None,
+                     r"line 2 holds a lone UTF-16 surrogate escape \(\\ud800\)", id="lone-surrogate"),
     ],
 )  # fmt: skip
 def test_a_users_file_that_cannot_be_read_is_refused_saying_where(
