@@ -20,9 +20,13 @@ from typing import Any
 
 from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
+from gavel.tools.common import one_line
+from gavel.tools.guards.text import printable
 
 # The shell's code for a run ended by Ctrl-C (128 + SIGINT): the report printed is partial.
 EXIT_INTERRUPTED = 130
+# How much of a progress message (an item's id and its score, or the engine's step) a progress line shows.
+PROGRESS_CHARS = 200
 
 
 def calibrate(settings: Settings, args: argparse.Namespace) -> int:
@@ -107,9 +111,12 @@ def _write_report(path: Any, report: Any, cal_set: Any, ledger: Any) -> None:
 
 def progress_line(done: float, total: float | None, message: str | None) -> str:
     """One progress line: items judged of the items to judge, as whole numbers. The engine's signs of life between
-    two items (fractional values, and no total once past it) keep the count of the items judged so far."""
+    two items (fractional values, and no total once past it) keep the count of the items judged so far. The message
+    names the item by the data's id: it is put on one line, cut, and shown with no escape sequence, as `gavel eval`
+    shows an id."""
+    message = printable(one_line(message or "", PROGRESS_CHARS))
     count = f"[{math.floor(done)}/{math.floor(total)}]" if total is not None else f"[{math.floor(done)}]"
-    return f"{count} {message or ''}".rstrip() if float(done).is_integer() else f"{count} ... {message or ''}".rstrip()
+    return f"{count} {message}".rstrip() if float(done).is_integer() else f"{count} ... {message}".rstrip()
 
 
 def _show(ledger: Any, as_json: bool) -> int:

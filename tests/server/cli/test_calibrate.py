@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from gavel.server.cli.calibrate import progress_line
 from gavel.server.cli.main import main
 from gavel.tools.calibration.sets import shipped_sets
 from tests.conftest import PYTHON
@@ -160,3 +161,8 @@ def test_progress_counts_whole_items_and_a_cut_fitted_on_few_items_carries_a_cav
     assert counters and all(re.fullmatch(r"\d+(/\d+)?", c) for c in counters), sorted(set(counters))
     assert "[16/16]" in err
     assert "fitted on only 16 items" in out and "fewer than 50" in out, out
+
+
+def test_an_items_id_reaches_the_terminal_on_one_line_with_no_escape_sequence() -> None:
+    line = progress_line(1, 2, "x\x1b]0;PWNED\x07\x1b[2J\nfake\x9b: score 0.91")
+    assert line == "[1/2] x\ufffd]0;PWNED\ufffd\ufffd[2J fake\ufffd: score 0.91"
