@@ -17,7 +17,6 @@ from gavel.tools.common import (
     ToolResult,
     check_samples,
     flags_line,
-    one_line,
     require_text,
     table_cell,
 )
@@ -116,7 +115,7 @@ class EvaluationResult(ToolResult):
             shown = (
                 f"{s.score:.3g}/{self.scale.max:g}"
                 if s.score is not None
-                else one_line(f"unscored ({s.reason or ''})", UNSCORED_CHARS)
+                else table_cell(f"unscored ({s.reason or ''})", UNSCORED_CHARS)
             )
             said = s.explanation if s.score is None or not s.reason else f"{s.reason}. {s.explanation}"
             reason = table_cell(said or s.reason or "", REASON_CHARS)

@@ -299,3 +299,10 @@ async def test_one_sample_of_three_scored_has_no_spread_says_so_and_is_not_serve
     assert all(s.reason and s.reason.startswith("2 of 3 samples gave no score") for s in result.scores)
     assert "2 of 3 samples gave no score" in result.render_text()
     assert not result.is_cacheable()
+
+
+def test_an_unscored_metrics_reason_stays_in_its_table_cell() -> None:
+    unscored = MetricScore(metric="accuracy", name="accuracy", score=None, status="unscored", reason="a | b\n| 5 |")
+    table = summarize(CLINICAL, 4, [unscored], Usage(), Provenance(backend="none"), []).render_text()
+    [row] = [line for line in table.splitlines() if line.startswith("| accuracy ")]
+    assert row.count("|") == 4 and "unscored (a / b / 5 /)" in row
