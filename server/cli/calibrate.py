@@ -20,6 +20,7 @@ from typing import Any
 
 from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
+from gavel.tools.calibration.models import shown_set
 from gavel.tools.common import one_line
 from gavel.tools.guards.text import printable
 
@@ -79,7 +80,7 @@ async def _calibrate(settings: Settings, registry: Any, cal_set: Any, ledger: An
         judge_through_ledger=uncalibrated_calls(ledger),
     )  # fmt: skip
     calibration = CalibrationRun(cal_set, deps, ledger, limit)
-    sys.stderr.write(f"calibrating {cal_set.tool} on {cal_set.name}: {len(calibration.items)} items\n")
+    sys.stderr.write(f"calibrating {cal_set.tool} on {shown_set(cal_set.name)}: {len(calibration.items)} items\n")
     interrupted = False
     try:
         interrupted = await until_interrupted(
@@ -136,7 +137,7 @@ def _show(ledger: Any, as_json: bool) -> int:
     header = ("KEY", "SET", "BACKEND", "MODEL", "READOUT", "N", "BAL.ACC", "AUROC", "SPEARMAN", "DATE (UTC)")
     rows = [
         (
-            e["key"], e["set"], str(e["backend"]), str(e["model"]), str(e["readout"]),
+            e["key"], shown_set(e["set"]), str(e["backend"]), str(e["model"]), str(e["readout"]),
             f"{e['n']}{'' if e['complete'] else ' (partial)'}", _num(e["balanced_accuracy"]), _num(e["auroc"]),
             _num(e.get("spearman")),
             e["created_at"][:16].replace("T", " "),

@@ -9,6 +9,19 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gavel.tools.common import one_line
+from gavel.tools.guards.text import printable
+
+# How much of a set's name a line of text shows.
+SET_CHARS = 80
+
+
+def shown_set(name: str) -> str:
+    """A set's name as a line of text shows it: one line, not too long, and no escape sequence in it. The name of
+    a set of the user's own is the sidecar's `name` or the data file's, and the text goes to a terminal (as an item's
+    id does, `gavel eval`'s `shown_id`)."""
+    return printable(one_line(name, SET_CHARS))
+
 
 class Figure(BaseModel):
     value: float | None
@@ -97,7 +110,7 @@ class CalibrationReport(BaseModel):
             ("decision cut", _cut_cell(self.cut)),
         ]
         lines = [
-            f"calibration {self.calibration_id} of {self.tool} on {self.set}: {state}",
+            f"calibration {self.calibration_id} of {self.tool} on {shown_set(self.set)}: {state}",
             f"judge: {judge.get('backend')} {judge.get('model')} ({judge.get('readout')} readout), "
             f"key {self.fitness_key}",
             "",

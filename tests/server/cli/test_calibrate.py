@@ -17,7 +17,7 @@ import pytest
 
 from gavel.server.cli.calibrate import progress_line
 from gavel.server.cli.main import main
-from gavel.tools.calibration.sets import shipped_sets
+from gavel.tools.calibration.sets import DATA_DIR, shipped_sets
 from tests.conftest import PYTHON
 from tests.support.graded import PEOPLE
 from tests.support.ollama_server import OllamaReply, OllamaTestServer
@@ -166,3 +166,19 @@ def test_progress_counts_whole_items_and_a_cut_fitted_on_few_items_carries_a_cav
 def test_an_items_id_reaches_the_terminal_on_one_line_with_no_escape_sequence() -> None:
     line = progress_line(1, 2, "x\x1b]0;PWNED\x07\x1b[2J\nfake\x9b: score 0.91")
     assert line == "[1/2] x\ufffd]0;PWNED\ufffd\ufffd[2J fake\ufffd: score 0.91"
+
+
+def test_a_sets_name_reaches_the_terminal_on_one_line_with_no_escape_sequence(tmp_path: Path) -> None:
+    data = tmp_path / "mine.jsonl"
+    data.write_text("".join((DATA_DIR / "halueval-qa.jsonl").read_text().splitlines(True)[:2]))
+    data.with_suffix(".toml").write_text('name = "x\\u001b]0;PWNED\\u0007\\nfake"\n')
+    with OllamaTestServer(responder=lambda body: OllamaReply("Yes", logprobs=YES), models=[MODEL]) as server:
+        env = env_for(server, tmp_path / "ledger.sqlite3")
+        run = calibrate(env, "--data", str(data))
+        out, err = run.communicate(timeout=WAIT_S)
+        shown = subprocess.run([PYTHON, "-m", "gavel.server", "calibrate", "--show"], env=env, capture_output=True,
+                               text=True, timeout=WAIT_S, check=True)  # fmt: skip
+    assert run.returncode == 0, err
+    assert "on x\ufffd]0;PWNED\ufffd fake: 2 items" in err and "on x\ufffd]0;PWNED\ufffd fake: complete" in out
+    assert "x\ufffd]0;PWNED\ufffd fake" in shown.stdout.splitlines()[1]
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", out + err + shown.stdout)
