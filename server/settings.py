@@ -288,11 +288,15 @@ def _shown(name: str, value: Any) -> Any:
 
 
 def _normalize_host(host: str) -> str:
-    """Accept what Ollama accepts: 'host', 'host:port' or a URL."""
+    """Accept what Ollama's client accepts (`ollama._client._parse_host`): 'host', 'host:port' or a URL, each with
+    or without 'user:password@'. A host with no port gets Ollama's, 11434: the port is looked for after the
+    credentials, whose ':' is not one, as the client's URL parser does."""
     host = host.strip().rstrip("/")
-    if "://" not in host:
-        host = f"http://{host}"
-    scheme, rest = host.split("://", 1)
-    if ":" not in rest.split("/")[0].rsplit("]", 1)[-1]:
-        rest = rest.replace(rest.split("/")[0], rest.split("/")[0] + ":11434", 1)
-    return f"{scheme}://{rest}"
+    scheme, slashes, rest = host.partition("://")
+    if not slashes:
+        scheme, rest = "http", host
+    authority, slash, path = rest.partition("/")
+    credentials, at, hostport = authority.rpartition("@")
+    if ":" not in hostport.rsplit("]", 1)[-1]:
+        hostport += ":11434"
+    return f"{scheme}://{credentials}{at}{hostport}{slash}{path}"

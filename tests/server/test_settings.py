@@ -90,6 +90,16 @@ def test_an_ollama_host_its_client_cannot_parse_is_refused_naming_the_variable(h
         load_settings({"OLLAMA_HOST": host})
 
 
+def test_an_ollama_host_with_a_password_and_no_port_gets_ollamas_port_as_its_client_does() -> None:
+    assert load_settings({"OLLAMA_HOST": "bob:hunter2@myhost"}).ollama_host == "http://bob:hunter2@myhost:11434"
+
+
+def test_an_ollama_host_with_a_password_is_shown_with_it_masked() -> None:
+    assert load_settings({"OLLAMA_HOST": "bob:hunter2@myhost"}).public_view()["ollama_host"] == (
+        "http://bob:****@myhost:11434"
+    )
+
+
 def test_a_ledger_ttl_past_ten_years_is_refused_not_left_to_overflow_every_call() -> None:
     with pytest.raises(SettingsError, match=r"GAVEL_LEDGER_TTL_S: .*less than or equal to 315360000"):
         load_settings({"GAVEL_LEDGER_TTL_S": "inf"})
@@ -116,7 +126,7 @@ def test_the_public_view_masks_a_password_in_any_url_setting() -> None:
     [
         ("GAVEL_LEDGER_URL", "mysql://bob:hunter2@h/db?password=hunter2", "mysql://bob:****@h/db?password=****"),
         ("GAVEL_OPENAI_BASE_URL", "ftp://bob:hunter2@h/v1", "ftp://bob:****@h/v1"),
-        ("OLLAMA_HOST", "bob:hunter2@h", "http://bob:****@h"),
+        ("OLLAMA_HOST", "bob:hunter2@h:abc", "http://bob:****@h:abc"),
     ],
 )
 def test_a_refused_url_setting_is_quoted_with_its_password_masked(var: str, raw: str, shown: str) -> None:
