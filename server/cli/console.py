@@ -14,6 +14,9 @@ from gavel.tools.rubric_registry import RubricRegistry
 
 EXIT_OK = 0
 EXIT_USAGE = 2
+# The shell's code for a command ended by a write to a pipe no one reads (128 + SIGPIPE), as `gavel config | head -1`
+# ends it: not 1, which `gavel eval` gives a run below its threshold.
+EXIT_STDOUT_CLOSED = 141
 PROG = "gavel"
 N = TypeVar("N", int, float)
 

@@ -5,7 +5,8 @@ Settings are read once, in `main`, from the environment and the flags (flags win
 import time. Every user error is one line on stderr and exit code 2.
 
 `serve` writes nothing to stdout itself: on stdio that is the protocol channel. The other commands are
-for a person and write their output to stdout.
+for a person and write their output to stdout; when its reader leaves early (`gavel config | head -1`), a command
+ends quietly with exit code 141 (128 + SIGPIPE), as a shell's tools do.
 
 The subcommands, their arguments and where each handler lives are one table, `gavel.server.cli.commands`;
 a handler's module is imported only when its command runs.
@@ -16,12 +17,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from gavel.server.cli.commands import add_commands
-from gavel.server.cli.console import PROG, Handler, Parser, fail, positive_float
+from gavel.server.cli.console import EXIT_STDOUT_CLOSED, PROG, Handler, Parser, fail, positive_float
 from gavel.server.settings import SettingsError, load_settings
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -91,8 +93,41 @@ def _handler(name: str) -> Handler:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = _parse(argv)
+    except BrokenPipeError:
+        return _stdout_closed()
+    if args.command == "serve":
+        # Not caught: on stdio, stdout is the protocol channel, and the transport stops on a client that closes it
+        # (run_stdio); a BrokenPipeError out of it is a failure to see, not a reader of ours that left.
+        return _run(args)
+    try:
+        code = _run(args)
+        sys.stdout.flush()  # what is still buffered is written here, where a closed pipe is caught, not at exit
+    except* BrokenPipeError:  # a star: `demo` writes from inside a task group, which wraps the error in a group
+        code = _stdout_closed()
+    return code
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line parsed. `--help` is written here and exits: flushed on the way out, where main catches a
+    reader that left, not at the interpreter's exit."""
+    try:
+        return build_parser().parse_args(argv)
+    finally:
+        sys.stdout.flush()
+
+
+def _stdout_closed() -> int:
+    """The reader of stdout left early (`gavel config | head -1`): nothing more is shown, with no traceback. stdout
+    is pointed at devnull, so the interpreter's flush of what is still buffered fails no more at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_STDOUT_CLOSED
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command is None:
         *most, last = args.command_names
         return fail(f"give a command: {', '.join(most)} or {last}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from gavel.tools.engine.embedded import default_model_path
 from gavel.tools.rubric_registry import RubricRegistry
 from gavel.tools.rubrics import Rubric
 from tests.conftest import REPO_ROOT
-from tests.support.processes import run_gavel
+from tests.support.processes import GAVEL, run_gavel
 from tests.support.rubrics import HOUSE_STYLE
 
 BUILT_IN = ["clinical-assessment", "dialogue-response", "idea-quality", "music-recommendation", "rag-answer"]
@@ -245,3 +246,36 @@ def test_a_refused_url_setting_prints_its_password_masked(
     code, _, err = _run([command], capsys)
     assert code == 2
     assert "hunter2" not in err and "mysql://bob:****@h/db" in err
+
+
+def gavel_to_a_closed_pipe(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    """`gavel ARGV` with stdout a pipe no one reads, as `gavel config | head -1` once head has its line."""
+    read, write = os.pipe()
+    os.close(read)
+    with os.fdopen(write, "wb") as closed:
+        return subprocess.run([*GAVEL, *argv], env=env, stdout=closed, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, timeout=30, check=False)  # fmt: skip
+
+
+@pytest.mark.parametrize("unbuffered", [True, False])
+def test_a_reader_that_closes_stdout_early_ends_the_command_quietly(
+    clean_env: dict[str, str], unbuffered: bool
+) -> None:
+    env = {k: v for k, v in clean_env.items() if unbuffered or k != "PYTHONUNBUFFERED"}
+    done = gavel_to_a_closed_pipe(["config", "--no-probe"], env)
+    assert (done.returncode, done.stderr) == (141, b"")
+
+
+def test_help_to_a_reader_that_closed_stdout_early_ends_quietly(clean_env: dict[str, str]) -> None:
+    # Buffered: the help is written at exit (unbuffered, argparse drops a failed write itself).
+    done = gavel_to_a_closed_pipe(["--help"], {k: v for k, v in clean_env.items() if k != "PYTHONUNBUFFERED"})
+    assert done.stderr == b""
+
+
+def test_a_broken_pipe_out_of_serve_is_not_taken_for_a_reader_that_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    def serve(settings: object, args: object) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr("gavel.server.cli.main._handler", lambda name: serve)
+    with pytest.raises(BrokenPipeError):
+        main(["serve"])
