@@ -231,13 +231,17 @@ def _sidecar(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        meta = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InvalidInput(
             f"{path}: not a TOML sidecar ({exc}); fix it, or remove it to use the defaults", field="data"
         ) from None
     except RecursionError:
         raise InvalidInput(f"{path}: nested too deeply to read; flatten its tables and arrays", field="data") from None
+    for key in ("name", "tool", "rubric"):  # each is shown, looked up or compared as text
+        if key in meta and not isinstance(meta[key], str):
+            raise InvalidInput(f"{path}: {key} must be text in quotes, not {meta[key]!r}", field="data")
+    return meta
 
 
 def load_set(name: str, registry: RubricRegistry) -> CalibrationSet:

@@ -124,6 +124,8 @@ GOOD = b'{"id": "a", "assessment": "t", "label": "good"}\n'
         pytest.param(b'{"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", None, "line 1: nested too deeply",
                      id="nested-too-deeply"),
         pytest.param(GOOD, "tool = [\n", "not a TOML sidecar", id="sidecar-not-toml"),
+        pytest.param(GOOD, "name = 5\n", "name must be text in quotes, not 5", id="sidecar-name-not-text"),
+        pytest.param(GOOD, "rubric = [1]\n", r"rubric must be text in quotes, not \[1\]", id="sidecar-rubric-not-text"),
         pytest.param(GOOD + b'{"assessment": "cut \\ud800", "label": "bad"}', None,
                      r"line 2 holds a lone UTF-16 surrogate escape \(\\ud800\)", id="lone-surrogate"),
     ],
