@@ -1,11 +1,12 @@
 """The checks Gavel reads a rubric metric with when the metric states none but its words say what to count:
-evidence (`evidence_named`), repetition (`repetition`) or faithfulness to the source (`faithfulness`); and whether
+evidence (`evidence_named`), repetition (`repetition`), faithfulness to the source (`faithfulness`) or covering the
+source (`coverage`); and whether
 its words ask for paragraphs, which a text's layout can fail (`paragraphs`). One place, so the judgment and the
 feedback a rewrite gets (tools/revision.py) always read a metric the same way."""
 
 from __future__ import annotations
 
-from gavel.tools.engine import evidence_named, faithfulness, paragraphs, repetition
+from gavel.tools.engine import coverage, evidence_named, faithfulness, paragraphs, repetition
 from gavel.tools.engine.overall import OVERALL_ID
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
@@ -23,7 +24,8 @@ def _name(metric: Metric) -> str:
 
 def checks_for(metric: Metric, has_source: bool = True) -> Checks | None:
     """The derived checks, evidence first; None when the metric asks for none of them, or its author chose a reading.
-    Faithfulness only with a source (`has_source`) to check the sentences against."""
+    Faithfulness and coverage only with a source (`has_source`) to check against; a metric that asks both (nothing
+    invented, nothing missing) is read for faithfulness."""
     if _authored(metric):
         return None
     name = _name(metric)
@@ -33,6 +35,8 @@ def checks_for(metric: Metric, has_source: bool = True) -> Checks | None:
         return repetition.CHECKS
     if has_source and faithfulness.reads(f"{name} {metric.description}"):
         return faithfulness.CHECKS
+    if has_source and coverage.reads(f"{name} {metric.description}"):
+        return coverage.CHECKS
     return None
 
 
@@ -46,4 +50,6 @@ def note(metric: Metric, checks: Checks) -> str:
     """What the metric's explanation says first: why Gavel chose `checks`, the checks it was read with."""
     if checks.kind == "named":
         return evidence_named.note(metric)
+    if checks.kind == "covered":
+        return coverage.note(metric)
     return faithfulness.note(metric) if checks.kind == "supported" else repetition.note(metric)

@@ -180,7 +180,9 @@ def test_only_a_metric_that_asks_for_evidence_or_examples_and_states_nothing_els
     assert checks_for(metric()) == Checks(kind="named", question=evidence_named().question, enough=0.5)
     assert checks_for(metric(id="use_of_examples", name="Examples", description="Does it give some?")) is not None
     assert checks_for(metric(id="clarity", name="Clarity", description="Is it clear and concise?")) is None
-    assert checks_for(metric(id="completeness", name="Completeness", description="All the evidence stated?")) is None
+    # Without a source: with one, "completeness" asks that the text cover it (engine/coverage.py).
+    completeness = metric(id="completeness", name="Completeness", description="All the evidence stated?")
+    assert checks_for(completeness, has_source=False) is None
     assert checks_for(metric(question="Does it give evidence?")) is None
     assert checks_for(metric(id="overall", name="Overall", description="Good, with evidence?")) is None
     assert checks_for(metric(checks={"kind": "named", "question": QUESTION})) is None
