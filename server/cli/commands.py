@@ -115,10 +115,10 @@ COMMANDS: tuple[Command, ...] = (
         "Judge every item of DATA (.jsonl: one object a line; .csv: one row each) with TOOL: keys or columns are the "
         "tool's arguments, 'id' names the item. Writes DIR/results.jsonl, DIR/summary.json and DIR/report.html. "
         "Items judged identically before are served from the ledger. Exit code 1 when a --fail-under figure is "
-        "below its value. Figures: judge_rag_answer mean_overall, approved_rate, rejected_rate, grounded_rate, "
-        "unscored_rate; judge_rag_answers mean_overall, best_rate; evaluate_assessment mean_average, pass_rate, "
-        "unscored_rate; refine_until_pass pass_rate, mean_average, improved_rate; score_candidates "
-        "targets_met_rate, mean_selected_score, unscored_rate; every tool error_rate.",
+        "below its value, 3 when a bug in gavel ends the run. Figures: judge_rag_answer mean_overall, "
+        "approved_rate, rejected_rate, grounded_rate, unscored_rate; judge_rag_answers mean_overall, best_rate; "
+        "evaluate_assessment mean_average, pass_rate, unscored_rate; refine_until_pass pass_rate, mean_average, "
+        "improved_rate; score_candidates targets_met_rate, mean_selected_score, unscored_rate; every tool error_rate.",
         args=(
             Arg("data", type=Path, metavar="DATA", help="the dataset, .jsonl or .csv"),
             Arg("--tool", required=True, choices=EVAL_TOOLS, help="the tool that judges each item"),

@@ -8,8 +8,8 @@ Writes DIR/results.jsonl (one line per item: id, evaluation_id, score, verdict a
 error), DIR/summary.json (the figures) and DIR/report.html (one self-contained page). The ledger is the cache: a
 rerun judges only the items that changed. A progress bar goes to stderr, the summary to stdout.
 
-Exit codes: 0 done; 1 a --fail-under figure is below its value; 2 a usage error; 130 interrupted (the items
-judged so far are in results.jsonl).
+Exit codes: 0 done; 1 a --fail-under figure is below its value; 2 a usage error; 3 a bug in gavel (its traceback
+is logged on stderr); 130 interrupted (the items judged so far are in results.jsonl).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, until_interrupted
+from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, reporting_bugs, until_interrupted
 from gavel.server.settings import Settings
 from gavel.tools.common import one_line
 from gavel.tools.evaluation.compare import ID_CHARS
@@ -70,6 +70,7 @@ def shown_id(item_id: str) -> str:
     return printable(one_line(item_id, ID_CHARS))
 
 
+@reporting_bugs
 def evaluate(settings: Settings, args: argparse.Namespace) -> int:
     from gavel.server.cli.eval_run import EVAL_TOOLS
     from gavel.tools.errors import GavelError

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from gavel.server.cli.eval import ProgressBar
+from gavel.server.cli.main import main
 from gavel.tools.engine.sentences import split_sentences
 from gavel.tools.rag.sentence_support import claims
 from tests.conftest import PYTHON, REPO_ROOT
@@ -285,6 +286,20 @@ def test_ctrl_c_keeps_the_items_judged_and_writes_their_report(tmp_path: Path, c
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert 2 <= len(rows) < 200 and summary["complete"] is False and summary["items"] == len(rows)
     assert "INTERRUPTED" in out and (tmp_path / "out" / "report.html").is_file()
+
+
+def test_a_bug_in_gavel_exits_3_with_one_line_and_the_traceback_logged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], restore_logging: None
+) -> None:
+    def boom(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("gavel.tools.evaluation.dataset.load", boom)
+    code = main(["eval", str(HALUEVAL), "--tool", "judge_rag_answer", "--out", str(tmp_path), "--ledger-path", "off"])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert "Traceback (most recent call last)" in err  # logged, so it can be reported
+    assert err.splitlines()[-1].startswith("gavel: error: a bug in gavel ended 'gavel eval' (RuntimeError: boom)")
 
 
 class Terminal(io.StringIO):
