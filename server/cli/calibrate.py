@@ -8,6 +8,9 @@
 
 The table goes to stdout, one progress line per item to stderr. Ctrl-C stops the run (the item being judged is
 dropped): the items judged so far are kept and reported (and stored) as a partial calibration.
+
+Exit codes: 0 done; 2 a usage error; 3 a bug in gavel (its traceback is logged on stderr); 130 interrupted (the
+report is partial).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import math
 import sys
 from typing import Any
 
-from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, until_interrupted
+from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, reporting_bugs, until_interrupted
 from gavel.server.settings import Settings
 from gavel.tools.calibration.models import shown_set
 from gavel.tools.common import one_line
@@ -30,6 +33,7 @@ EXIT_INTERRUPTED = 130
 PROGRESS_CHARS = 200
 
 
+@reporting_bugs
 def calibrate(settings: Settings, args: argparse.Namespace) -> int:
     from gavel.tools.calibration.sets import load_file, load_set, shipped_sets
     from gavel.tools.errors import GavelError

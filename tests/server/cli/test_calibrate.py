@@ -144,6 +144,20 @@ def test_bad_invocations_say_what_to_change(
     assert message in capsys.readouterr().err
 
 
+def test_a_bug_in_gavel_exits_3_with_one_line_and_the_traceback_logged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], restore_logging: None
+) -> None:
+    def boom(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("gavel.tools.calibration.sets.load_set", boom)
+    code = main(["calibrate", "--set", "halueval-qa", "--ledger-path", str(tmp_path / "l.sqlite3")])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert "Traceback (most recent call last)" in err  # logged, so it can be reported
+    assert err.splitlines()[-1].startswith("gavel: error: a bug in gavel ended 'gavel calibrate' (RuntimeError: boom)")
+
+
 def test_the_help_names_every_shipped_set(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["calibrate", "--help"])
