@@ -21,7 +21,7 @@ import math
 import sys
 from typing import Any
 
-from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, reporting_bugs, until_interrupted
+from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
 from gavel.tools.calibration.models import shown_set
 from gavel.tools.common import one_line
@@ -33,7 +33,6 @@ EXIT_INTERRUPTED = 130
 PROGRESS_CHARS = 200
 
 
-@reporting_bugs
 def calibrate(settings: Settings, args: argparse.Namespace) -> int:
     from gavel.tools.calibration.sets import load_file, load_set, shipped_sets
     from gavel.tools.errors import GavelError

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 from collections.abc import Awaitable, Callable
 from typing import NoReturn, TypeVar
@@ -15,8 +14,8 @@ from gavel.tools.rubric_registry import RubricRegistry
 
 EXIT_OK = 0
 EXIT_USAGE = 2
-# An unexpected error, a bug in gavel, ended a long run (`reporting_bugs`): pytest's code for an internal error, so a CI
-# job tells it from 1, a run below its --fail-under bar, and from 2, a usage error.
+# An unexpected error, a bug in gavel, ended a command (main's `_reporting_bugs`): pytest's code for an internal error,
+# so a CI job tells it from 1, a run below its --fail-under bar, and from 2, a usage error.
 EXIT_INTERNAL_ERROR = 3
 # The shell's code for a command ended by a write to a pipe no one reads (128 + SIGPIPE), as `gavel config | head -1`
 # ends it: not 1, which `gavel eval` gives a run below its threshold.
@@ -40,35 +39,6 @@ def fail(message: str) -> int:
     sys.stderr.write(f"{PROG}: error: {printable(' '.join(message.split()))}\n")
     sys.stderr.flush()
     return EXIT_USAGE
-
-
-def reporting_bugs(handler: Handler) -> Handler:
-    """`handler`, ended by an unexpected error with EXIT_INTERNAL_ERROR and one line on stderr, after the error's
-    traceback is logged (to stderr) for a report, not with Python's exit code 1, which `gavel eval` gives a run below
-    its bar. A reader of stdout that left (BrokenPipeError) is passed on to `main`, which ends quietly on it."""
-
-    @functools.wraps(handler)
-    def run(settings: Settings, args: argparse.Namespace) -> int:
-        try:
-            return handler(settings, args)
-        except Exception as exc:
-            from gavel.tools.errors import leaves
-
-            found = leaves(exc)  # a task group's error is a group: its leaves say what went wrong
-            if all(isinstance(leaf, BrokenPipeError) for leaf in found):
-                raise
-            from gavel.server.logging import get_logger
-
-            get_logger(f"gavel.{args.command}").exception("a bug in gavel ended the command", command=args.command)
-            what = "; ".join(dict.fromkeys(f"{type(leaf).__name__}: {leaf}" for leaf in found))
-            sys.stderr.write(
-                f"{PROG}: error: a bug in gavel ended '{PROG} {args.command}' ({printable(' '.join(what.split()))}); "
-                "its traceback is logged above: please report it\n"
-            )
-            sys.stderr.flush()
-            return EXIT_INTERNAL_ERROR
-
-    return run
 
 
 def out(text: str = "") -> None:

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, reporting_bugs, until_interrupted
+from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
 from gavel.tools.common import one_line
 from gavel.tools.evaluation.compare import ID_CHARS
@@ -70,7 +70,6 @@ def shown_id(item_id: str) -> str:
     return printable(one_line(item_id, ID_CHARS))
 
 
-@reporting_bugs
 def evaluate(settings: Settings, args: argparse.Namespace) -> int:
     from gavel.server.cli.eval_run import EVAL_TOOLS
     from gavel.tools.errors import GavelError

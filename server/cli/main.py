@@ -2,7 +2,8 @@
 readers `history`, `show` and `export`.
 
 Settings are read once, in `main`, from the environment and the flags (flags win); nothing is read at
-import time. Every user error is one line on stderr and exit code 2.
+import time. Every user error is one line on stderr and exit code 2; a bug in gavel that ends a command (any but
+`serve`) is logged with its traceback on stderr and exits 3 with one line (`_reporting_bugs`).
 
 `serve` writes nothing to stdout itself: on stdio that is the protocol channel. The other commands are
 for a person and write their output to stdout; when its reader leaves early (`gavel config | head -1`), a command
@@ -18,13 +19,22 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from gavel.server.cli.commands import add_commands
-from gavel.server.cli.console import EXIT_STDOUT_CLOSED, PROG, Handler, Parser, fail, positive_float
+from gavel.server.cli.console import (
+    EXIT_INTERNAL_ERROR,
+    EXIT_STDOUT_CLOSED,
+    PROG,
+    Handler,
+    Parser,
+    fail,
+    positive_float,
+)
 from gavel.server.settings import SettingsError, load_settings
+from gavel.tools.guards.text import printable
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 BACKENDS = ("auto", "openai", "ollama", "embedded", "sampling")
@@ -135,8 +145,35 @@ def _run(args: argparse.Namespace) -> int:
         settings = load_settings(os.environ, _overrides(args))
     except SettingsError as exc:
         return fail(str(exc))
-    if args.command != "serve":
-        from gavel.server.logging import configure_logging
+    if args.command == "serve":
+        # Not `_reporting_bugs`: a bug stays a traceback and 1 to its host (no 1 of serve's to confuse it with).
+        return int(_handler(args.handler)(settings, args))
+    from gavel.server.logging import configure_logging
 
-        configure_logging(settings.log_level)
-    return int(_handler(args.handler)(settings, args))
+    configure_logging(settings.log_level)
+    return _reporting_bugs(args.command, lambda: int(_handler(args.handler)(settings, args)))
+
+
+def _reporting_bugs(command: str, run: Callable[[], int]) -> int:
+    """`run()`, or, when an unexpected error (a bug in gavel) ends it, EXIT_INTERNAL_ERROR and one line on stderr,
+    after the error's traceback is logged (to stderr) for a report, not Python's exit code 1, which `gavel eval`
+    gives a run below its bar. A reader of stdout that left (BrokenPipeError) is passed on to `main`, which ends
+    quietly on it; Ctrl-C (KeyboardInterrupt, not an Exception) is not caught: it still ends the command with 130."""
+    try:
+        return run()
+    except Exception as exc:
+        from gavel.tools.errors import leaves
+
+        found = leaves(exc)  # a task group's error is a group: its leaves say what went wrong
+        if all(isinstance(leaf, BrokenPipeError) for leaf in found):
+            raise
+        from gavel.server.logging import get_logger
+
+        get_logger(f"gavel.{command}").exception("a bug in gavel ended the command", command=command)
+        what = "; ".join(dict.fromkeys(f"{type(leaf).__name__}: {leaf}" for leaf in found))
+        sys.stderr.write(
+            f"{PROG}: error: a bug in gavel ended '{PROG} {command}' ({printable(' '.join(what.split()))}); "
+            "its traceback is logged above: please report it\n"
+        )
+        sys.stderr.flush()
+        return EXIT_INTERNAL_ERROR

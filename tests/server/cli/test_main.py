@@ -279,3 +279,32 @@ def test_a_broken_pipe_out_of_serve_is_not_taken_for_a_reader_that_left(monkeypa
     monkeypatch.setattr("gavel.server.cli.main._handler", lambda name: serve)
     with pytest.raises(BrokenPipeError):
         main(["serve"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "target"),
+    [
+        (["rubrics"], "gavel.server.cli.describe.load_registry"),
+        (["config", "--no-probe"], "gavel.server.cli.describe._readable"),
+    ],
+)
+def test_a_bug_in_gavel_exits_3_with_one_line_and_the_traceback_logged(
+    argv: list[str], target: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(target, boom)
+    code, _, err = _run(argv, capsys)
+    assert code == 3
+    assert "Traceback (most recent call last)" in err  # logged, so it can be reported
+    assert err.splitlines()[-1].startswith(f"gavel: error: a bug in gavel ended 'gavel {argv[0]}' (RuntimeError: boom)")
+
+
+def test_a_bug_in_serve_is_left_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    def serve(settings: object, args: object) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("gavel.server.cli.main._handler", lambda name: serve)
+    with pytest.raises(RuntimeError, match="boom"):
+        main(["serve"])
