@@ -140,7 +140,8 @@ def _show(ledger: Any, as_json: bool) -> int:
     header = ("KEY", "SET", "BACKEND", "MODEL", "READOUT", "N", "BAL.ACC", "AUROC", "SPEARMAN", "DATE (UTC)")
     rows = [
         (
-            e["key"], shown_set(e["set"]), str(e["backend"]), str(e["model"]), str(e["readout"]),
+            e["key"], shown_set(e["set"]), printable(str(e["backend"])), printable(str(e["model"])),
+            str(e["readout"]),
             f"{e['n']}{'' if e['complete'] else ' (partial)'}", _num(e["balanced_accuracy"]), _num(e["auroc"]),
             _num(e.get("spearman")),
             e["created_at"][:16].replace("T", " "),

@@ -209,7 +209,7 @@ def _print_summary(summary: dict[str, Any], figures: Any, tool: str, where: Path
     state = "" if summary["complete"] else " (INTERRUPTED: partial)"
     out(
         f"{tool}: {summary['items']} items{state}, {summary['from_ledger']} from the ledger, "
-        f"{summary['errors']} in error; judge {summary['judge']}"
+        f"{summary['errors']} in error; judge {printable(summary['judge'])}"
     )
     for name, value in summary["figures"].items():
         shown = "n/a" if value is None else f"{value:.4f}"

@@ -111,7 +111,9 @@ class CalibrationReport(BaseModel):
         ]
         lines = [
             f"calibration {self.calibration_id} of {self.tool} on {shown_set(self.set)}: {state}",
-            f"judge: {judge.get('backend')} {judge.get('model')} ({judge.get('readout')} readout), "
+            # The model can be the first a remote server lists: its name as the server wrote it reaches a terminal.
+            f"judge: {printable(str(judge.get('backend')))} {printable(str(judge.get('model')))} "
+            f"({judge.get('readout')} readout), "
             f"key {self.fitness_key}",
             "",
             "| figure | value [95% CI] |",

@@ -196,3 +196,17 @@ def test_a_sets_name_reaches_the_terminal_on_one_line_with_no_escape_sequence(tm
     assert "on x\ufffd]0;PWNED\ufffd fake: 2 items" in err and "on x\ufffd]0;PWNED\ufffd fake: complete" in out
     assert "x\ufffd]0;PWNED\ufffd fake" in shown.stdout.splitlines()[1]
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", out + err + shown.stdout)
+
+
+def test_the_judges_model_name_reaches_the_terminal_with_no_escape_sequence(tmp_path: Path) -> None:
+    model = "x\x1b]0;PWNED\x07:latest"  # a name the backend's server chose (the first model an OpenAI server lists)
+    with OllamaTestServer(responder=lambda body: OllamaReply("Yes", logprobs=YES), models=[model]) as server:
+        env = {**env_for(server, tmp_path / "ledger.sqlite3"), "GAVEL_JUDGE_MODEL": model}
+        run = calibrate(env, "--set", "halueval-qa", "--limit", "2")
+        out, err = run.communicate(timeout=WAIT_S)
+        shown = subprocess.run([PYTHON, "-m", "gavel.server", "calibrate", "--show"], env=env, capture_output=True,
+                               text=True, timeout=WAIT_S, check=True)  # fmt: skip
+    assert run.returncode == 0, err
+    assert "judge: ollama x\ufffd]0;PWNED\ufffd:latest (" in out
+    assert "x\ufffd]0;PWNED\ufffd:latest" in shown.stdout.splitlines()[1]
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", out + shown.stdout)

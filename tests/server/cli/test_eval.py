@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from gavel.server.cli.eval import ProgressBar
+from gavel.server.cli.eval import ProgressBar, _print_summary
 from gavel.server.cli.main import main
 from gavel.tools.engine.sentences import split_sentences
 from gavel.tools.rag.sentence_support import claims
@@ -321,3 +321,12 @@ def test_an_id_reaches_the_terminal_on_one_line_with_no_escape_sequence() -> Non
     stream = io.StringIO()
     ProgressBar(1, stream).step({"id": "x\x1b]0;PWNED\x07\x1b[2J\rfake: approved\x9b", "verdict": "error"})
     assert stream.getvalue().endswith("| x\ufffd]0;PWNED\ufffd\ufffd[2J fake: approved\ufffd: error\n")
+
+
+def test_the_judges_model_name_reaches_the_terminal_with_no_escape_sequence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    summary = {"complete": True, "items": 1, "from_ledger": 0, "errors": 0, "figures": {},
+               "judge": "openai x\x1b]0;PWNED\x07 (probability)"}  # fmt: skip
+    _print_summary(summary, None, "judge_rag_answer", tmp_path, None)
+    assert "; judge openai x\ufffd]0;PWNED\ufffd (probability)\n" in capsys.readouterr().out
