@@ -21,14 +21,12 @@ import math
 import sys
 from typing import Any
 
-from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, until_interrupted
+from gavel.server.cli.console import EXIT_INTERRUPTED, EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
 from gavel.tools.calibration.models import shown_set
 from gavel.tools.common import one_line
 from gavel.tools.guards.text import printable
 
-# The shell's code for a run ended by Ctrl-C (128 + SIGINT): the report printed is partial.
-EXIT_INTERRUPTED = 130
 # How much of a progress message (an item's id and its score, or the engine's step) a progress line shows.
 PROGRESS_CHARS = 200
 

@@ -20,6 +20,9 @@ EXIT_INTERNAL_ERROR = 3
 # The shell's code for a command ended by a write to a pipe no one reads (128 + SIGPIPE), as `gavel config | head -1`
 # ends it: not 1, which `gavel eval` gives a run below its threshold.
 EXIT_STDOUT_CLOSED = 141
+# The shell's code for a command ended by Ctrl-C (128 + SIGINT): `gavel eval` and `gavel calibrate` give it after their
+# partial report, main any other command (but `serve`) it stops.
+EXIT_INTERRUPTED = 130
 PROG = "gavel"
 N = TypeVar("N", int, float)
 

@@ -22,14 +22,13 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from gavel.server.cli.console import EXIT_OK, fail, load_registry, out, until_interrupted
+from gavel.server.cli.console import EXIT_INTERRUPTED, EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
 from gavel.tools.common import one_line
 from gavel.tools.evaluation.compare import ID_CHARS
 from gavel.tools.guards.text import printable
 
 EXIT_BELOW = 1
-EXIT_INTERRUPTED = 130
 BAR_WIDTH = 30
 
 

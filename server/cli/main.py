@@ -7,7 +7,8 @@ import time. Every user error is one line on stderr and exit code 2; a bug in ga
 
 `serve` writes nothing to stdout itself: on stdio that is the protocol channel. The other commands are
 for a person and write their output to stdout; when its reader leaves early (`gavel config | head -1`), a command
-ends quietly with exit code 141 (128 + SIGPIPE), as a shell's tools do.
+ends quietly with exit code 141 (128 + SIGPIPE), as a shell's tools do. Ctrl-C ends one with a line on stderr and exit
+code 130 (128 + SIGINT), no traceback; `eval` and `calibrate` first report what was done (a partial report).
 
 The subcommands, their arguments and where each handler lives are one table, `gavel.server.cli.commands`;
 a handler's module is imported only when its command runs.
@@ -26,6 +27,7 @@ from typing import Any
 from gavel.server.cli.commands import add_commands
 from gavel.server.cli.console import (
     EXIT_INTERNAL_ERROR,
+    EXIT_INTERRUPTED,
     EXIT_STDOUT_CLOSED,
     PROG,
     Handler,
@@ -116,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # what is still buffered is written here, where a closed pipe is caught, not at exit
     except* BrokenPipeError:  # a star: `demo` writes from inside a task group, which wraps the error in a group
         code = _stdout_closed()
+    except* KeyboardInterrupt:  # eval and calibrate stop on Ctrl-C themselves (a partial report): not seen here
+        code = _interrupted()
     return code
 
 
@@ -135,6 +139,13 @@ def _stdout_closed() -> int:
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
     return EXIT_STDOUT_CLOSED
+
+
+def _interrupted() -> int:
+    """Ctrl-C stopped the command: one line on stderr, not Python's KeyboardInterrupt traceback."""
+    sys.stderr.write(f"{PROG}: interrupted\n")
+    sys.stderr.flush()
+    return EXIT_INTERRUPTED
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -158,7 +169,7 @@ def _reporting_bugs(command: str, run: Callable[[], int]) -> int:
     """`run()`, or, when an unexpected error (a bug in gavel) ends it, EXIT_INTERNAL_ERROR and one line on stderr,
     after the error's traceback is logged (to stderr) for a report, not Python's exit code 1, which `gavel eval`
     gives a run below its bar. A reader of stdout that left (BrokenPipeError) is passed on to `main`, which ends
-    quietly on it; Ctrl-C (KeyboardInterrupt, not an Exception) is not caught: it still ends the command with 130."""
+    quietly on it, and so is Ctrl-C (KeyboardInterrupt, not an Exception), which `main` ends with 130."""
     try:
         return run()
     except Exception as exc:

@@ -308,3 +308,21 @@ def test_a_bug_in_serve_is_left_as_it_is(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr("gavel.server.cli.main._handler", lambda name: serve)
     with pytest.raises(RuntimeError, match="boom"):
         main(["serve"])
+
+
+@pytest.mark.parametrize(
+    "stop", [KeyboardInterrupt(), BaseExceptionGroup("a task group's", [KeyboardInterrupt()])], ids=["bare", "group"]
+)
+def test_ctrl_c_ends_a_command_with_130_and_one_line_not_a_traceback(
+    stop: BaseException, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(*args: object) -> None:
+        raise stop
+
+    monkeypatch.setattr("gavel.server.cli.describe._rubric_table", interrupted)
+    try:
+        code, _, err = _run(["rubrics"], capsys)
+    except (KeyboardInterrupt, BaseExceptionGroup) as exc:  # out of main, it would stop pytest itself
+        pytest.fail(f"Ctrl-C left main: {exc!r}")
+    assert code == 130
+    assert err == "gavel: interrupted\n" and "Traceback" not in err
