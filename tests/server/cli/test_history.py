@@ -80,6 +80,18 @@ def test_history_is_a_table_of_the_latest_calls_newest_first(
     assert "bbbb0000000000i1" not in out  # batch items are not calls
 
 
+def test_history_shows_escape_codes_in_a_headline_as_replacement_characters(
+    ledger_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = Ledger(ledger_path)
+    store.record([entry("aaaa000000000001", headline="rejected \x1b]0;owned\x07\x1b[2J by the model")])
+    store.close()
+    code, out, _ = run(["history"], capsys)
+    assert code == 0
+    assert "\x1b" not in out and "\x07" not in out
+    assert "rejected \ufffd]0;owned\ufffd\ufffd[2J by the model" in out
+
+
 @pytest.mark.parametrize(
     ("argv", "ids"),
     [
