@@ -11,6 +11,7 @@ from typing import Any
 from gavel.server.cli.console import EXIT_OK, fail, load_registry, out
 from gavel.server.settings import Settings
 from gavel.tools.errors import GavelError, RubricFileError, UnknownRubric
+from gavel.tools.guards.text import printable
 from gavel.tools.rubrics import Rubric
 
 BACKEND_PROBE_UNAVAILABLE = "backend probe not available yet"
@@ -107,7 +108,8 @@ def config(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _readable(values: dict[str, Any], indent: int) -> list[str]:
-    """'key  value' lines, nested dicts indented under their key; null shows as '-'."""
+    """'key  value' lines, nested dicts indented under their key; null shows as '-'. Values pass through `printable`:
+    a backend probe's detail (and the reasons built from it) can hold an error text a remote server sent."""
     width = max((len(key) for key in values), default=0)
     lines = []
     for key, value in values.items():
@@ -116,5 +118,5 @@ def _readable(values: dict[str, Any], indent: int) -> list[str]:
             lines += _readable(value, indent + 2)
         else:
             shown = "-" if value is None else value if isinstance(value, str) else json.dumps(value, default=str)
-            lines.append(f"{' ' * indent}{key.ljust(width)}  {shown}")
+            lines.append(f"{' ' * indent}{key.ljust(width)}  {printable(shown)}")
     return lines

@@ -157,6 +157,19 @@ def test_config_shows_the_openai_server_whether_it_answers_and_masks_its_key(
     assert wrong["backend"]["would_use"] != "openai"
 
 
+def test_config_shows_escape_codes_in_the_probe_details_as_replacement_characters(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said = "the server said \x1b]52;c;cm0gLXJm\x07"  # an error text from a remote server: set the clipboard
+    probe = {"why_not_others": f"openai: {said}", "openai": {"answers": False, "detail": said}}
+    monkeypatch.setattr("gavel.server.backend_select.describe_backend", lambda settings: probe)
+    code, out, _ = _run(["config"], capsys)
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    assert re.search(r"^\s+detail\s+the server said \ufffd]52;c;cm0gLXJm\ufffd$", out, re.MULTILINE)
+    _, out, _ = _run(["config", "--json"], capsys)
+    assert json.loads(out)["backend"]["openai"]["detail"] == said  # the JSON form keeps the text as it came
+
+
 def test_flags_override_the_environment(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GAVEL_BACKEND", "ollama")
     monkeypatch.setenv("GAVEL_TIMEOUT_S", "30")
