@@ -103,7 +103,7 @@ def config(settings: Settings, args: argparse.Namespace) -> int:
     for line in _readable(backend, indent=2):
         out(line)
     out("")
-    out(f"ledger: {ledger.line()}")
+    out(f"ledger: {printable(ledger.line())}")  # an unavailable ledger's error text may come from a remote server
     return EXIT_OK
 
 

@@ -14,6 +14,7 @@ import pytest
 from gavel.server.cli.commands import COMMANDS, Command
 from gavel.server.cli.main import _handler, main
 from gavel.tools.engine.embedded import default_model_path
+from gavel.tools.ledger import LedgerStatus
 from gavel.tools.rubric_registry import RubricRegistry
 from gavel.tools.rubrics import Rubric
 from tests.conftest import REPO_ROOT
@@ -168,6 +169,16 @@ def test_config_shows_escape_codes_in_the_probe_details_as_replacement_character
     assert re.search(r"^\s+detail\s+the server said \ufffd]52;c;cm0gLXJm\ufffd$", out, re.MULTILINE)
     _, out, _ = _run(["config", "--json"], capsys)
     assert json.loads(out)["backend"]["openai"]["detail"] == said  # the JSON form keeps the text as it came
+
+
+def test_config_shows_escape_codes_in_the_ledgers_error_as_replacement_characters(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said = "FATAL: \x1b[2Jno such database"  # a PostgreSQL server's error text: clear the screen
+    status = LedgerStatus(path="postgresql://h/db", state="unavailable", detail=said)
+    monkeypatch.setattr("gavel.server.settings.Settings.ledger_status", lambda self: status)
+    code, out, _ = _run(["config", "--no-probe"], capsys)
+    assert code == 0 and "\x1b" not in out and "FATAL: \ufffd[2Jno such database" in out
 
 
 def test_flags_override_the_environment(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
