@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +15,7 @@ from gavel.tools.common import one_line
 from gavel.tools.guards.text import printable
 from gavel.tools.ledger import Ledger
 
+_UNESCAPED_CONTROLS = re.compile("[\x7f-\x9f]")
 # `gavel history` cuts headlines here so a row stays on one line of a wide terminal.
 HEADLINE_CHARS = 100
 
@@ -42,7 +44,9 @@ def _json_text(record: dict[str, Any], indent: int | None = None) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate from an in-process caller's text; escape it
         text = json.dumps(record, indent=indent, ensure_ascii=True)
-    return text
+    # json.dumps escapes C0 controls but not DEL and C1 (U+009B starts an escape sequence on some terminals): they
+    # can only stand inside a string, where the same escape keeps the same value.
+    return _UNESCAPED_CONTROLS.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def history_table(rows: Sequence[dict[str, Any]]) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -172,6 +173,18 @@ def test_show_prints_the_full_record_as_json(
     assert code == 0
     assert json.loads(out) == expected
     assert json.loads(out)["items"] == ["bbbb0000000000i1"]
+
+
+def test_show_writes_del_and_c1_controls_as_json_escapes_with_the_same_value(
+    ledger_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = "the model said \x9b2J\x7f and \x85 café"
+    store = Ledger(ledger_path)
+    store.record([entry("aaaa000000000001", result_json=json.dumps({"summary": said}))])
+    store.close()
+    code, out, _ = run(["show", "aaaa000000000001"], capsys)
+    assert code == 0 and not re.search("[\x7f-\x9f]", out)
+    assert "\\u009b2J\\u007f and \\u0085 café" in out and json.loads(out)["result"]["summary"] == said
 
 
 def test_show_accepts_a_unique_prefix(filled: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
