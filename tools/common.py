@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler, Strict, model_serializer
 
 from gavel.tools.errors import InvalidInput
+from gavel.tools.guards.text import printable
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,12 @@ def clip(text: str, limit: int) -> str:
 def one_line(text: str, limit: int) -> str:
     """`text` on one line, cut to `limit` characters with an ellipsis."""
     return clip(" ".join(text.split()), limit)
+
+
+def terminal_line(text: str, limit: int) -> str:
+    """`text` as a terminal is sent it: on one line, cut to `limit` characters, and with no control character to
+    start an escape sequence (a dataset's id, a set's or a model's name, a headline from a model's output)."""
+    return printable(one_line(text, limit))
 
 
 def table_cell(text: str, limit: int | None = None) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 from gavel.server.cli.console import EXIT_INTERRUPTED, EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
 from gavel.tools.calibration.models import shown_set
-from gavel.tools.common import one_line
+from gavel.tools.common import terminal_line
 from gavel.tools.guards.text import printable
 
 # How much of a progress message (an item's id and its score, or the engine's step) a progress line shows.
@@ -116,7 +116,7 @@ def progress_line(done: float, total: float | None, message: str | None) -> str:
     two items (fractional values, and no total once past it) keep the count of the items judged so far. The message
     names the item by the data's id: it is put on one line, cut, and shown with no escape sequence, as `gavel eval`
     shows an id."""
-    message = printable(one_line(message or "", PROGRESS_CHARS))
+    message = terminal_line(message or "", PROGRESS_CHARS)
     count = f"[{math.floor(done)}/{math.floor(total)}]" if total is not None else f"[{math.floor(done)}]"
     return f"{count} {message}".rstrip() if float(done).is_integer() else f"{count} ... {message}".rstrip()
 

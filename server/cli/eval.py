@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 from gavel.server.cli.console import EXIT_INTERRUPTED, EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
-from gavel.tools.common import one_line
+from gavel.tools.common import terminal_line
 from gavel.tools.evaluation.compare import ID_CHARS
 from gavel.tools.guards.text import printable
 
@@ -66,7 +66,7 @@ class ProgressBar:
 
 def shown_id(item_id: str) -> str:
     """A dataset's id as the terminal is sent it: one line, not too long, and no escape sequence in it."""
-    return printable(one_line(item_id, ID_CHARS))
+    return terminal_line(item_id, ID_CHARS)
 
 
 def evaluate(settings: Settings, args: argparse.Namespace) -> int:
@@ -99,7 +99,7 @@ def evaluate(settings: Settings, args: argparse.Namespace) -> int:
             f"it from with --map {absent[0]}=KEY"
         )
     if ignored:
-        keys = printable(one_line(", ".join(ignored), 500))
+        keys = terminal_line(", ".join(ignored), 500)
         sys.stderr.write(f"not arguments of {spec.name}, kept in results as 'extra': {keys}\n")
     try:
         args.out.mkdir(parents=True, exist_ok=True)

@@ -11,8 +11,7 @@ from typing import Any
 
 from gavel.server.cli.console import EXIT_OK, fail, load_registry, out
 from gavel.server.settings import Settings
-from gavel.tools.common import one_line
-from gavel.tools.guards.text import printable
+from gavel.tools.common import terminal_line
 from gavel.tools.ledger import Ledger
 
 _UNESCAPED_CONTROLS = re.compile("[\x7f-\x9f]")
@@ -57,7 +56,7 @@ def history_table(rows: Sequence[dict[str, Any]]) -> list[str]:
             row["created_at"][:19].replace("T", " "),
             row["tool"],
             "yes" if row["cached"] else "",
-            printable(one_line(row["headline"], HEADLINE_CHARS)),  # from the model's output, bound for the terminal
+            terminal_line(row["headline"], HEADLINE_CHARS),  # from the model's output, bound for the terminal
         )
         for row in rows
     ]

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gavel.tools.common import one_line
+from gavel.tools.common import terminal_line
 from gavel.tools.guards.text import printable
 
 # How much of a set's name a line of text shows.
@@ -20,7 +20,7 @@ def shown_set(name: str) -> str:
     """A set's name as a line of text shows it: one line, not too long, and no escape sequence in it. The name of
     a set of the user's own is the sidecar's `name` or the data file's, and the text goes to a terminal (as an item's
     id does, `gavel eval`'s `shown_id`)."""
-    return printable(one_line(name, SET_CHARS))
+    return terminal_line(name, SET_CHARS)
 
 
 class Figure(BaseModel):

@@ -12,10 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from gavel.tools.common import one_line
+from gavel.tools.common import terminal_line
 from gavel.tools.errors import InvalidInput
 from gavel.tools.evaluation.figures import figures, headline
-from gavel.tools.guards.text import printable
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -58,7 +57,7 @@ class Comparison(BaseModel):
         for f in self.figures:
             lines.append(f"  {f.figure}: {_num(f.before)} -> {_num(f.after)} ({_signed(f.delta)})")
         for c in self.changed:
-            shown = printable(one_line(c.id, ID_CHARS))  # a dataset's id, bound for the terminal
+            shown = terminal_line(c.id, ID_CHARS)  # a dataset's id, bound for the terminal
             lines.append(
                 f"  {shown}: {c.verdict_before} {_num(c.score_before)} -> {c.verdict_after} {_num(c.score_after)}"
             )
