@@ -195,12 +195,9 @@ class Settings(BaseModel):
     def public_view(self) -> dict[str, Any]:
         """Every setting, with the secret masked: what `gavel config` prints."""
         view = self.model_dump(mode="json")
-        view["auth_token"] = "****" if self.auth_token else None
-        view["openai_api_key"] = "****" if self.openai_api_key else None
-        # A proxy's user:password@ may be in either backend's address.
-        view["openai_base_url"] = redact_url(self.openai_base_url) if self.openai_base_url else None
-        view["ollama_host"] = redact_url(self.ollama_host)
-        view["ledger_url"] = redact_url(self.ledger_url.get_secret_value()) if self.ledger_url else None
+        for name in (*SECRET_SETTINGS, *URL_SETTINGS):
+            value = getattr(self, name)
+            view[name] = _shown(name, value) if value else None
         return view
 
 
@@ -274,17 +271,20 @@ def load_settings(environ: Mapping[str, str], overrides: Mapping[str, Any] | Non
         raise SettingsError(f"{var}: {message} (got {_shown(name, item.get('input'))!r})") from None
 
 
-# The settings that may carry a password: a refusal quotes them as `gavel config` shows them.
-URL_SETTINGS = frozenset({"ollama_host", "openai_base_url", "ledger_url"})
+# The secrets, shown as ****, and the settings whose URL may carry a password (a proxy's user:password@ in either
+# backend's address, libpq's ?password=), shown masked: by `gavel config` and in a refusal alike.
+SECRET_SETTINGS = ("auth_token", "openai_api_key")
+URL_SETTINGS = ("ollama_host", "openai_base_url", "ledger_url")
 
 
 def _shown(name: str, value: Any) -> Any:
-    """A refused setting's value fit for its error message: a URL's password masked, a secret replaced."""
+    """A setting's value fit to be shown (`public_view`, a refusal's message): a URL's password masked, a secret
+    replaced."""
     if isinstance(value, SecretStr):
         value = value.get_secret_value()
     if name in URL_SETTINGS and isinstance(value, str):
         return redact_url(value)
-    return "****" if name in ("auth_token", "openai_api_key") else value
+    return "****" if name in SECRET_SETTINGS else value
 
 
 def _normalize_host(host: str) -> str:
