@@ -20,6 +20,7 @@ import argparse
 import importlib
 import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -152,17 +153,25 @@ def _run(args: argparse.Namespace) -> int:
     if args.command is None:
         *most, last = args.command_names
         return fail(f"give a command: {', '.join(most)} or {last}")
+    if args.command == "serve":
+        # Not `_reporting_bugs`: a bug stays a traceback and 1 to its host (no 1 of serve's to confuse it with).
+        return _with_settings(args, configure_logs=False)
+    # Reading the settings and configuring logging too: a bug there is a bug in the command like any other.
+    return _reporting_bugs(args.command, lambda: _with_settings(args, configure_logs=True))
+
+
+def _with_settings(args: argparse.Namespace, *, configure_logs: bool) -> int:
+    """The command run with the settings; a bad setting is one line and exit 2. `configure_logs`: logging is set up
+    at the settings' level first (`serve` sets up its own, for its transport)."""
     try:
         settings = load_settings(os.environ, _overrides(args))
     except SettingsError as exc:
         return fail(str(exc))
-    if args.command == "serve":
-        # Not `_reporting_bugs`: a bug stays a traceback and 1 to its host (no 1 of serve's to confuse it with).
-        return int(_handler(args.handler)(settings, args))
-    from gavel.server.logging import configure_logging
+    if configure_logs:
+        from gavel.server.logging import configure_logging
 
-    configure_logging(settings.log_level)
-    return _reporting_bugs(args.command, lambda: int(_handler(args.handler)(settings, args)))
+        configure_logging(settings.log_level)
+    return int(_handler(args.handler)(settings, args))
 
 
 def _reporting_bugs(command: str, run: Callable[[], int]) -> int:
@@ -178,9 +187,7 @@ def _reporting_bugs(command: str, run: Callable[[], int]) -> int:
         found = leaves(exc)  # a task group's error is a group: its leaves say what went wrong
         if all(isinstance(leaf, BrokenPipeError) for leaf in found):
             raise
-        from gavel.server.logging import get_logger
-
-        get_logger(f"gavel.{command}").exception("a bug in gavel ended the command", command=command)
+        _log_bug(command, exc)
         what = "; ".join(dict.fromkeys(f"{type(leaf).__name__}: {leaf}" for leaf in found))
         sys.stderr.write(
             f"{PROG}: error: a bug in gavel ended '{PROG} {command}' ({printable(' '.join(what.split()))}); "
@@ -188,3 +195,16 @@ def _reporting_bugs(command: str, run: Callable[[], int]) -> int:
         )
         sys.stderr.flush()
         return EXIT_INTERNAL_ERROR
+
+
+def _log_bug(command: str, exc: Exception) -> None:
+    """The bug's traceback on stderr. Through the log once logging is set up; before that (a bug in reading the
+    settings or in configuring logging), printed as Python would: structlog's default logger writes to stdout."""
+    import structlog
+
+    if not structlog.is_configured():
+        traceback.print_exception(exc, file=sys.stderr)
+        return
+    from gavel.server.logging import get_logger
+
+    get_logger(f"gavel.{command}").exception("a bug in gavel ended the command", command=command)

@@ -325,6 +325,30 @@ def test_a_bug_in_gavel_exits_3_with_one_line_and_the_traceback_logged(
     assert err.splitlines()[-1].startswith(f"gavel: error: a bug in gavel ended 'gavel {argv[0]}' (RuntimeError: boom)")
 
 
+@pytest.mark.parametrize("target", ["gavel.server.cli.main.load_settings", "gavel.server.logging.configure_logging"])
+def test_a_bug_in_reading_the_settings_or_configuring_logging_exits_3_with_one_line(
+    target: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(target, boom)
+    code, out, err = _run(["rubrics"], capsys)
+    assert code == 3
+    assert out == ""  # logging is not set up yet: the traceback still goes to stderr, not to structlog's stdout
+    assert "Traceback (most recent call last)" in err
+    assert err.splitlines()[-1].startswith("gavel: error: a bug in gavel ended 'gavel rubrics' (RuntimeError: boom)")
+
+
+def test_a_bug_in_reading_the_settings_of_serve_is_left_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("gavel.server.cli.main.load_settings", boom)
+    with pytest.raises(RuntimeError, match="boom"):
+        main(["serve"])
+
+
 def test_a_bug_in_serve_is_left_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
     def serve(settings: object, args: object) -> int:
         raise RuntimeError("boom")
