@@ -9,7 +9,8 @@ error), DIR/summary.json (the figures) and DIR/report.html (one self-contained p
 rerun judges only the items that changed. A progress bar goes to stderr, the summary to stdout.
 
 Exit codes: 0 done; 1 a --fail-under figure is below its value; 2 a usage error; 3 a bug in gavel (its traceback
-is logged on stderr); 130 interrupted (the items judged so far are in results.jsonl).
+is logged on stderr; the items judged before it are in results.jsonl, and its message says so); 130 interrupted
+(the items judged so far are in results.jsonl).
 """
 
 from __future__ import annotations
@@ -20,13 +21,16 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from gavel.server.cli.console import EXIT_INTERRUPTED, EXIT_OK, fail, load_registry, out, until_interrupted
 from gavel.server.settings import Settings
 from gavel.tools.common import terminal_line
 from gavel.tools.evaluation.compare import ID_CHARS
 from gavel.tools.guards.text import printable
+
+if TYPE_CHECKING:
+    from gavel.tools.evaluation.figures import Threshold
 
 EXIT_BELOW = 1
 BAR_WIDTH = 30
@@ -108,10 +112,27 @@ def evaluate(settings: Settings, args: argparse.Namespace) -> int:
     if (refused := _unwritable_out(args.out, args.data, (compare.RESULTS, compare.SUMMARY, "report.html"))) is not None:
         return fail(refused)
 
+    sys.stderr.write(f"judging {len(items)} items of {args.data} with {spec.name}\n")
+    results = args.out / compare.RESULTS
+    rows: list[dict[str, Any]] = []  # filled as `results` is: a bug partway can say how many rows are kept there
+    try:
+        return _judged(settings, args, spec, items, previous, thresholds, results, rows)
+    except Exception as exc:
+        if rows:  # said after the bug's one line (main's `_reporting_bugs`)
+            exc.add_note(f"the {len(rows)} items judged before the bug are kept in {results}")
+        raise
+
+
+def _judged(settings: Settings, args: argparse.Namespace, spec: Any, items: list[Any],
+            previous: tuple[list[dict[str, Any]], dict[str, Any]] | None, thresholds: list[Threshold],
+            results: Path, rows: list[dict[str, Any]]) -> int:  # fmt: skip
+    """Judge the items into `results` and `rows`, then write the summary and the report; the exit code."""
     import anyio
 
-    sys.stderr.write(f"judging {len(items)} items of {args.data} with {spec.name}\n")
-    rows, judge, interrupted = anyio.run(_run, settings, spec, items, args.out / compare.RESULTS)
+    from gavel.tools.errors import GavelError
+    from gavel.tools.evaluation import compare, figures
+
+    judge, interrupted = anyio.run(_run, settings, spec, items, results, rows)
     found = figures.figures(spec.name, rows)
     comparison = None
     if previous is not None:
@@ -153,9 +174,10 @@ def _unwritable_out(out: Path, data: Path, names: tuple[str, ...]) -> str | None
 
 
 async def _run(
-    settings: Settings, spec: Any, items: list[Any], results: Path
-) -> tuple[list[dict[str, Any]], str, bool]:
-    """Judge every item, appending each row to `results` as it comes; (rows, the judge in words, interrupted)."""
+    settings: Settings, spec: Any, items: list[Any], results: Path, rows: list[dict[str, Any]]
+) -> tuple[str, bool]:
+    """Judge every item, appending each row to `results` and to `rows` as it comes; (the judge in words,
+    interrupted)."""
 
     from gavel.server.cli.eval_run import run_items
     from gavel.tools.deps import ToolDeps
@@ -165,15 +187,14 @@ async def _run(
     ledger = settings.make_ledger()
     deps = ToolDeps(registry=load_registry(settings), limits=settings.limits(), judge_factory=provider.judge)
     bar = ProgressBar(len(items))
-    rows: list[dict[str, Any]] = []
     judges: set[str] = set()
     interrupted = False
     with results.open("w", encoding="utf-8") as handle:
 
         async def on_row(row: dict[str, Any]) -> None:
-            rows.append(row)
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             handle.flush()
+            rows.append(row)  # after the write: `rows` counts only what `results` holds
             provenance = (row.get("result") or {}).get("provenance") or {}
             if provenance.get("model"):
                 judges.add(f"{provenance.get('backend')} {provenance.get('model')} ({provenance.get('readout')})")
@@ -187,7 +208,7 @@ async def _run(
             await provider.aclose()
             if ledger is not None:
                 ledger.close()
-    return rows, "; ".join(sorted(judges)) or "n/a", interrupted
+    return "; ".join(sorted(judges)) or "n/a", interrupted
 
 
 def _now() -> str:

@@ -177,8 +177,9 @@ def _with_settings(args: argparse.Namespace, *, configure_logs: bool) -> int:
 def _reporting_bugs(command: str, run: Callable[[], int]) -> int:
     """`run()`, or, when an unexpected error (a bug in gavel) ends it, EXIT_INTERNAL_ERROR and one line on stderr,
     after the error's traceback is logged (to stderr) for a report, not Python's exit code 1, which `gavel eval`
-    gives a run below its bar. A reader of stdout that left (BrokenPipeError) is passed on to `main`, which ends
-    quietly on it, and so is Ctrl-C (KeyboardInterrupt, not an Exception), which `main` ends with 130."""
+    gives a run below its bar; each note on the error (`add_note`: what `eval` kept) is a line of its own after that
+    one. A reader of stdout that left (BrokenPipeError) is passed on to `main`, which ends quietly on it, and so is
+    Ctrl-C (KeyboardInterrupt, not an Exception), which `main` ends with 130."""
     try:
         return run()
     except Exception as exc:
@@ -193,6 +194,8 @@ def _reporting_bugs(command: str, run: Callable[[], int]) -> int:
             f"{PROG}: error: a bug in gavel ended '{PROG} {command}' ({printable(' '.join(what.split()))}); "
             "its traceback is logged above: please report it\n"
         )
+        for note in getattr(exc, "__notes__", ()):
+            sys.stderr.write(f"{PROG}: {printable(' '.join(str(note).split()))}\n")
         sys.stderr.flush()
         return EXIT_INTERNAL_ERROR
 

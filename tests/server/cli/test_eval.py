@@ -15,7 +15,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -300,6 +300,34 @@ def test_a_bug_in_gavel_exits_3_with_one_line_and_the_traceback_logged(
     assert code == 3
     assert "Traceback (most recent call last)" in err  # logged, so it can be reported
     assert err.splitlines()[-1].startswith("gavel: error: a bug in gavel ended 'gavel eval' (RuntimeError: boom)")
+
+
+def test_a_bug_partway_says_where_the_items_judged_before_it_are(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    restore_logging: None,
+    free_port: Callable[[], int],
+) -> None:
+    judged = 0
+
+    async def judge_then_boom(spec: object, item: Any, *args: object) -> dict[str, Any]:
+        nonlocal judged
+        if judged == 2:
+            raise RuntimeError("boom")
+        judged += 1
+        return {"id": item.id, "verdict": "approved", "result": {}}
+
+    monkeypatch.setattr("gavel.server.cli.eval_run.judge_item", judge_then_boom)
+    monkeypatch.setenv("GAVEL_OLLAMA_HOST", f"http://127.0.0.1:{free_port()}")  # never asked: no item reaches it
+    out = tmp_path / "out"
+    code = main(["eval", str(HALUEVAL), "--tool", "judge_rag_answer", "--map", "sources=context", "--out", str(out),
+                 "--backend", "ollama", "--ledger-path", "off"])  # fmt: skip
+    err = capsys.readouterr().err.splitlines()
+    assert code == 3
+    assert len(rows_of(out)) == 2
+    assert err[-2].startswith("gavel: error: a bug in gavel ended 'gavel eval' (RuntimeError: boom)")
+    assert err[-1] == f"gavel: the 2 items judged before the bug are kept in {out / 'results.jsonl'}"
 
 
 class Terminal(io.StringIO):
