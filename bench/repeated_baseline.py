@@ -1,0 +1,68 @@
+"""Whether a `repeated` check's P(yes) says more than the model's leaning to say Yes of that sentence: each sentence
+of a text asked whether what the text says before it already states it (the shipped check), and the same sentence
+asked against an empty document ("(nothing)"), for the good and concision versions of the support replies already
+read (`user_rubrics_{dev,fresh,fresh2,fresh3,fresh4}.jsonl`) and the good and rambling essays of the tuning prompts
+(`essay_dev.jsonl`). On the embedded default.
+
+    python -m bench.repeated_baseline   # writes bench/results/repeated-baseline.json as it goes
+
+A probe, not the tool (bench/README.md, "Repetition against an empty document").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from bench.common import RESULTS_DIR, say
+from bench.user_rubrics import DATA
+from gavel.tools.engine.check_items import Claim, check_items
+from gavel.tools.engine.checks import check_claim
+from gavel.tools.engine.embedded import EmbeddedBackend
+from gavel.tools.engine.judge import Judge
+from gavel.tools.rubric_checks import Checks
+from gavel.tools.rubric_registry import load_rubric_file
+from tests.support.config import engine_config
+
+CHECKS = Checks(kind="repeated")
+EMPTY = "(nothing)"
+SPLITS = ("dev", "fresh", "fresh2", "fresh3", "fresh4")
+
+
+def texts() -> list[tuple[str, str, str, str, str]]:
+    found = []
+    for split in SPLITS:
+        for line in (DATA / f"user_rubrics_{split}.jsonl").read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if row["domain"] == "support-reply" and row["version"] in ("good", "concision"):
+                found.append(("support", split, row["case"], row["version"], row["text"]))
+    for line in (DATA / "essay_dev.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["version"] in ("good", "rambling") and row["split"] == "tune":
+            found.append(("essay", row["split"], str(row["prompt_id"]), row["version"], row["essay"]))
+    return found
+
+
+async def probe(out: Path) -> None:
+    judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
+    rubric = load_rubric_file(DATA / "rubrics" / "user-support-reply.toml")  # its labels only; no source is shown
+    records: list[dict[str, Any]] = []
+    for domain, split, case, version, text in texts():
+        against_before, against_nothing = [], []
+        for item in check_items(CHECKS, text, None):
+            claim = item.claims[0]
+            before, _ = await check_claim(judge.calls, rubric, CHECKS, claim, None, {}, None, "before")
+            nothing, _ = await check_claim(judge.calls, rubric, CHECKS, Claim(claim.text, EMPTY), None, {}, None, "-")
+            assert before.value is not None and nothing.value is not None
+            against_before.append(round(before.value, 3))
+            against_nothing.append(round(nothing.value, 3))
+        records.append({"domain": domain, "split": split, "case": case, "version": version,
+                        "before": against_before, "nothing": against_nothing})  # fmt: skip
+        out.write_text(json.dumps(records, indent=1), encoding="utf-8")  # noqa: ASYNC240 - a probe, nothing else runs
+        say(f"  {domain} {split} {case} {version} {len(against_before)} checks")
+
+
+if __name__ == "__main__":
+    asyncio.run(probe(RESULTS_DIR / "repeated-baseline.json"))
