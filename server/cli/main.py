@@ -155,19 +155,19 @@ def _run(args: argparse.Namespace) -> int:
         return fail(f"give a command: {', '.join(most)} or {last}")
     if args.command == "serve":
         # Not `_reporting_bugs`: a bug stays a traceback and 1 to its host (no 1 of serve's to confuse it with).
-        return _with_settings(args, configure_logs=False)
+        return _with_settings(args)
     # Reading the settings and configuring logging too: a bug there is a bug in the command like any other.
-    return _reporting_bugs(args.command, lambda: _with_settings(args, configure_logs=True))
+    return _reporting_bugs(args.command, lambda: _with_settings(args))
 
 
-def _with_settings(args: argparse.Namespace, *, configure_logs: bool) -> int:
-    """The command run with the settings; a bad setting is one line and exit 2. `configure_logs`: logging is set up
-    at the settings' level first (`serve` sets up its own, for its transport)."""
+def _with_settings(args: argparse.Namespace) -> int:
+    """The command run with the settings; a bad setting is one line and exit 2. Logging is set up at the settings'
+    level first, but for `serve`, which sets up its own, for its transport."""
     try:
         settings = load_settings(os.environ, _overrides(args))
     except SettingsError as exc:
         return fail(str(exc))
-    if configure_logs:
+    if args.command != "serve":
         from gavel.server.logging import configure_logging
 
         configure_logging(settings.log_level)
