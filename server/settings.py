@@ -289,14 +289,16 @@ def _shown(name: str, value: Any) -> Any:
 
 def _normalize_host(host: str) -> str:
     """Accept what Ollama's client accepts (`ollama._client._parse_host`): 'host', 'host:port' or a URL, each with
-    or without 'user:password@'. A host with no port gets Ollama's, 11434: the port is looked for after the
-    credentials, whose ':' is not one, as the client's URL parser does."""
+    or without 'user:password@'. A host with no port gets the port that client gives it: a bare host Ollama's,
+    11434, but an http:// or https:// URL its scheme's, 80 or 443, as a server behind a reverse proxy is reached.
+    The port is looked for after the credentials, whose ':' is not one, as the client's URL parser does."""
     host = host.strip().rstrip("/")
     scheme, slashes, rest = host.partition("://")
     if not slashes:
         scheme, rest = "http", host
+    default_port = {"http": 80, "https": 443}.get(scheme, 11434) if slashes else 11434
     authority, slash, path = rest.partition("/")
     credentials, at, hostport = authority.rpartition("@")
     if ":" not in hostport.rsplit("]", 1)[-1]:
-        hostport += ":11434"
+        hostport += f":{default_port}"
     return f"{scheme}://{credentials}{at}{hostport}{slash}{path}"

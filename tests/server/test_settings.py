@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import urllib.parse
 from dataclasses import MISSING, fields
 
 import pytest
+from ollama._client import _parse_host
 
 from gavel.server.settings import DEFAULT_OLLAMA_MODEL, Settings, SettingsError, load_settings
 from gavel.tools.common import Limits
@@ -92,6 +94,29 @@ def test_an_ollama_host_its_client_cannot_parse_is_refused_naming_the_variable(h
 
 def test_an_ollama_host_with_a_password_and_no_port_gets_ollamas_port_as_its_client_does() -> None:
     assert load_settings({"OLLAMA_HOST": "bob:hunter2@myhost"}).ollama_host == "http://bob:hunter2@myhost:11434"
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "example.com",
+        "1.2.3.4",
+        "example.com/path",
+        "example.com:56789",
+        "[::1]",
+        "http://example.com",
+        "https://ollama.example.com/",
+        "https://bob:hunter2@ollama.example.com",
+        "http://[0001:002:003:0004::1]",
+        "https://[0001:002:003:0004::1]/path",
+        "https://1.2.3.4:56789",
+    ],
+)
+def test_an_ollama_host_reaches_the_host_port_and_scheme_ollamas_client_would(host: str) -> None:
+    # A scheme with no port means that scheme's port to the client (a reverse proxy's 443), not 11434.
+    ours = urllib.parse.urlsplit(load_settings({"OLLAMA_HOST": host}).ollama_host)
+    theirs = urllib.parse.urlsplit(_parse_host(host))
+    assert (ours.scheme, ours.hostname, ours.port) == (theirs.scheme, theirs.hostname, theirs.port)
 
 
 def test_an_ollama_host_with_a_password_is_shown_with_it_masked() -> None:
