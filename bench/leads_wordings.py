@@ -1,0 +1,145 @@
+"""How to read a code review's "leads with the most serious issues" (a user's prioritization metric) sentence by
+sentence: each sentence of every version of the 12 read code-review cases (dev, fresh, fresh2, fresh3; never fresh4
+or fresh6, held out) asked how serious a point it makes, several ways, on the embedded default, after the change.
+
+    python -m bench.leads_wordings            # asks the model, writes bench/results/leads-wordings.json
+    python -m bench.leads_wordings --figures  # the figures again from that file, without the model
+
+Each way's readings are scored as engine/leading.py scores them (a sentence counts as far as a later one reads more
+serious, over the text's spread of seriousness or a floor, whichever is larger), for floors 0 to 0.2 in steps of
+0.01, and counted: good versions at 4 or more, prioritization versions under 4, prioritization version below the good
+one, other broken versions at 4 or more. A probe of wordings, not of the tool: `bench.user_rubrics` measures the
+rubric through `gavel serve`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+from bench.common import RESULTS_DIR, Run, say
+from bench.rubric_agreement import read_rows
+from bench.user_rubrics import DATA
+from gavel.tools.engine import prompts
+from gavel.tools.engine.calls import Tally
+from gavel.tools.engine.embedded import EmbeddedBackend
+from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.leading import ahead, sentences_outside_code
+from gavel.tools.engine.one_token import Prefix, ask, user_prompt
+from tests.support.config import engine_config
+
+SPLITS = ("dev", "fresh", "fresh2", "fresh3")
+CODE_SERIOUS = (
+    "Does this review sentence point out a defect that makes the change behave wrongly, such as a bug, a crash, a "
+    "security hole or lost data?"
+)
+CODE_MINOR = (
+    "Is this review sentence only a minor point, such as style, naming, documentation or an optional suggestion?"
+)
+# way: (question, the change shown before the sentence); the generic ones are judge.toml's check_leads and its opposite.
+ASKED = {
+    "code_serious": (CODE_SERIOUS, True),
+    "code_minor": (CODE_MINOR, True),
+    "code_serious_alone": (CODE_SERIOUS, False),
+    "generic_serious": ("check_leads", True),
+    "generic_minor": ("check_leads_opposite", True),
+}
+# How a sentence's seriousness is read: one way, or a question and its opposite averaged (P(yes) + 1 - P(opposite)) / 2.
+READINGS = {
+    "code_serious": ("code_serious", None),
+    "code_serious_alone": ("code_serious_alone", None),
+    "code_both": ("code_serious", "code_minor"),
+    "generic_serious": ("generic_serious", None),
+    "generic_both": ("generic_serious", "generic_minor"),  # shipped, with the floor at 0.11
+}
+FLOORS = [round(0.01 * i, 2) for i in range(21)]
+OUT = "leads-wordings"
+
+
+def question(way: str) -> str:
+    asked, _ = ASKED[way]
+    fill = {"subject": "review comment", "source_label": "change"}
+    return prompts.prompt_set().fill(asked, **fill) if asked.startswith("check_") else asked
+
+
+async def probe() -> list[dict[str, Any]]:
+    judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
+    records = []
+    for split in SPLITS:
+        for row in read_rows(DATA / f"user_rubrics_{split}.jsonl"):
+            if row["domain"] != "code-review":
+                continue
+            sentences = sentences_outside_code(row["text"]) or [row["text"]]
+            record: dict[str, Any] = {"split": split, "case": row["case"], "version": row["version"]}
+            record["sentences"] = sentences
+            for way, (_, with_change) in ASKED.items():
+                blocks = {"change": row["source"]} if with_change else {}
+                shared = Prefix(blocks, "\n\n".join(prompts.fenced(k, v) for k, v in blocks.items()))
+                instruction = prompts.prompt_set().fill("probability_question", question=question(way))
+                record[way] = []
+                for sentence in sentences:
+                    user = user_prompt(shared, instruction, {"sentence": sentence})
+                    readout = await ask(judge.calls, user, Tally(), model=None)
+                    assert readout.value is not None, readout.reason
+                    record[way].append(round(readout.value, 4))
+            records.append(record)
+            say(f"  {split:7s} {row['case']:36s} {row['version']}")
+    return records
+
+
+def seriousness(record: dict[str, Any], reading: str) -> list[float]:
+    yes, opposite = READINGS[reading]
+    if opposite is None:
+        return record[yes]
+    return [(a + 1 - b) / 2 for a, b in zip(record[yes], record[opposite], strict=True)]
+
+
+def score(values: list[float], floor: float) -> float:
+    behind = ahead(values, floor)
+    return 1 + 4 * (1 - sum(behind) / len(behind))
+
+
+def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
+    cases: dict[str, dict[str, dict[str, Any]]] = {}
+    for record in records:
+        cases.setdefault(record["case"], {})[record["version"]] = record
+    out: dict[str, Any] = {}
+    for reading in READINGS:
+        rows = {}
+        for floor in FLOORS:
+            good = nits = below = others = 0
+            for versions in cases.values():
+                s = {v: score(seriousness(r, reading), floor) for v, r in versions.items()}
+                good += s["good"] >= 4
+                nits += s["prioritization"] < 4
+                below += s["prioritization"] < s["good"]
+                others += sum(x >= 4 for v, x in s.items() if v not in ("good", "prioritization"))
+            n = len(cases)
+            rows[f"{floor:.2f}"] = {
+                "good_at_4": f"{good}/{n}",
+                "prioritization_under_4": f"{nits}/{n}",
+                "prioritization_below_good": f"{below}/{n}",
+                "other_broken_at_4": f"{others}/{3 * n}",
+            }
+        out[reading] = rows
+    return out
+
+
+def main() -> None:
+    if "--figures" in sys.argv[1:]:
+        stored = json.loads((RESULTS_DIR / f"{OUT}.json").read_text())
+        result = figures(stored["items"])
+    else:
+        run = Run(OUT, RESULTS_DIR, smoke=False)
+        records = asyncio.run(probe())
+        result = figures(records)
+        say(f"wrote {run.write({'splits': SPLITS, 'asked': ASKED, 'figures': result, 'items': records})}")
+    for reading, rows in result.items():
+        for floor in ("0.00", "0.11", "0.15"):
+            say(f"{reading:20s} floor {floor}: {rows[floor]}")
+
+
+if __name__ == "__main__":
+    main()
