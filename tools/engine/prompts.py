@@ -107,6 +107,13 @@ def evidence_named() -> EvidenceNamed:
     return EvidenceNamed(question=str(table["question"]), enough=float(table["enough"]))
 
 
+def leads_spread() -> float:
+    """The least spread of seriousness a text's sentences are measured against (judge.toml's [leads])."""
+    table = _prompt_data()["leads"]
+    assert isinstance(table, dict)
+    return float(table["spread"])
+
+
 def reply_likelihood() -> ReplyLikelihood:
     table = _prompt_data()["reply_likelihood"]
     assert isinstance(table, dict)
