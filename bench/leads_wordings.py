@@ -4,6 +4,8 @@ or fresh6, held out) asked how serious a point it makes, several ways, on the em
 
     python -m bench.leads_wordings            # asks the model, writes bench/results/leads-wordings.json
     python -m bench.leads_wordings --figures  # the figures again from that file, without the model
+    python -m bench.leads_wordings --held-out # the generic ways on fresh4 and fresh6, after they were read once,
+                                              # writes bench/results/leads-wordings-held-out.json
 
 Each way's readings are scored as engine/leading.py scores them (a sentence counts as far as a later one reads more
 serious, over the text's spread of seriousness or a floor, whichever is larger), for floors 0 to 0.2 in steps of
@@ -64,17 +66,18 @@ def question(way: str) -> str:
     return prompts.prompt_set().fill(asked, **fill) if asked.startswith("check_") else asked
 
 
-async def probe() -> list[dict[str, Any]]:
+async def probe(splits: tuple[str, ...] = SPLITS, ways: tuple[str, ...] = tuple(ASKED)) -> list[dict[str, Any]]:
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
     records = []
-    for split in SPLITS:
+    for split in splits:
         for row in read_rows(DATA / f"user_rubrics_{split}.jsonl"):
             if row["domain"] != "code-review":
                 continue
             sentences = sentences_outside_code(row["text"]) or [row["text"]]
             record: dict[str, Any] = {"split": split, "case": row["case"], "version": row["version"]}
             record["sentences"] = sentences
-            for way, (_, with_change) in ASKED.items():
+            for way in ways:
+                with_change = ASKED[way][1]
                 blocks = {"change": row["source"]} if with_change else {}
                 shared = Prefix(blocks, "\n\n".join(prompts.fenced(k, v) for k, v in blocks.items()))
                 instruction = prompts.prompt_set().fill("probability_question", question=question(way))
@@ -101,12 +104,12 @@ def score(values: list[float], floor: float) -> float:
     return 1 + 4 * (1 - sum(behind) / len(behind))
 
 
-def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
+def figures(records: list[dict[str, Any]], readings: tuple[str, ...] = tuple(READINGS)) -> dict[str, Any]:
     cases: dict[str, dict[str, dict[str, Any]]] = {}
     for record in records:
         cases.setdefault(record["case"], {})[record["version"]] = record
     out: dict[str, Any] = {}
-    for reading in READINGS:
+    for reading in readings:
         rows = {}
         for floor in FLOORS:
             good = nits = below = others = 0
@@ -131,6 +134,12 @@ def main() -> None:
     if "--figures" in sys.argv[1:]:
         stored = json.loads((RESULTS_DIR / f"{OUT}.json").read_text())
         result = figures(stored["items"])
+    elif "--held-out" in sys.argv[1:]:
+        run = Run(f"{OUT}-held-out", RESULTS_DIR, smoke=False)
+        splits, ways = ("fresh4", "fresh6"), ("generic_serious", "generic_minor")
+        records = asyncio.run(probe(splits, ways))
+        result = figures(records, ("generic_serious", "generic_both"))
+        say(f"wrote {run.write({'splits': splits, 'asked': ASKED, 'figures': result, 'items': records})}")
     else:
         run = Run(OUT, RESULTS_DIR, smoke=False)
         records = asyncio.run(probe())
