@@ -99,8 +99,8 @@ def seriousness(record: dict[str, Any], reading: str) -> list[float]:
     return [(a + 1 - b) / 2 for a, b in zip(record[yes], record[opposite], strict=True)]
 
 
-def score(values: list[float], floor: float) -> float:
-    behind = ahead(values, floor)
+def score(values: list[float], floor: float, tolerance: float = 0.0) -> float:
+    behind = ahead(values, floor, tolerance)
     return 1 + 4 * (1 - sum(behind) / len(behind))
 
 
@@ -127,6 +127,13 @@ def figures(records: list[dict[str, Any]], readings: tuple[str, ...] = tuple(REA
                 "other_broken_at_4": f"{others}/{3 * n}",
             }
         out[reading] = rows
+    shipped = prompts.leads()  # judge.toml's [leads], for the reading the engine ships
+    good = nits = 0
+    for versions in cases.values():
+        good += score(seriousness(versions["good"], "generic_both"), shipped.spread, shipped.tolerance) >= 4
+        nits += score(seriousness(versions["prioritization"], "generic_both"), shipped.spread, shipped.tolerance) < 4
+    out["shipped"] = {"spread": shipped.spread, "tolerance": shipped.tolerance, "good_at_4": f"{good}/{len(cases)}"}
+    out["shipped"]["prioritization_under_4"] = f"{nits}/{len(cases)}"
     return out
 
 
@@ -146,8 +153,9 @@ def main() -> None:
         result = figures(records)
         say(f"wrote {run.write({'splits': SPLITS, 'asked': ASKED, 'figures': result, 'items': records})}")
     for reading, rows in result.items():
-        for floor in ("0.00", "0.11", "0.15"):
+        for floor in ("0.00", "0.11", "0.15") if reading != "shipped" else ():
             say(f"{reading:20s} floor {floor}: {rows[floor]}")
+    say(f"shipped: {result['shipped']}")
 
 
 if __name__ == "__main__":

@@ -80,12 +80,12 @@ def sentences_outside_code(text: str) -> list[str]:
     return split_sentences("\n".join(prose))
 
 
-def ahead(seriousness: Sequence[float], spread: float) -> list[float]:
+def ahead(seriousness: Sequence[float], spread: float, tolerance: float = 0.0) -> list[float]:
     """For each sentence, how far it sits ahead of a more serious one, 0 to 1: the most any later sentence reads
-    more serious than it, over the text's spread of seriousness (at least `spread`)."""
+    more serious than it, less `tolerance`, over the text's spread of seriousness (at least `spread`)."""
     width = max(max(seriousness) - min(seriousness), spread)
     later = [max(seriousness[i + 1 :], default=seriousness[i]) for i in range(len(seriousness))]
-    return [max(0.0, after - own) / width for own, after in zip(seriousness, later, strict=True)]
+    return [max(0.0, after - own - tolerance) / width for own, after in zip(seriousness, later, strict=True)]
 
 
 async def score_leading(
@@ -149,7 +149,8 @@ def _scored(
     cut_short: bool,
 ) -> MetricScore:
     """The share of sentences not ahead of a more serious one, on the scale; `asked`: questions per sentence."""
-    behind = ahead(seriousness, prompts.leads_spread())
+    shipped = prompts.leads()
+    behind = ahead(seriousness, shipped.spread, shipped.tolerance)
     share = 1 - sum(behind) / len(behind)
     score = rubric.scale.from_share(share)
     most = max(range(len(seriousness)), key=lambda i: seriousness[i])

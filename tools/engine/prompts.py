@@ -107,11 +107,18 @@ def evidence_named() -> EvidenceNamed:
     return EvidenceNamed(question=str(table["question"]), enough=float(table["enough"]))
 
 
-def leads_spread() -> float:
-    """The least spread of seriousness a text's sentences are measured against (judge.toml's [leads])."""
+@dataclass(frozen=True)
+class Leads:
+    """How checks of kind 'leads' count a sentence ahead of a more serious one (judge.toml's [leads])."""
+
+    spread: float
+    tolerance: float
+
+
+def leads() -> Leads:
     table = _prompt_data()["leads"]
     assert isinstance(table, dict)
-    return float(table["spread"])
+    return Leads(spread=float(table["spread"]), tolerance=float(table["tolerance"]))
 
 
 def reply_likelihood() -> ReplyLikelihood:

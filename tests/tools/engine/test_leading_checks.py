@@ -12,7 +12,7 @@ from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessmen
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.derived_checks import checks_for
 from gavel.tools.engine.leading import ahead, sentences_outside_code
-from gavel.tools.engine.prompts import leads_spread
+from gavel.tools.engine.prompts import leads
 from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubric_registry import parse_rubric
@@ -74,7 +74,7 @@ async def test_a_comment_that_buries_its_bug_under_nits_scores_low_and_its_nits_
     backend = scripted()
     result = await evaluate(backend)
     score = result.scores[0]
-    behind = ahead([seriousness(s) for s in (NIT, DOCS, BUG)], leads_spread())
+    behind = ahead([seriousness(s) for s in (NIT, DOCS, BUG)], leads().spread, leads().tolerance)
     assert score.score == pytest.approx(1 + 4 * (1 - sum(behind) / 3), abs=1e-4) and score.score < 4
     assert [f.item for f in score.findings or []] == [NIT, DOCS]
     assert score.checks == 6 and len(backend.requests) == 6
@@ -87,7 +87,8 @@ async def test_a_comment_that_buries_its_bug_under_nits_scores_low_and_its_nits_
 
 async def test_the_same_points_with_the_bug_first_score_the_best_end():
     score = (await evaluate(scripted(), text=f"{BUG} {DOCS} {NIT}")).scores[0]
-    assert score.score == pytest.approx(5 - 4 * ahead([seriousness(s) for s in (BUG, DOCS, NIT)], 0.15)[1] / 3)
+    behind = ahead([seriousness(s) for s in (BUG, DOCS, NIT)], leads().spread, leads().tolerance)
+    assert score.score == pytest.approx(1 + 4 * (1 - sum(behind) / 3))
     assert score.findings == []
 
 
@@ -95,6 +96,8 @@ def test_a_sentence_counts_as_far_as_a_later_one_reads_more_serious_over_the_tex
     assert ahead([0.2, 0.4, 0.6], 0.1) == pytest.approx([1.0, 0.5, 0.0])
     assert ahead([0.6, 0.4, 0.2], 0.1) == [0.0, 0.0, 0.0]
     assert ahead([0.50, 0.52], 0.2) == pytest.approx([0.1, 0.0])  # alike: the spread, not the noise, measures
+    assert ahead([0.50, 0.505, 0.7], 0.1, tolerance=0.01) == pytest.approx([0.95, 0.925, 0.0])
+    assert ahead([0.50, 0.505], 0.1, tolerance=0.01) == [0.0, 0.0]  # within the tolerance: no order to speak of
 
 
 def test_fenced_code_makes_no_point_of_its_own():
