@@ -1,16 +1,18 @@
 """How to read a code review's "leads with the most serious issues" (a user's prioritization metric) sentence by
 sentence: each sentence of every version of the 12 read code-review cases (dev, fresh, fresh2, fresh3; never fresh4
-or fresh6, held out) asked how serious a point it makes, several ways, on the embedded default, after the change.
+or fresh6, held out then) asked how serious a point it makes, several ways, on the embedded default, after the change.
 
     python -m bench.leads_wordings            # asks the model, writes bench/results/leads-wordings.json
     python -m bench.leads_wordings --figures  # the figures again from that file, without the model
     python -m bench.leads_wordings --held-out # the generic ways on fresh4 and fresh6, after they were read once,
                                               # writes bench/results/leads-wordings-held-out.json
 
-Each way's readings are scored as engine/leading.py scores them (a sentence counts as far as a later one reads more
-serious, over the text's spread of seriousness or a floor, whichever is larger), for floors 0 to 0.2 in steps of
-0.01, and counted: good versions at 4 or more, prioritization versions under 4, prioritization version below the good
-one, other broken versions at 4 or more. A probe of wordings, not of the tool: `bench.user_rubrics` measures the
+Each way's readings are scored as the reading tried (`leading.py` of 26293f8, taken out after it was held out) scored
+them: a sentence counts as far as a later one reads more serious (less a tolerance), over the text's spread of
+seriousness or a floor, whichever is larger; the share not ahead of anything placed on 1-5. For floors 0 to 0.2 in
+steps of 0.01 at no tolerance (the first try), and at the second try's floor and tolerance, counted: good versions
+at 4 or more, prioritization versions under 4, prioritization version below the good one, other broken versions at
+4 or more. A probe of wordings, not of the tool: `bench.user_rubrics` measures the
 rubric through `gavel serve`.
 """
 
@@ -18,7 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
@@ -28,8 +32,8 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import Tally
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.leading import ahead, sentences_outside_code
 from gavel.tools.engine.one_token import Prefix, ask, user_prompt
+from gavel.tools.engine.sentences import split_sentences
 from tests.support.config import engine_config
 
 SPLITS = ("dev", "fresh", "fresh2", "fresh3")
@@ -40,13 +44,22 @@ CODE_SERIOUS = (
 CODE_MINOR = (
     "Is this review sentence only a minor point, such as style, naming, documentation or an optional suggestion?"
 )
-# way: (question, the change shown before the sentence); the generic ones are judge.toml's check_leads and its opposite.
+# The wording the reading tried shipped (its judge.toml's check_leads and check_leads_opposite, for a review comment).
+GENERIC_SERIOUS = (
+    "Does this sentence of the review comment point out a serious problem in the change, one that makes it wrong, "
+    "broken or unsafe?"
+)
+GENERIC_MINOR = (
+    "Is this sentence of the review comment only a minor point, such as style, naming, wording or an optional "
+    "suggestion?"
+)
+# way: (question, the change shown before the sentence)
 ASKED = {
     "code_serious": (CODE_SERIOUS, True),
     "code_minor": (CODE_MINOR, True),
     "code_serious_alone": (CODE_SERIOUS, False),
-    "generic_serious": ("check_leads", True),
-    "generic_minor": ("check_leads_opposite", True),
+    "generic_serious": (GENERIC_SERIOUS, True),
+    "generic_minor": (GENERIC_MINOR, True),
 }
 # How a sentence's seriousness is read: one way, or a question and its opposite averaged (P(yes) + 1 - P(opposite)) / 2.
 READINGS = {
@@ -54,16 +67,31 @@ READINGS = {
     "code_serious_alone": ("code_serious_alone", None),
     "code_both": ("code_serious", "code_minor"),
     "generic_serious": ("generic_serious", None),
-    "generic_both": ("generic_serious", "generic_minor"),  # shipped, with the floor at 0.11
+    "generic_both": ("generic_serious", "generic_minor"),  # the reading tried: floor 0.11, then 0.08 and 0.01
 }
 FLOORS = [round(0.01 * i, 2) for i in range(21)]
+SECOND_TRY = (0.08, 0.01)  # floor and tolerance, chosen on all 21 read cases before fresh7 was read
 OUT = "leads-wordings"
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
 
 
-def question(way: str) -> str:
-    asked, _ = ASKED[way]
-    fill = {"subject": "review comment", "source_label": "change"}
-    return prompts.prompt_set().fill(asked, **fill) if asked.startswith("check_") else asked
+def sentences_outside_code(text: str) -> list[str]:
+    """The text's sentences, leaving out the lines of fenced code blocks and the fences themselves."""
+    prose, inside = [], False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            inside = not inside
+        elif not inside:
+            prose.append(line)
+    return split_sentences("\n".join(prose))
+
+
+def ahead(seriousness: Sequence[float], floor: float, tolerance: float = 0.0) -> list[float]:
+    """For each sentence, how far it sits ahead of a more serious one, 0 to 1: the most any later sentence reads
+    more serious than it, less `tolerance`, over the text's spread of seriousness (at least `floor`)."""
+    width = max(max(seriousness) - min(seriousness), floor)
+    later = [max(seriousness[i + 1 :], default=seriousness[i]) for i in range(len(seriousness))]
+    return [max(0.0, after - own - tolerance) / width for own, after in zip(seriousness, later, strict=True)]
 
 
 async def probe(splits: tuple[str, ...] = SPLITS, ways: tuple[str, ...] = tuple(ASKED)) -> list[dict[str, Any]]:
@@ -80,7 +108,7 @@ async def probe(splits: tuple[str, ...] = SPLITS, ways: tuple[str, ...] = tuple(
                 with_change = ASKED[way][1]
                 blocks = {"change": row["source"]} if with_change else {}
                 shared = Prefix(blocks, "\n\n".join(prompts.fenced(k, v) for k, v in blocks.items()))
-                instruction = prompts.prompt_set().fill("probability_question", question=question(way))
+                instruction = prompts.prompt_set().fill("probability_question", question=ASKED[way][0])
                 record[way] = []
                 for sentence in sentences:
                     user = user_prompt(shared, instruction, {"sentence": sentence})
@@ -127,13 +155,12 @@ def figures(records: list[dict[str, Any]], readings: tuple[str, ...] = tuple(REA
                 "other_broken_at_4": f"{others}/{3 * n}",
             }
         out[reading] = rows
-    shipped = prompts.leads()  # judge.toml's [leads], for the reading the engine ships
     good = nits = 0
     for versions in cases.values():
-        good += score(seriousness(versions["good"], "generic_both"), shipped.spread, shipped.tolerance) >= 4
-        nits += score(seriousness(versions["prioritization"], "generic_both"), shipped.spread, shipped.tolerance) < 4
-    out["shipped"] = {"spread": shipped.spread, "tolerance": shipped.tolerance, "good_at_4": f"{good}/{len(cases)}"}
-    out["shipped"]["prioritization_under_4"] = f"{nits}/{len(cases)}"
+        good += score(seriousness(versions["good"], "generic_both"), *SECOND_TRY) >= 4
+        nits += score(seriousness(versions["prioritization"], "generic_both"), *SECOND_TRY) < 4
+    out["second_try"] = {"floor": SECOND_TRY[0], "tolerance": SECOND_TRY[1], "good_at_4": f"{good}/{len(cases)}"}
+    out["second_try"]["prioritization_under_4"] = f"{nits}/{len(cases)}"
     return out
 
 
@@ -153,9 +180,9 @@ def main() -> None:
         result = figures(records)
         say(f"wrote {run.write({'splits': SPLITS, 'asked': ASKED, 'figures': result, 'items': records})}")
     for reading, rows in result.items():
-        for floor in ("0.00", "0.11", "0.15") if reading != "shipped" else ():
+        for floor in ("0.00", "0.11", "0.15") if reading != "second_try" else ():
             say(f"{reading:20s} floor {floor}: {rows[floor]}")
-    say(f"shipped: {result['shipped']}")
+    say(f"second try: {result['second_try']}")
 
 
 if __name__ == "__main__":

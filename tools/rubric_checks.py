@@ -7,9 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-CheckKind = Literal[
-    "supported", "covered", "consistent", "repeated", "sentence", "whole", "named", "likelihood", "leads"
-]
+CheckKind = Literal["supported", "covered", "consistent", "repeated", "sentence", "whole", "named", "likelihood"]
 # A yes/no question, as rubric authors write them.
 YesNoQuestion = Annotated[str, Field(min_length=1, max_length=4000, pattern=r"\?\s*$")]
 
@@ -34,17 +32,14 @@ class Checks(BaseModel):
             "model answers by naming something from the paragraph (a mistake: it answers None). "
             "'likelihood': no question; how much more likely the model finds the text after the source than "
             "without it (in nats), placed on the scale around `centre` (needs a backend that scores a given text, "
-            "the embedded model; elsewhere the metric is read as if it stated no checks). "
-            "'leads': each sentence is asked `question` (how serious a point it makes; Gavel's own question unless "
-            "stated) and `opposite`; a sentence counts against the text as far as a later one reads more serious "
-            "(the text should lead with its most serious points)."
+            "the embedded model; elsewhere the metric is read as if it stated no checks)."
         )
     )
     question: YesNoQuestion | None = Field(
         default=None,
         description="'sentence' and 'whole': the yes/no question asked of each item; 'named': the which-question "
-        "asked of each paragraph ('Which specific study, place or figure does this paragraph name as evidence?'); "
-        "'leads', optional: whether a sentence makes a serious point. Ends in '?'.",
+        "asked of each paragraph ('Which specific study, place or figure does this paragraph name as evidence?'). "
+        "Ends in '?'.",
     )
     opposite: YesNoQuestion | None = Field(
         default=None,
@@ -130,11 +125,6 @@ class Checks(BaseModel):
             )
         if asks and self.question is None:
             raise ValueError(f"checks of kind {self.kind!r} need a question")
-        if self.kind == "leads":
-            if self.opposite is not None and self.question is None:
-                raise ValueError("checks of kind 'leads' take an opposite only with their own question")
-            if "mistake" in self.model_fields_set:
-                raise ValueError("checks of kind 'leads' count sentences ahead of more serious ones; leave mistake out")
-        elif not asks and (self.question is not None or self.opposite is not None):
+        if not asks and (self.question is not None or self.opposite is not None):
             raise ValueError(f"checks of kind {self.kind!r} ask Gavel's own question; leave question out")
         return self

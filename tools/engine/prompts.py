@@ -107,20 +107,6 @@ def evidence_named() -> EvidenceNamed:
     return EvidenceNamed(question=str(table["question"]), enough=float(table["enough"]))
 
 
-@dataclass(frozen=True)
-class Leads:
-    """How checks of kind 'leads' count a sentence ahead of a more serious one (judge.toml's [leads])."""
-
-    spread: float
-    tolerance: float
-
-
-def leads() -> Leads:
-    table = _prompt_data()["leads"]
-    assert isinstance(table, dict)
-    return Leads(spread=float(table["spread"]), tolerance=float(table["tolerance"]))
-
-
 def reply_likelihood() -> ReplyLikelihood:
     table = _prompt_data()["reply_likelihood"]
     assert isinstance(table, dict)
