@@ -18,8 +18,7 @@ import sys
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.rubric_agreement import read_rows
-from bench.user_rubrics import DATA
+from bench.user_rubrics import domain_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import Tally
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -78,19 +77,16 @@ async def p_answered(judge: Judge, way: str, reply: str, source: str, question: 
 async def probe(ways: tuple[str, ...]) -> list[dict[str, Any]]:
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
     records = []
-    for split in SPLITS:
-        for row in read_rows(DATA / f"user_rubrics_{split}.jsonl"):
-            if row["domain"] != "support-reply":
-                continue
-            asked = questions(row["source"])
-            own = [await own_answer(judge, row["source"], q) if "own_answer" in ways else "" for q in asked]
-            record: dict[str, Any] = {"split": split, "case": row["case"], "version": row["version"], "own": own}
-            for way in ways:
-                pairs = zip(asked, own, strict=True)
-                record[way] = [await p_answered(judge, way, row["text"], row["source"], q, o) for q, o in pairs]
-            records.append(record)
-            shown = " ".join(f"{w}={statistics.mean(record[w]):.2f}" for w in ways)
-            say(f"  {split:7s} {row['case']:40s} {row['version']:18s} {shown}")
+    for split, row in domain_rows(SPLITS, "support-reply"):
+        asked = questions(row["source"])
+        own = [await own_answer(judge, row["source"], q) if "own_answer" in ways else "" for q in asked]
+        record: dict[str, Any] = {"split": split, "case": row["case"], "version": row["version"], "own": own}
+        for way in ways:
+            pairs = zip(asked, own, strict=True)
+            record[way] = [await p_answered(judge, way, row["text"], row["source"], q, o) for q, o in pairs]
+        records.append(record)
+        shown = " ".join(f"{w}={statistics.mean(record[w]):.2f}" for w in ways)
+        say(f"  {split:7s} {row['case']:40s} {row['version']:18s} {shown}")
     return records
 
 

@@ -26,8 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.rubric_agreement import read_rows
-from bench.user_rubrics import DATA
+from bench.user_rubrics import domain_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import Tally
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -97,26 +96,23 @@ def ahead(seriousness: Sequence[float], floor: float, tolerance: float = 0.0) ->
 async def probe(splits: tuple[str, ...] = SPLITS, ways: tuple[str, ...] = tuple(ASKED)) -> list[dict[str, Any]]:
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
     records = []
-    for split in splits:
-        for row in read_rows(DATA / f"user_rubrics_{split}.jsonl"):
-            if row["domain"] != "code-review":
-                continue
-            sentences = sentences_outside_code(row["text"]) or [row["text"]]
-            record: dict[str, Any] = {"split": split, "case": row["case"], "version": row["version"]}
-            record["sentences"] = sentences
-            for way in ways:
-                with_change = ASKED[way][1]
-                blocks = {"change": row["source"]} if with_change else {}
-                shared = Prefix(blocks, "\n\n".join(prompts.fenced(k, v) for k, v in blocks.items()))
-                instruction = prompts.prompt_set().fill("probability_question", question=ASKED[way][0])
-                record[way] = []
-                for sentence in sentences:
-                    user = user_prompt(shared, instruction, {"sentence": sentence})
-                    readout = await ask(judge.calls, user, Tally(), model=None)
-                    assert readout.value is not None, readout.reason
-                    record[way].append(round(readout.value, 4))
-            records.append(record)
-            say(f"  {split:7s} {row['case']:36s} {row['version']}")
+    for split, row in domain_rows(splits, "code-review"):
+        sentences = sentences_outside_code(row["text"]) or [row["text"]]
+        record: dict[str, Any] = {"split": split, "case": row["case"], "version": row["version"]}
+        record["sentences"] = sentences
+        for way in ways:
+            with_change = ASKED[way][1]
+            blocks = {"change": row["source"]} if with_change else {}
+            shared = Prefix(blocks, "\n\n".join(prompts.fenced(k, v) for k, v in blocks.items()))
+            instruction = prompts.prompt_set().fill("probability_question", question=ASKED[way][0])
+            record[way] = []
+            for sentence in sentences:
+                user = user_prompt(shared, instruction, {"sentence": sentence})
+                readout = await ask(judge.calls, user, Tally(), model=None)
+                assert readout.value is not None, readout.reason
+                record[way].append(round(readout.value, 4))
+        records.append(record)
+        say(f"  {split:7s} {row['case']:36s} {row['version']}")
     return records
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,14 @@ from bench.rubric_agreement import _below, _evaluate, _mean_seconds, _scores, re
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "bench" / "data"
+
+
+def domain_rows(splits: tuple[str, ...], domain: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each case version of one domain in the splits' files, with its split: what the wording probes read."""
+    for split in splits:
+        for row in read_rows(DATA / f"user_rubrics_{split}.jsonl"):
+            if row["domain"] == domain:
+                yield split, row
 
 
 def _rubric(rubric_id: str, directory: Path) -> dict[str, Any]:
