@@ -12,8 +12,7 @@ them: a sentence counts as far as a later one reads more serious (less a toleran
 seriousness or a floor, whichever is larger; the share not ahead of anything placed on 1-5. For floors 0 to 0.2 in
 steps of 0.01 at no tolerance (the first try), and at the second try's floor and tolerance, counted: good versions
 at 4 or more, prioritization versions under 4, prioritization version below the good one, other broken versions at
-4 or more. A probe of wordings, not of the tool: `bench.user_rubrics` measures the
-rubric through `gavel serve`.
+4 or more. A probe of wordings, not of the tool: `bench.user_rubrics` measures the rubric through `gavel serve`.
 """
 
 from __future__ import annotations
