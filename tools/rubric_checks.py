@@ -7,7 +7,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-CheckKind = Literal["supported", "covered", "consistent", "repeated", "sentence", "whole", "named", "likelihood"]
+CheckKind = Literal[
+    "supported", "covered", "consistent", "repeated", "sentence", "whole", "named", "likelihood", "leads"
+]
 # A yes/no question, as rubric authors write them.
 YesNoQuestion = Annotated[str, Field(min_length=1, max_length=4000, pattern=r"\?\s*$")]
 
@@ -32,14 +34,18 @@ class Checks(BaseModel):
             "model answers by naming something from the paragraph (a mistake: it answers None). "
             "'likelihood': no question; how much more likely the model finds the text after the source than "
             "without it (in nats), placed on the scale around `centre` (needs a backend that scores a given text, "
-            "the embedded model; elsewhere the metric is read as if it stated no checks)."
+            "the embedded model; elsewhere the metric is read as if it stated no checks). "
+            "'leads': each point (a list item or paragraph; a sentence of a text in one paragraph) is asked "
+            "`question` (how serious it is; Gavel's own question unless stated) and `opposite`; a point counts "
+            "against the text, by its length, as far as a later one reads more serious (the text should lead with "
+            "its most serious points)."
         )
     )
     question: YesNoQuestion | None = Field(
         default=None,
         description="'sentence' and 'whole': the yes/no question asked of each item; 'named': the which-question "
-        "asked of each paragraph ('Which specific study, place or figure does this paragraph name as evidence?'). "
-        "Ends in '?'.",
+        "asked of each paragraph ('Which specific study, place or figure does this paragraph name as evidence?'); "
+        "'leads', optional: whether a point is a serious one. Ends in '?'.",
     )
     opposite: YesNoQuestion | None = Field(
         default=None,
@@ -125,6 +131,11 @@ class Checks(BaseModel):
             )
         if asks and self.question is None:
             raise ValueError(f"checks of kind {self.kind!r} need a question")
-        if not asks and (self.question is not None or self.opposite is not None):
+        if self.kind == "leads":
+            if self.opposite is not None and self.question is None:
+                raise ValueError("checks of kind 'leads' take an opposite only with their own question")
+            if "mistake" in self.model_fields_set:
+                raise ValueError("checks of kind 'leads' count points ahead of more serious ones; leave mistake out")
+        elif not asks and (self.question is not None or self.opposite is not None):
             raise ValueError(f"checks of kind {self.kind!r} ask Gavel's own question; leave question out")
         return self

@@ -30,6 +30,7 @@ import anyio
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
 from gavel.tools.engine.check_items import Claim, Item, check_items, supported_item
+from gavel.tools.engine.leading import score_leading
 from gavel.tools.engine.likelihood import score_likelihood
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, named, prefix, yes_no
@@ -55,8 +56,9 @@ _DOCUMENT_ORDER = {
     "repeated": 3,
     "sentence": 4,
     "whole": 5,
-    "named": 6,
-    "likelihood": 7,
+    "leads": 6,
+    "named": 7,
+    "likelihood": 8,
 }
 
 
@@ -122,6 +124,8 @@ async def score_checked(
     assert checks is not None
     if checks.kind == "likelihood":
         return await score_likelihood(calls, rubric, metric, text, source, model)
+    if checks.kind == "leads":
+        return await score_leading(calls, rubric, metric, checks, text, source, context, model)
     # The source when it says anything: None narrows the type where a check needs it.
     document = source if source and source.strip() else None
     has_source = document is not None

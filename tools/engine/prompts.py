@@ -107,6 +107,22 @@ def evidence_named() -> EvidenceNamed:
     return EvidenceNamed(question=str(table["question"]), enough=float(table["enough"]))
 
 
+@dataclass(frozen=True)
+class Leads:
+    """How checks of kind 'leads' count a sentence ahead of a more serious one (judge.toml's [leads])."""
+
+    spread: float
+    tolerance: float
+    by_length: bool
+
+
+def leads() -> Leads:
+    table = _prompt_data()["leads"]
+    assert isinstance(table, dict)
+    by_length = table["weigh"] == "length"
+    return Leads(spread=float(table["spread"]), tolerance=float(table["tolerance"]), by_length=by_length)
+
+
 def reply_likelihood() -> ReplyLikelihood:
     table = _prompt_data()["reply_likelihood"]
     assert isinstance(table, dict)
