@@ -1,13 +1,13 @@
 """A code review's "leads with the most serious issues" read point by point rather than sentence by sentence: the
 third try at a user's prioritization metric (bench/README.md, "A code review's priorities read in order").
 
-The second try missed where the real bug sat inside one long sentence or a terse last bullet, read no more serious
-than the nits around it. Here a review is cut into its points (a list item with its continuation lines, or a
-paragraph; a heading or a line ending in a colon joins the point after it; a review of one paragraph falls back to
-its sentences), and each point is asked, after the change, the second try's question and its opposite. Scored as
-before, a point counts as far as a later one reads more serious (less a tolerance), over the spread of seriousness
-or a floor; weighted by the point's count or by its length (the rubric asks where the comment spends its attention,
-so a short opening thanks ahead of the bug should cost little and three paragraphs of nits a lot).
+The second try missed where the real bug sat inside one long sentence or a terse last bullet, read no more serious than
+the nits around it. Here a review is cut into its points (`engine/leading.py`'s `points`: a list item with its
+continuation lines, or a paragraph; a heading or a line ending in a colon joins the point after it; a review of one
+paragraph falls back to its sentences), and each point is asked, after the change, the second try's question and its
+opposite. Scored as before, a point counts as far as a later one reads more serious (less a tolerance), over the spread
+of seriousness or a floor; weighted by the point's count or by its length (the rubric asks where the comment spends its
+attention, so a short opening thanks ahead of the bug should cost little and three paragraphs of nits a lot).
 
     python -m bench.leads_points            # every read code-review case: writes bench/results/leads-points.json
     python -m bench.leads_points --figures  # the grid again from that file, without the model
@@ -19,16 +19,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.leads_wordings import ahead, sentences_outside_code
 from bench.user_rubrics import domain_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import Tally
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.leading import ahead, points
 from gavel.tools.engine.one_token import Prefix, ask, user_prompt
 from tests.support.config import engine_config
 
@@ -42,43 +41,6 @@ MINOR = (
 )
 FLOORS = [round(0.02 * i, 2) for i in range(13)]
 TOLERANCES = [0.0, 0.01, 0.02, 0.03, 0.05]
-_FENCE = re.compile(r"^\s*(?:```|~~~)")
-_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
-_HEADING = re.compile(r"^\s*(?:#{1,6}\s.*|\*\*[^*]+\*\*:?|__[^_]+__:?|.*:)\s*$")
-
-
-def points(text: str) -> list[str]:
-    """The review's points: list items and paragraphs outside fenced code, a heading joining the point after it;
-    a review of one paragraph falls back to its sentences."""
-    units: list[list[str]] = []
-    inside, fresh = False, True
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            inside = not inside
-            continue
-        if inside:
-            continue
-        if not line.strip():
-            fresh = True
-            continue
-        if fresh or _ITEM.match(line):
-            units.append([_ITEM.sub("", line).strip()])
-        else:
-            units[-1].append(line.strip())
-        fresh = False
-    joined, pending = [], ""
-    for unit in units:
-        body = " ".join(unit)
-        if len(unit) == 1 and _HEADING.match(unit[0]):
-            pending = f"{pending} {body}".strip()
-            continue
-        joined.append(f"{pending} {body}".strip() if pending else body)
-        pending = ""
-    if pending:
-        joined.append(pending)
-    if len(joined) < 2:
-        return sentences_outside_code(text) or [text.strip()]
-    return joined
 
 
 async def probe(splits: tuple[str, ...]) -> list[dict[str, Any]]:

@@ -7,21 +7,20 @@ or fresh6, held out then) asked how serious a point it makes, several ways, on t
     python -m bench.leads_wordings --held-out # the generic ways on fresh4 and fresh6, after they were read once,
                                               # writes bench/results/leads-wordings-held-out.json
 
-Each way's readings are scored as the reading tried (`leading.py` of 26293f8, taken out after it was held out) scored
-them: a sentence counts as far as a later one reads more serious (less a tolerance), over the text's spread of
-seriousness or a floor, whichever is larger; the share not ahead of anything placed on 1-5. For floors 0 to 0.2 in
-steps of 0.01 at no tolerance (the first try), and at the second try's floor and tolerance, counted: good versions
-at 4 or more, prioritization versions under 4, prioritization version below the good one, other broken versions at
-4 or more. A probe of wordings, not of the tool: `bench.user_rubrics` measures the rubric through `gavel serve`.
+Each way's readings are scored as the sentence-by-sentence reading tried (`leading.py` of 26293f8, held out twice and
+not kept; the engine now reads points, `bench.leads_points`) scored them: a sentence counts as far as a later one reads
+more serious (less a tolerance), over the text's spread of seriousness or a floor, whichever is larger; the share not
+ahead of anything placed on 1-5. For floors 0 to 0.2 in steps of 0.01 at no tolerance (the first try), and at the second
+try's floor and tolerance, counted: good versions at 4 or more, prioritization versions under 4, prioritization version
+below the good one, other broken versions at 4 or more. A probe of wordings, not of the tool: `bench.user_rubrics`
+measures the rubric through `gavel serve`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
 import sys
-from collections.abc import Sequence
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
@@ -30,8 +29,8 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import Tally
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.leading import ahead, sentences_outside_code
 from gavel.tools.engine.one_token import Prefix, ask, user_prompt
-from gavel.tools.engine.sentences import split_sentences
 from tests.support.config import engine_config
 
 SPLITS = ("dev", "fresh", "fresh2", "fresh3")
@@ -70,26 +69,6 @@ READINGS = {
 FLOORS = [round(0.01 * i, 2) for i in range(21)]
 SECOND_TRY = (0.08, 0.01)  # floor and tolerance, chosen on all 21 read cases before fresh7 was read
 OUT = "leads-wordings"
-_FENCE = re.compile(r"^\s*(?:```|~~~)")
-
-
-def sentences_outside_code(text: str) -> list[str]:
-    """The text's sentences, leaving out the lines of fenced code blocks and the fences themselves."""
-    prose, inside = [], False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            inside = not inside
-        elif not inside:
-            prose.append(line)
-    return split_sentences("\n".join(prose))
-
-
-def ahead(seriousness: Sequence[float], floor: float, tolerance: float = 0.0) -> list[float]:
-    """For each sentence, how far it sits ahead of a more serious one, 0 to 1: the most any later sentence reads
-    more serious than it, less `tolerance`, over the text's spread of seriousness (at least `floor`)."""
-    width = max(max(seriousness) - min(seriousness), floor)
-    later = [max(seriousness[i + 1 :], default=seriousness[i]) for i in range(len(seriousness))]
-    return [max(0.0, after - own - tolerance) / width for own, after in zip(seriousness, later, strict=True)]
 
 
 async def probe(splits: tuple[str, ...] = SPLITS, ways: tuple[str, ...] = tuple(ASKED)) -> list[dict[str, Any]]:
