@@ -33,7 +33,7 @@ from gavel.tools.engine.check_items import Claim, Item, check_items, supported_i
 from gavel.tools.engine.leading import score_leading
 from gavel.tools.engine.likelihood import score_likelihood
 from gavel.tools.engine.logprobs import Readout
-from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, named, prefix, yes_no
+from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, named, prefix, unanswered, yes_no
 from gavel.tools.engine.quantities import quantities, unstated
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
 from gavel.tools.rubric_checks import Checks
@@ -168,12 +168,8 @@ async def score_checked(
         for index, item in enumerate(items):
             tg.start_soon(one, index, item)
     done = [r for r in readouts if r is not None]
-    failed = next((r for r in done if r.value is None), None)
-    if failed is not None:
-        at = done.index(failed) + 1
-        reason = f"check {at} of {len(items)} was not answered: {failed.reason}"
-        unscored = Readout.failed(failed.reason_code or "backend_error", reason)
-        return metric_score(metric.id, metric.name, unscored, ""), usage
+    if (unscored := unanswered(metric.id, metric.name, done)) is not None:
+        return unscored, usage
     p_mistakes = [p_mistake(checks, r) for r in done]
     result = _scored(rubric, metric, checks, weakest, p_mistakes, cut_short, has_source)
     if unstated_quantities:

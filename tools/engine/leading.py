@@ -36,7 +36,7 @@ import anyio
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
 from gavel.tools.engine.logprobs import Readout
-from gavel.tools.engine.one_token import metric_score, prefix, yes_no
+from gavel.tools.engine.one_token import metric_score, prefix, unanswered, yes_no
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
 from gavel.tools.engine.sentences import split_sentences
 from gavel.tools.rubric_checks import Checks
@@ -171,12 +171,8 @@ async def score_leading(
         for index, point in enumerate(found):
             tg.start_soon(one, index, point)
     done = [r for r in readouts if r is not None]
-    failed = next((r for r in done if r.value is None), None)
-    if failed is not None:
-        at = done.index(failed) + 1
-        reason = f"check {at} of {len(found)} was not answered: {failed.reason}"
-        unscored = Readout.failed(failed.reason_code or "backend_error", reason)
-        return metric_score(metric.id, metric.name, unscored, ""), usage
+    if (unscored := unanswered(metric.id, metric.name, done)) is not None:
+        return unscored, usage
     seriousness = [r.value for r in done if r.value is not None]
     return _scored(rubric, metric, found, seriousness, 2 if opposite else 1, cut_short), usage
 

@@ -124,6 +124,17 @@ async def answered(calls: ModelCalls, request: ChatRequest, tally: Tally, step: 
         return Readout.failed(code, f"{_FAILED.get(code, '')}{exc}")
 
 
+def unanswered(metric_id: str, name: str, readouts: Sequence[Readout]) -> MetricScore | None:
+    """The metric unscored by the first of its checks the model did not answer, with that check's reason and code;
+    None when every check was answered."""
+    at = next((i for i, r in enumerate(readouts) if r.value is None), None)
+    if at is None:
+        return None
+    failed = readouts[at]
+    reason = f"check {at + 1} of {len(readouts)} was not answered: {failed.reason}"
+    return metric_score(metric_id, name, Readout.failed(failed.reason_code or "backend_error", reason), "")
+
+
 def metric_score(metric_id: str, name: str, readout: Readout, explanation: str) -> MetricScore:
     """A metric from one readout: scored with Gavel's explanation, or unscored with the reason and its code."""
     if readout.value is None:
