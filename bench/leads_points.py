@@ -22,13 +22,13 @@ import json
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
+from bench.leads_wordings import readings
 from bench.user_rubrics import domain_rows
 from gavel.tools.engine import prompts
-from gavel.tools.engine.calls import Tally
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
 from gavel.tools.engine.leading import ahead, points
-from gavel.tools.engine.one_token import Prefix, ask, user_prompt
+from gavel.tools.engine.one_token import Prefix
 from tests.support.config import engine_config
 
 READ = ("dev", "fresh", "fresh2", "fresh3", "fresh4", "fresh6", "fresh7")
@@ -51,13 +51,7 @@ async def probe(splits: tuple[str, ...]) -> list[dict[str, Any]]:
         record: dict[str, Any] = {"split": split, "case": row["case"], "version": row["version"], "points": found}
         shared = Prefix({"change": row["source"]}, prompts.fenced("change", row["source"]))
         for way, question in (("serious", SERIOUS), ("minor", MINOR)):
-            instruction = prompts.prompt_set().fill("probability_question", question=question)
-            record[way] = []
-            for point in found:
-                user = user_prompt(shared, instruction, {"point": point})
-                readout = await ask(judge.calls, user, Tally(), model=None)
-                assert readout.value is not None, readout.reason
-                record[way].append(round(readout.value, 4))
+            record[way] = await readings(judge, shared, question, "point", found)
         records.append(record)
         say(f"  {split:7s} {row['case']:36s} {row['version']:16s} {len(found)} points")
     return records

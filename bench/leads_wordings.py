@@ -71,6 +71,18 @@ SECOND_TRY = (0.08, 0.01)  # floor and tolerance, chosen on all 21 read cases be
 OUT = "leads-wordings"
 
 
+async def readings(judge: Judge, shared: Prefix, question: str, label: str, items: list[str]) -> list[float]:
+    """P(yes) to `question` of each item, shown after the shared prefix under `label`; a probe stops at an
+    unanswered check."""
+    instruction = prompts.prompt_set().fill("probability_question", question=question)
+    values = []
+    for item in items:
+        readout = await ask(judge.calls, user_prompt(shared, instruction, {label: item}), Tally(), model=None)
+        assert readout.value is not None, readout.reason
+        values.append(round(readout.value, 4))
+    return values
+
+
 async def probe(splits: tuple[str, ...] = SPLITS, ways: tuple[str, ...] = tuple(ASKED)) -> list[dict[str, Any]]:
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
     records = []
@@ -82,13 +94,7 @@ async def probe(splits: tuple[str, ...] = SPLITS, ways: tuple[str, ...] = tuple(
             with_change = ASKED[way][1]
             blocks = {"change": row["source"]} if with_change else {}
             shared = Prefix(blocks, "\n\n".join(prompts.fenced(k, v) for k, v in blocks.items()))
-            instruction = prompts.prompt_set().fill("probability_question", question=ASKED[way][0])
-            record[way] = []
-            for sentence in sentences:
-                user = user_prompt(shared, instruction, {"sentence": sentence})
-                readout = await ask(judge.calls, user, Tally(), model=None)
-                assert readout.value is not None, readout.reason
-                record[way].append(round(readout.value, 4))
+            record[way] = await readings(judge, shared, ASKED[way][0], "sentence", sentences)
         records.append(record)
         say(f"  {split:7s} {row['case']:36s} {row['version']}")
     return records
