@@ -197,8 +197,9 @@ def _scored(
     findings = [Finding(item=said[i]) for i in ahead_of]
     quoted = "; ".join(f.quoted(QUOTE_CHARS) for f in findings[:3])
     subject = rubric.prompt.subject
+    counted = f"of the {subject}'s length" if shipped.by_length else "of its points"
     explanation = (
-        f"{share:.2f} of {len(said)} points not ahead of a more serious point; the most serious point of "
+        f"{share:.2f} {counted} ({len(said)} points) not ahead of a more serious point; the most serious point of "
         f"the {subject} reads as point {most + 1}: {Finding(item=said[most]).quoted(QUOTE_CHARS)}; "
         f"points that come before a more serious one: {quoted or 'none'}"
     )

@@ -90,6 +90,7 @@ async def test_a_comment_that_buries_its_bug_under_nits_scores_low_and_its_nits_
     assert score.checks == 6 and len(backend.requests) == 6
     assert score.explanation.startswith("Focus on what matters states no checks and asks that the most important")
     assert "reads as point 3" in score.explanation and BUG in score.explanation
+    assert "of the review comment's length (3 points) not ahead of a more serious point" in score.explanation
     assert all(CHANGE in r.messages[-1].content for r in backend.requests)
     feedback = feedback_for(result, parse_rubric(RUBRIC, origin="test"))["prioritization"]
     assert NIT in feedback and "lead with the most serious problems" in feedback
