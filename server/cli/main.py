@@ -110,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parse(argv)
     except BrokenPipeError:
         return _stdout_closed()
+    except KeyboardInterrupt:  # while `--help` is being written, or the parser built
+        return _interrupted()
     if args.command == "serve":
         # Not caught: on stdio, stdout is the protocol channel, and the transport stops on a client that closes it
         # (run_stdio); a BrokenPipeError out of it is a failure to see, not a reader of ours that left.

@@ -374,3 +374,18 @@ def test_ctrl_c_ends_a_command_with_130_and_one_line_not_a_traceback(
         pytest.fail(f"Ctrl-C left main: {exc!r}")
     assert code == 130
     assert err == "gavel: interrupted\n" and "Traceback" not in err
+
+
+def test_ctrl_c_while_help_is_written_ends_with_130_and_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("argparse.ArgumentParser.print_help", interrupted)
+    try:
+        code, _, err = _run(["--help"], capsys)
+    except KeyboardInterrupt as exc:  # out of main, it would stop pytest itself
+        pytest.fail(f"Ctrl-C left main: {exc!r}")
+    assert code == 130
+    assert err == "gavel: interrupted\n" and "Traceback" not in err
