@@ -29,7 +29,7 @@ rubric author can state `kind = "leads"` with their own question (and opposite);
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import anyio
 
@@ -75,15 +75,19 @@ def note(metric: Metric) -> str:
     )
 
 
-def sentences_outside_code(text: str) -> list[str]:
-    """The text's sentences, leaving out the lines of fenced code blocks and the fences themselves."""
-    prose, inside = [], False
+def _outside_code(text: str) -> Iterator[str]:
+    """The text's lines, leaving out the lines of fenced code blocks and the fences themselves."""
+    inside = False
     for line in text.splitlines():
         if _FENCE.match(line):
             inside = not inside
         elif not inside:
-            prose.append(line)
-    return split_sentences("\n".join(prose))
+            yield line
+
+
+def sentences_outside_code(text: str) -> list[str]:
+    """The text's sentences, leaving out the lines of fenced code blocks and the fences themselves."""
+    return split_sentences("\n".join(_outside_code(text)))
 
 
 def points(text: str) -> list[str]:
@@ -91,13 +95,8 @@ def points(text: str) -> list[str]:
     heading or a line ending in a colon joining the point after it. A text of one paragraph falls back to its
     sentences, the only points it marks."""
     units: list[list[str]] = []
-    inside, fresh = False, True
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            inside = not inside
-            continue
-        if inside:
-            continue
+    fresh = True
+    for line in _outside_code(text):
         if not line.strip():
             fresh = True
             continue
