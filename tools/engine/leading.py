@@ -45,8 +45,8 @@ from gavel.tools.rubrics import Metric, Rubric
 CHECKS = Checks(kind="leads")
 MAX_POINTS = 24  # a longer text is ordered on its first points, and the explanation says so
 QUOTE_CHARS = 160
-# A sentence is quoted as a finding when at least this much of the text's spread of seriousness lies between it
-# and a later, more serious sentence.
+# A point is quoted as a finding when at least this much of the text's spread of seriousness lies between it and a
+# later, more serious point.
 AHEAD = 0.5
 # Order by importance: prioritising, leading with the most important points, or the most serious ones first...
 _SPEAKS_OF_ORDER = re.compile(
@@ -121,8 +121,8 @@ def points(text: str) -> list[str]:
 
 
 def ahead(seriousness: Sequence[float], spread: float, tolerance: float = 0.0) -> list[float]:
-    """For each sentence, how far it sits ahead of a more serious one, 0 to 1: the most any later sentence reads
-    more serious than it, less `tolerance`, over the text's spread of seriousness (at least `spread`)."""
+    """For each point, how far it sits ahead of a more serious one, 0 to 1: the most any later point reads more
+    serious than it, less `tolerance`, over the text's spread of seriousness (at least `spread`)."""
     width = max(max(seriousness) - min(seriousness), spread)
     later = [max(seriousness[i + 1 :], default=seriousness[i]) for i in range(len(seriousness))]
     return [max(0.0, after - own - tolerance) / width for own, after in zip(seriousness, later, strict=True)]

@@ -109,7 +109,7 @@ def evidence_named() -> EvidenceNamed:
 
 @dataclass(frozen=True)
 class Leads:
-    """How checks of kind 'leads' count a sentence ahead of a more serious one (judge.toml's [leads])."""
+    """How checks of kind 'leads' count a point ahead of a more serious one (judge.toml's [leads])."""
 
     spread: float
     tolerance: float
