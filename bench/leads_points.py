@@ -27,7 +27,7 @@ from bench.user_rubrics import domain_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.leading import ahead, points
+from gavel.tools.engine.leading import ahead, points, share_not_ahead
 from gavel.tools.engine.one_token import Prefix
 from tests.support.config import engine_config
 
@@ -59,9 +59,7 @@ async def probe(splits: tuple[str, ...]) -> list[dict[str, Any]]:
 
 def score(record: dict[str, Any], floor: float, tolerance: float, by_length: bool) -> float:
     seriousness = [(a + 1 - b) / 2 for a, b in zip(record["serious"], record["minor"], strict=True)]
-    behind = ahead(seriousness, floor, tolerance)
-    weights = [len(p) for p in record["points"]] if by_length else [1] * len(behind)
-    return 1 + 4 * (1 - sum(b * w for b, w in zip(behind, weights, strict=True)) / sum(weights))
+    return 1 + 4 * share_not_ahead(record["points"], ahead(seriousness, floor, tolerance), by_length)
 
 
 def counts(records: list[dict[str, Any]], floor: float, tolerance: float, by_length: bool) -> dict[str, Any]:

@@ -128,6 +128,12 @@ def ahead(seriousness: Sequence[float], spread: float, tolerance: float = 0.0) -
     return [max(0.0, after - own - tolerance) / width for own, after in zip(seriousness, later, strict=True)]
 
 
+def share_not_ahead(said: Sequence[str], behind: Sequence[float], by_length: bool) -> float:
+    """The share of the text not ahead of a more serious point, each point counted by its length or as one."""
+    weights = [len(point) if by_length else 1 for point in said]
+    return 1 - sum(b * w for b, w in zip(behind, weights, strict=True)) / sum(weights)
+
+
 async def score_leading(
     calls: ModelCalls,
     rubric: Rubric,
@@ -188,8 +194,7 @@ def _scored(
     serious one, on the scale; `asked`: questions per point."""
     shipped = prompts.leads()
     behind = ahead(seriousness, shipped.spread, shipped.tolerance)
-    weights = [len(s) for s in said] if shipped.by_length else [1] * len(said)
-    share = 1 - sum(b * w for b, w in zip(behind, weights, strict=True)) / sum(weights)
+    share = share_not_ahead(said, behind, shipped.by_length)
     score = rubric.scale.from_share(share)
     most = max(range(len(seriousness)), key=lambda i: seriousness[i])
     ahead_of = sorted((i for i, b in enumerate(behind) if b >= AHEAD), key=lambda i: -behind[i])
