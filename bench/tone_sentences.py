@@ -104,7 +104,8 @@ PASS_CUTS = [-4.5, -5.0, -5.25, -5.5, -5.75, -6.0, -6.5, -7.0]
 
 
 def leaning(record: dict[str, Any], cut: float) -> float:
-    """The nats of the sentences that lean to the worst anchor by more than -cut, added up (engine/tone.py)."""
+    """The nats of the sentences that lean to the worst anchor by more than -cut, added up (as a25fe31's
+    engine/tone.py read them; taken out since)."""
     return sum(nats for _sentence, nats, tokens in record["sentences"] if tokens > 0 and nats < cut)
 
 
