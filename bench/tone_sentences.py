@@ -46,6 +46,12 @@ def _rubric(domain: str) -> dict[str, Any]:
     return tomllib.loads((RUBRICS / f"user-{domain}.toml").read_text(encoding="utf-8"))
 
 
+def _asked(given: str, subject: str, anchor: str) -> tuple[ChatMessage, ...]:
+    """The source, then the request for a text like `anchor`."""
+    ask = ASK.replace("$subject", subject).replace("$anchor", anchor)
+    return ChatMessage("system", SYSTEM), ChatMessage("user", given + ask)
+
+
 async def probe(
     splits: tuple[str, ...], versions: str, partial: Path, domains: tuple[str, ...]
 ) -> list[dict[str, Any]]:
@@ -62,18 +68,14 @@ async def probe(
                 if (versions == "tone") != wanted:
                     continue
                 given = f"{label[:1].upper()}{label[1:]}:\n{row['source']}\n\n"
-
-                def asked(anchor: str, given: str = given, subject: str = subject) -> tuple[ChatMessage, ...]:
-                    ask = ASK.replace("$subject", subject).replace("$anchor", anchor)
-                    return ChatMessage("system", SYSTEM), ChatMessage("user", given + ask)
-
-                read = await read_side_by_side(
-                    judge.calls, {"best": asked(best), "worst": asked(worst)}, row["text"], None, "tone", Tally()
-                )
+                layouts = {"best": _asked(given, subject, best), "worst": _asked(given, subject, worst)}
+                read = await read_side_by_side(judge.calls, layouts, row["text"], None, "tone", Tally())
                 assert isinstance(read, Readings), read
-                gains = sentence_gains(break_chat_markup(row["text"]), read.ends, *read.entries)
+                # The scored text is the one sent: chat markup in it broken up as in every call (engine/calls.py).
+                sent = break_chat_markup(row["text"])
+                gains = sentence_gains(sent, read.ends, *read.entries)
                 assert gains is not None
-                tokens = _tokens_per_sentence(break_chat_markup(row["text"]), read.ends)
+                tokens = _tokens_per_sentence(sent, read.ends)
                 records.append(
                     {
                         "split": split,
