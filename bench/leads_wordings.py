@@ -29,8 +29,9 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import Tally
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.leading import ahead, sentences_outside_code
+from gavel.tools.engine.leading import ahead
 from gavel.tools.engine.one_token import Prefix, ask, user_prompt
+from gavel.tools.engine.sentences import sentences_outside_code
 from tests.support.config import engine_config
 
 SPLITS = ("dev", "fresh", "fresh2", "fresh3")

@@ -194,7 +194,7 @@ def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]
     for metric in evaluation.low_metrics:
         score = by_id[metric]
         defined = rubric.metric(metric)
-        checked = defined.checks or derived_checks.checks_for(defined)
+        checked = defined.checks or derived_checks.checks_for(defined, about=rubric.prompt.about)
         if paragraphs.is_layout_score(score) and derived_checks.asks_for_paragraphs(defined, rubric.prompt.subject):
             feedback[metric] = paragraphs.feedback(score, rubric, top)
         elif score.findings and checked is not None:
@@ -204,7 +204,7 @@ def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]
             feedback[metric] = prompts.prompt_set().substitute(
                 f"feedback_{checked.kind}", score=f"{score.score:.3g}", max=top, items=quoted,
                 subject=rubric.prompt.subject, source_label=rubric.prompt.source_label,
-                question=checked.question or "", answer=checked.mistake,
+                question=checked.question or "", answer=checked.mistake, per=f"{checked.per}s",
             )  # fmt: skip
         elif score.readout == "probability":
             best = rubric.scale.best_level(defined.levels)  # the best end, also on a lower-is-better scale

@@ -30,8 +30,9 @@ class Checks(BaseModel):
             "says before it (a mistake: they cannot both be true). 'repeated': each sentence against what the "
             "text says before it (a mistake: it only restates it). 'sentence': each sentence of the text is asked "
             "`question` on its own. 'whole': the text is asked `question`, after the source and the context. "
-            "'named': each paragraph of the text (split at blank lines) is asked `question`, a which-question the "
-            "model answers by naming something from the paragraph (a mistake: it answers None). "
+            "'named': each paragraph of the text (split at blank lines; each sentence outside fenced code with "
+            "`per` 'sentence') is asked `question`, a which-question the model answers by naming something from it "
+            "(a mistake: it answers None). "
             "'likelihood': no question; how much more likely the model finds the text after the source than "
             "without it (in nats), placed on the scale around `centre` (needs a backend that scores a given text, "
             "the embedded model; elsewhere the metric is read as if it stated no checks). "
@@ -66,6 +67,9 @@ class Checks(BaseModel):
             "that name something, which an opening or a counter-argument naming nothing pulls down."
         ),
     )
+    per: Literal["paragraph", "sentence"] = Field(
+        default="paragraph", description="'named': what is asked `question`, each paragraph or each sentence."
+    )
     mistake: Literal["yes", "no"] = Field(
         default="no", description="'sentence' and 'whole': which answer to `question` counts as a mistake."
     )
@@ -84,15 +88,17 @@ class Checks(BaseModel):
         allow_inf_nan=False,
         ge=-1e6,
         le=1e6,
-        description="'likelihood': the nats the source adds to the text's log-likelihood at the scale's middle.",
+        description="'likelihood': the nats the source adds to the text's log-likelihood at the scale's middle; "
+        "'named': the share of items naming something (the mean of 1 - P(None)) at the scale's middle.",
     )
     spread: float | None = Field(
         default=None,
         gt=0,
         le=1e6,
         allow_inf_nan=False,
-        description="'likelihood': the width of the logistic curve that places the nats on the scale: centre - "
-        "spread and centre + spread land at 27 % and 73 % of the way from its worst end to its best.",
+        description="'likelihood' and 'named': the width of the logistic curve that places the nats (the share) "
+        "on the scale: centre - spread and centre + spread land at 27 % and 73 % of the way from its worst end to "
+        "its best.",
     )
 
     turns: int | None = Field(
@@ -118,8 +124,16 @@ class Checks(BaseModel):
         placed = self.centre is not None and self.spread is not None
         if self.kind == "likelihood" and not placed:
             raise ValueError("checks of kind 'likelihood' need centre and spread")
-        if self.kind != "likelihood" and (self.centre, self.spread, self.turns, self.sentence_cut) != (None,) * 4:
-            raise ValueError(f"checks of kind {self.kind!r} take no centre, spread, turns or sentence_cut")
+        if self.kind == "named" and (self.centre is None) != (self.spread is None):
+            raise ValueError("checks of kind 'named' take centre and spread together, or neither")
+        if self.kind == "named" and placed and self.enough is not None:
+            raise ValueError("checks of kind 'named' are placed by enough or by centre and spread, not both")
+        if self.kind not in ("likelihood", "named") and (self.centre, self.spread) != (None, None):
+            raise ValueError(f"checks of kind {self.kind!r} take no centre or spread")
+        if self.kind != "likelihood" and (self.turns, self.sentence_cut) != (None, None):
+            raise ValueError(f"checks of kind {self.kind!r} take no turns or sentence_cut")
+        if self.kind != "named" and self.per != "paragraph":
+            raise ValueError(f"checks of kind {self.kind!r} take no per; only 'named' does")
         if self.unless_supported and self.kind != "consistent":
             raise ValueError(f"checks of kind {self.kind!r} take no unless_supported; only 'consistent' does")
         asks = self.kind in ("sentence", "whole", "named")

@@ -201,6 +201,11 @@ class PromptText(BaseModel):
     write: str = Field(default="", max_length=4000, description="Instruction to the generator for a first version.")
     revise: str = Field(default="", max_length=4000, description="Instruction to the generator when revising.")
 
+    @property
+    def about(self) -> str:
+        """What the rubric judges and against what, in its own words (engine/derived_checks.py reads them)."""
+        return f"{self.subject} {self.source_label}"
+
 
 class Rubric(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -133,7 +133,7 @@ async def score_metrics(
         m.id: found
         for m in metrics
         if not reply_likelihood.applies(m, rubric.scale, subject, source)
-        and (found := derived_checks.checks_for(m, has_source=bool(source and source.strip()))) is not None
+        and (found := derived_checks.checks_for(m, bool(source and source.strip()), rubric.prompt.about)) is not None
     }
     metrics = [m.model_copy(update={"checks": derived[m.id]}) if m.id in derived else m for m in metrics]
     # A metric that asks for paragraphs, of a text that is not in paragraphs: its worst end, with no model call.

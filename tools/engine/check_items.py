@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gavel.tools.engine.sentences import clauses, split_sentences
+from gavel.tools.engine.sentences import clauses, sentences_outside_code, split_sentences
 from gavel.tools.rubric_checks import Checks
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
@@ -94,7 +94,9 @@ def check_items(checks: Checks, text: str, source: str | None) -> list[Item]:
     if checks.kind == "sentence":
         return [Item(s, (Claim(s, None),)) for s in sentences]
     if checks.kind == "named":
-        return [Item(p, (Claim(p, None),)) for p in paragraphs(text)]
+        # A text all in fenced code still has its sentences asked: it has nothing else to name.
+        said = (sentences_outside_code(text) or sentences) if checks.per == "sentence" else paragraphs(text)
+        return [Item(p, (Claim(p, None),)) for p in said]
     return [Item(text, (Claim(text, None),))]
 
 

@@ -10,6 +10,8 @@ P(yes) from the model's probabilities. The metric follows the rubric's anchors f
 - `named` checks that state `enough` count the paragraphs that name something: as a share, an essay's
   opening and counter-argument (which name no evidence) pulled a good essay down, and a one-paragraph draft
   naming one thing read as fully backed;
+- `named` checks that state `centre` and `spread` place the mean P(named) on a logistic curve (a code review's
+  sentences naming where in the code they point: engine/actionable.py);
 - otherwise the mean P(no mistake) is placed on the scale, from its worst end to its best.
 
 Every check shares the judgment's prompt prefix where it can (the source, then the claim), so the prompt cache
@@ -31,7 +33,7 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
 from gavel.tools.engine.check_items import Claim, Item, check_items, supported_item
 from gavel.tools.engine.leading import score_leading
-from gavel.tools.engine.likelihood import score_likelihood
+from gavel.tools.engine.likelihood import placed, score_likelihood
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, named, prefix, unanswered, yes_no
 from gavel.tools.engine.quantities import quantities, unstated
@@ -106,7 +108,7 @@ def _what(checks: Checks, rubric: Rubric, has_source: bool = False) -> str:
         "repeated": f"sentences that restate what the {subject} says before them",
         "sentence": f"sentences of the {subject} answered '{checks.mistake}' to: {checks.question}",
         "whole": f"'{checks.mistake}' to: {checks.question}",
-        "named": f"paragraphs of the {subject} answered 'None' to: {checks.question}",
+        "named": f"{checks.per}s of the {subject} answered 'None' to: {checks.question}",
     }[checks.kind]
 
 
@@ -225,7 +227,7 @@ async def check_claim(
     if checks.kind == "named":
         assert checks.question is not None
         instruction = texts.fill("check_named", question=checks.question)
-        return await named(calls, instruction, "paragraph", claim.text, model=model, step=step)
+        return await named(calls, instruction, checks.per, claim.text, model=model, step=step)
     if checks.kind in ("supported", "covered", "consistent", "repeated"):
         document = document_prefix(claim.document, None)
         # 'repeated' asks covered's question the other way round: the text before the sentence as the document.
@@ -346,7 +348,14 @@ def _scored(
     expected = sum(counted(p, floor) for p in p_mistake)
     points = count_anchors(metric.levels)
     cut = prompts.finding_cut(checks.kind, LIKELY)
-    if checks.enough is not None:
+    if checks.centre is not None and checks.spread is not None:
+        named_share = 1 - sum(p_mistake) / len(p_mistake)
+        score = rubric.scale.from_share(placed(named_share, checks.centre, checks.spread))
+        how = (
+            f"{named_share:.2f} of the {len(items)} {checks.per}s' worth named ({checks.centre:g} is the middle of "
+            f"the scale, {checks.spread:g} its spread)"
+        )
+    elif checks.enough is not None:
         backed = sum(max(0.0, 1 - p / cut) for p in p_mistake)
         score = rubric.scale.from_share(min(1.0, backed / checks.enough))
         how = f"{backed:.2f} paragraphs' worth named, of the {checks.enough:g} that earn the best score"

@@ -1,12 +1,13 @@
 """The checks Gavel reads a rubric metric with when the metric states none but its words say what to count:
-evidence (`evidence_named`), leading with the most serious problems (`leading`), repetition (`repetition`),
+evidence (`evidence_named`), leading with the most serious problems (`leading`), a code review's actionability
+(`actionable`), repetition (`repetition`),
 faithfulness to the source (`faithfulness`) or covering the source (`coverage`); and whether
 its words ask for paragraphs, which a text's layout can fail (`paragraphs`). One place, so the judgment and the
 feedback a rewrite gets (tools/revision.py) always read a metric the same way."""
 
 from __future__ import annotations
 
-from gavel.tools.engine import coverage, evidence_named, faithfulness, leading, paragraphs, repetition
+from gavel.tools.engine import actionable, coverage, evidence_named, faithfulness, leading, paragraphs, repetition
 from gavel.tools.engine.overall import OVERALL_ID
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
@@ -22,10 +23,11 @@ def _name(metric: Metric) -> str:
     return " ".join((metric.id.replace("_", " ").replace("-", " "), metric.name))
 
 
-def checks_for(metric: Metric, has_source: bool = True) -> Checks | None:
+def checks_for(metric: Metric, has_source: bool = True, about: str = "") -> Checks | None:
     """The derived checks, evidence first; None when the metric asks for none of them, or its author chose a reading.
     Faithfulness and coverage only with a source (`has_source`) to check against; a metric that asks both (nothing
-    invented, nothing missing) is read for faithfulness."""
+    invented, nothing missing) is read for faithfulness. `about`: the rubric's subject and source label, which say
+    whether it judges code (`actionable`)."""
     if _authored(metric):
         return None
     name = _name(metric)
@@ -33,6 +35,8 @@ def checks_for(metric: Metric, has_source: bool = True) -> Checks | None:
         return evidence_named.checks()
     if leading.reads(f"{name} {metric.description}"):
         return leading.CHECKS
+    if actionable.reads(name, about):
+        return actionable.checks()
     if repetition.reads(f"{name} {metric.description}"):
         return repetition.CHECKS
     if has_source and faithfulness.reads(f"{name} {metric.description}"):
@@ -51,7 +55,7 @@ def asks_for_paragraphs(metric: Metric, subject: str) -> bool:
 def note(metric: Metric, checks: Checks) -> str:
     """What the metric's explanation says first: why Gavel chose `checks`, the checks it was read with."""
     if checks.kind == "named":
-        return evidence_named.note(metric)
+        return actionable.note(metric) if checks.per == "sentence" else evidence_named.note(metric)
     if checks.kind == "covered":
         return coverage.note(metric)
     if checks.kind == "leads":

@@ -29,7 +29,7 @@ rubric author can state `kind = "leads"` with their own question (and opposite);
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import anyio
 
@@ -38,7 +38,7 @@ from gavel.tools.engine.calls import ModelCalls
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import metric_score, prefix, unanswered, yes_no
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
-from gavel.tools.engine.sentences import split_sentences
+from gavel.tools.engine.sentences import outside_code, sentences_outside_code
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric, Rubric
 
@@ -56,7 +56,6 @@ _SPEAKS_OF_ORDER = re.compile(
 )
 # ...of problems: the kind's own question asks whether a sentence points out a serious problem.
 _SPEAKS_OF_PROBLEMS = re.compile(r"\b(?:issues?|problems?|defects?|bugs?|concerns?|flaws?|mistakes?)\b", re.IGNORECASE)
-_FENCE = re.compile(r"^\s*(?:```|~~~)")
 _ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s.*|\*\*[^*]+\*\*:?|__[^_]+__:?|.*:)\s*$")
 
@@ -75,28 +74,13 @@ def note(metric: Metric) -> str:
     )
 
 
-def _outside_code(text: str) -> Iterator[str]:
-    """The text's lines, leaving out the lines of fenced code blocks and the fences themselves."""
-    inside = False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            inside = not inside
-        elif not inside:
-            yield line
-
-
-def sentences_outside_code(text: str) -> list[str]:
-    """The text's sentences, leaving out the lines of fenced code blocks and the fences themselves."""
-    return split_sentences("\n".join(_outside_code(text)))
-
-
 def points(text: str) -> list[str]:
     """The text's points: its list items (with their continuation lines) and paragraphs outside fenced code, a
     heading or a line ending in a colon joining the point after it. A text of one paragraph falls back to its
     sentences, the only points it marks."""
     units: list[list[str]] = []
     fresh = True
-    for line in _outside_code(text):
+    for line in outside_code(text):
         if not line.strip():
             fresh = True
             continue

@@ -108,6 +108,22 @@ def evidence_named() -> EvidenceNamed:
 
 
 @dataclass(frozen=True)
+class Actionable:
+    """How a code review's metric named for actionability but stating no checks is read (judge.toml's
+    [actionable])."""
+
+    question: str
+    centre: float
+    spread: float
+
+
+def actionable() -> Actionable:
+    table = _prompt_data()["actionable"]
+    assert isinstance(table, dict)
+    return Actionable(question=str(table["question"]), centre=float(table["centre"]), spread=float(table["spread"]))
+
+
+@dataclass(frozen=True)
 class Leads:
     """How checks of kind 'leads' count a point ahead of a more serious one (judge.toml's [leads])."""
 

@@ -10,6 +10,7 @@ sentence; decimals never do, as no space follows their point. Each sentence is a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 MAX_SENTENCES = 40
 
@@ -22,6 +23,7 @@ _ABBREVIATION_TEXT = (
     "mt jan feb mar apr jun jul aug sep sept oct nov dec"
 )
 _ABBREVIATIONS = frozenset(_ABBREVIATION_TEXT.split())
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
 
 
 def _ends_sentence(line: str, start: int, match: re.Match[str]) -> bool:
@@ -64,6 +66,21 @@ def _split_line(line: str) -> list[str]:
 def split_sentences(text: str) -> list[str]:
     """The text's sentences in order, each verbatim; at most MAX_SENTENCES (see `group`)."""
     return group(every_sentence(text))
+
+
+def outside_code(text: str) -> Iterator[str]:
+    """The text's lines, leaving out the lines of fenced code blocks and the fences themselves."""
+    inside = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            inside = not inside
+        elif not inside:
+            yield line
+
+
+def sentences_outside_code(text: str) -> list[str]:
+    """The text's sentences, leaving out the lines of fenced code blocks and the fences themselves."""
+    return split_sentences("\n".join(outside_code(text)))
 
 
 def every_sentence(text: str) -> list[str]:

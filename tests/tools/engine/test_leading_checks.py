@@ -12,8 +12,9 @@ from pydantic import ValidationError
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.derived_checks import checks_for
-from gavel.tools.engine.leading import ahead, points, sentences_outside_code
+from gavel.tools.engine.leading import ahead, points
 from gavel.tools.engine.prompts import leads
+from gavel.tools.engine.sentences import sentences_outside_code
 from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubric_registry import parse_rubric
