@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import statistics
 from pathlib import Path
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, say
+from bench.common import RESULTS_DIR, Run, say, stored_records, versus_good
 from bench.user_rubrics import domain_rows
 from gavel.tools.engine import one_token, prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -79,22 +80,14 @@ def _share(record: dict[str, Any], wording: str, enough: float | None) -> float:
 
 
 def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per wording and reading (the mean over points; the points' worth named against `enough` of them): in how
-    many cases the actionability version reads below the good one, the other versions' readings, both sides."""
-    cases: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
-    for record in records:
-        cases.setdefault((record["split"], record["case"]), {})[record["version"]] = record
-    paired = [v for v in cases.values() if "good" in v and METRIC in v]
-    out: dict[str, Any] = {"cases": len(paired)}
+    """Per wording and reading (the mean over the asked units; their worth named against `enough` of them): in how
+    many cases the actionability version reads below the good one, and both sides."""
+    out: dict[str, Any] = {}
     for wording in sorted({w for r in records for w in r["read"]}):
         for enough in (None, 0.5, 0.6, 0.75):
-            good = [_share(v["good"], wording, enough) for v in paired]
-            broken = [_share(v[METRIC], wording, enough) for v in paired]
-            out[f"{wording}/{enough}"] = {
-                "below_good": sum(b < g for g, b in zip(good, broken, strict=True)),
-                "good": sorted(round(g, 3) for g in good),
-                "broken": sorted(round(b, 3) for b in broken),
-            }
+            out[f"{wording}/{enough}"] = versus_good(
+                records, METRIC, functools.partial(_share, wording=wording, enough=enough)
+            )
     return out
 
 
@@ -114,7 +107,7 @@ def main() -> None:
     args = parser.parse_args()
     path = RESULTS_DIR / f"{args.name}.json"
     if args.figures:
-        print(json.dumps(figures(json.loads(path.read_text(encoding="utf-8"))["records"]), indent=1))
+        print(json.dumps(figures(stored_records(path)), indent=1))
         return
     splits = tuple(args.split or READ)
     partial = RESULTS_DIR / f"{args.name}.partial.json"

@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, say
+from bench.common import RESULTS_DIR, Run, say, stored_records, versus_good
 from bench.user_rubrics import domain_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage
@@ -70,21 +70,10 @@ async def probe(splits: tuple[str, ...], versions: str, partial: Path) -> list[d
 def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Per reading of a text (nats, nats per token): in how many cases the actionability version reads below the
     good one, and both sides' values."""
-    cases: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
-    for record in records:
-        cases.setdefault((record["split"], record["case"]), {})[record["version"]] = record
-    paired = [v for v in cases.values() if "good" in v and METRIC in v]
-    readings = {"nats": lambda r: r["nats"], "per_token": lambda r: r["nats"] / max(r["tokens"], 1)}
-    out: dict[str, Any] = {"cases": len(paired)}
-    for name, value in readings.items():
-        good = [value(v["good"]) for v in paired]
-        broken = [value(v[METRIC]) for v in paired]
-        out[name] = {
-            "below_good": sum(b < g for g, b in zip(good, broken, strict=True)),
-            "good": sorted(round(g, 2) for g in good),
-            "broken": sorted(round(b, 2) for b in broken),
-        }
-    return out
+    return {
+        "nats": versus_good(records, METRIC, lambda r: r["nats"], digits=2),
+        "per_token": versus_good(records, METRIC, lambda r: r["nats"] / max(r["tokens"], 1), digits=2),
+    }
 
 
 def main() -> None:
@@ -96,7 +85,7 @@ def main() -> None:
     args = parser.parse_args()
     path = RESULTS_DIR / f"{args.name}.json"
     if args.figures:
-        print(json.dumps(figures(json.loads(path.read_text(encoding="utf-8"))["records"]), indent=1))
+        print(json.dumps(figures(stored_records(path)), indent=1))
         return
     splits = tuple(args.split or READ)
     partial = RESULTS_DIR / f"{args.name}.partial.json"

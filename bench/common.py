@@ -83,6 +83,31 @@ def probe_and_write(
     say(f"wrote {run.write({'figures': result, 'items': records})}")
 
 
+def stored_records(path: Path) -> list[dict[str, Any]]:
+    """A probe's stored records: a finished run's `records`, or a stopped run's partial file (the list itself)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, list) else data["records"]
+
+
+def versus_good(
+    records: Iterable[dict[str, Any]], broken: str, value: Callable[[dict[str, Any]], float], digits: int = 3
+) -> dict[str, Any]:
+    """For a probe's records (one per case version, keyed by `case` and `version`): in how many cases the `broken`
+    version reads below the good one by `value`, and both sides' values, sorted."""
+    cases: dict[str, dict[str, dict[str, Any]]] = {}
+    for record in records:
+        cases.setdefault(f"{record.get('split', '')}/{record['case']}", {})[record["version"]] = record
+    paired = [v for v in cases.values() if "good" in v and broken in v]
+    good = [value(v["good"]) for v in paired]
+    low = [value(v[broken]) for v in paired]
+    return {
+        "cases": len(paired),
+        "below_good": sum(b < g for g, b in zip(good, low, strict=True)),
+        "good": sorted(round(g, digits) for g in good),
+        "broken": sorted(round(b, digits) for b in low),
+    }
+
+
 _DEVNULL: TextIO | None = None
 
 

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import statistics
 from pathlib import Path
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, say
+from bench.common import RESULTS_DIR, Run, say, stored_records, versus_good
 from bench.user_rubrics import domain_rows
 from gavel.tools.engine import one_token, prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -84,30 +85,24 @@ READINGS = {
 }
 
 
+def _reading(record: dict[str, Any], wording: str, reading: str) -> float:
+    """One text's reading: a wording's points summed one way, or the first two wordings averaged ("true+real")."""
+    summed = READINGS[reading]
+    if wording == "true+real":
+        return (summed(record, "true") + summed(record, "real")) / 2
+    return float(summed(record, wording))
+
+
 def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     """For each wording and way of summing a text's points: in how many cases the issue-accuracy version reads
     below the good one, and the two versions' readings side by side."""
-    cases: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
-    for record in records:
-        cases.setdefault((record["split"], record["case"]), {})[record["version"]] = record
-    paired = [v for v in cases.values() if "good" in v and METRIC in v]
-    out: dict[str, Any] = {"cases": len(paired)}
-    for wording in [*WORDINGS, "true+real"]:
-        for reading, summed in READINGS.items():
-
-            def value(r: dict[str, Any], _w: str = wording, _s: Any = summed) -> float:
-                if _w == "true+real":
-                    return (_s(r, "true") + _s(r, "real")) / 2
-                return float(_s(r, _w))
-
-            good = [value(v["good"]) for v in paired]
-            broken = [value(v[METRIC]) for v in paired]
-            out[f"{wording}/{reading}"] = {
-                "below_good": sum(b < g for g, b in zip(good, broken, strict=True)),
-                "good": sorted(round(g, 3) for g in good),
-                "broken": sorted(round(b, 3) for b in broken),
-            }
-    return out
+    return {
+        f"{wording}/{reading}": versus_good(
+            records, METRIC, functools.partial(_reading, wording=wording, reading=reading)
+        )
+        for wording in [*WORDINGS, "true+real"]
+        for reading in READINGS
+    }
 
 
 def main() -> None:
@@ -119,7 +114,7 @@ def main() -> None:
     args = parser.parse_args()
     path = RESULTS_DIR / f"{args.name}.json"
     if args.figures:
-        records = json.loads(path.read_text(encoding="utf-8"))["records"]
+        records = stored_records(path)
         print(json.dumps(figures(records), indent=1))
         return
     splits = tuple(args.split or READ)
