@@ -1,4 +1,7 @@
-from bench.common import looping, most_repeated_in, most_repeated_run
+import json
+from pathlib import Path
+
+from bench.common import looping, most_repeated_in, most_repeated_run, stored_records, versus_good
 
 
 def test_a_text_that_never_repeats_itself_counts_one() -> None:
@@ -21,3 +24,23 @@ def test_a_history_counts_its_worst_version() -> None:
 
 def test_only_records_repeating_a_run_more_than_twice_are_looping() -> None:
     assert looping([{"most_repeated_run": 1}, {"most_repeated_run": 2}, {"most_repeated_run": 3}]) == 1
+
+
+def test_a_broken_version_is_compared_with_the_good_version_of_its_own_case_and_split() -> None:
+    records = [
+        {"split": "dev", "case": "a", "version": "good", "x": 0.6},
+        {"split": "dev", "case": "a", "version": "vague", "x": 0.4},
+        {"split": "fresh", "case": "a", "version": "good", "x": 0.3},
+        {"split": "fresh", "case": "a", "version": "vague", "x": 0.5},
+        {"split": "fresh", "case": "b", "version": "good", "x": 0.9},  # no vague version: not a pair
+    ]
+    assert versus_good(records, "vague", lambda r: r["x"]) == {
+        "cases": 2, "below_good": 1, "good": [0.3, 0.6], "broken": [0.4, 0.5]
+    }  # fmt: skip
+
+
+def test_stored_records_are_a_finished_runs_records_or_a_stopped_runs_list(tmp_path: Path) -> None:
+    finished, stopped = tmp_path / "finished.json", tmp_path / "stopped.json"
+    finished.write_text(json.dumps({"records": [{"case": "a"}], "figures": {}}), encoding="utf-8")
+    stopped.write_text(json.dumps([{"case": "b"}]), encoding="utf-8")
+    assert stored_records(finished) == [{"case": "a"}] and stored_records(stopped) == [{"case": "b"}]
