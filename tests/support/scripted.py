@@ -19,6 +19,11 @@ from gavel.tools.errors import BackendError
 Reply = str | dict[str, Any] | ChatReply | BaseException | Callable[[ChatRequest], "str | dict[str, Any] | ChatReply"]
 
 
+def last_block(request: ChatRequest) -> str:
+    """What the request's last fenced block holds: the text, sentence or paragraph a check asks about."""
+    return request.messages[-1].content.rsplit("<<<\n", 1)[1].split("\n>>>", 1)[0]
+
+
 def token_reply(probabilities: Mapping[str, float]) -> ChatReply:
     """A one-token reply whose first position has these tokens with these probabilities (the rest of the
     mass on tokens that are no answer), as a backend with log-probabilities returns it."""

@@ -17,7 +17,7 @@ from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubric_registry import parse_rubric
 from tests.support.deps import make_deps
-from tests.support.scripted import ScriptedBackend, token_reply
+from tests.support.scripted import ScriptedBackend, last_block, token_reply
 
 RUBRIC = {
     "id": "review",
@@ -45,13 +45,9 @@ CHANGE = (
 REVIEW = f"{POINTED}\n\n```ts\nfor (let page = 1; page <= totalPages; page++) {{}}\n```\n\n{VAGUE}"
 
 
-def sentence_in(request: ChatRequest) -> str:
-    return request.messages[-1].content.split("<<<\n", 1)[1].split("\n>>>", 1)[0]
-
-
 def by_sentence(p_none: dict[str, float]) -> ScriptedBackend:
     def reply(request: ChatRequest):
-        p = next(p for text, p in p_none.items() if text in sentence_in(request))
+        p = next(p for text, p in p_none.items() if text in last_block(request))
         return token_reply({"None": p, "page": 1 - p})
 
     return ScriptedBackend(default=reply, probabilities=True)
@@ -72,7 +68,7 @@ async def test_each_sentence_outside_code_is_asked_where_it_points_and_the_mean_
     assert [f.item for f in score.findings or []] == [VAGUE]
     assert score.explanation.startswith("Actionable states no checks and is named for actionability")
     assert "0.40 of the 2 sentences' worth named" in score.explanation
-    assert sentence_in(backend.requests[0]) in (POINTED, VAGUE)
+    assert last_block(backend.requests[0]) in (POINTED, VAGUE)
     assert (
         backend.requests[0]
         .messages[-1]

@@ -21,7 +21,7 @@ from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubric_registry import parse_rubric
 from tests.support.config import engine_config
 from tests.support.deps import make_deps
-from tests.support.scripted import ScriptedBackend, token_reply
+from tests.support.scripted import ScriptedBackend, last_block, token_reply
 
 QUESTION = "Which specific place, study or figure does this paragraph name as evidence?"
 RUBRIC = {
@@ -47,13 +47,9 @@ BARE = "Studies show that car-free centres are much safer for everyone."
 ESSAY = f"Cities should ban cars from their centres.\n\n{BACKED}\n  \n{BARE}"
 
 
-def paragraph_in(request: ChatRequest) -> str:
-    return request.messages[-1].content.split("<<<\n", 1)[1].split("\n>>>", 1)[0]
-
-
 def by_paragraph(p_none: dict[str, float]) -> ScriptedBackend:
     def reply(request: ChatRequest):
-        p = next(p for text, p in p_none.items() if text in paragraph_in(request))
+        p = next(p for text, p in p_none.items() if text in last_block(request))
         return token_reply({"None": p, "Pont": (1 - p) / 2, "The": (1 - p) / 2})
 
     return ScriptedBackend(default=reply, probabilities=True)
@@ -87,7 +83,7 @@ async def test_each_paragraph_is_asked_to_name_its_evidence_and_one_answered_non
 
 async def test_a_paragraph_check_without_log_probabilities_leaves_the_metric_unscored():
     def reply(request: ChatRequest):
-        return token_reply({}) if "Studies" in paragraph_in(request) else token_reply({"None": 0.1, "Pont": 0.9})
+        return token_reply({}) if "Studies" in last_block(request) else token_reply({"None": 0.1, "Pont": 0.9})
 
     result = await evaluate(ScriptedBackend(default=reply, probabilities=True))
     assert result.scores[0].status == "unscored" and result.scores[0].reason_code == "no_logprobs"
