@@ -10,6 +10,7 @@ above each broken version's, and how many pass.
 
     python -m bench.user_rubrics --split dev
     python -m bench.user_rubrics --split fresh --name user-rubrics-fresh
+    python -m bench.user_rubrics --split dev,fresh --cases code-review-pagination,code-review-debounce --name x
 """
 
 from __future__ import annotations
@@ -88,8 +89,13 @@ def figures(items: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    rows = [row for row in read_rows(DATA / f"user_rubrics_{args.split}.jsonl") if args.domain in (None, row["domain"])]
-    rows = rows[: args.limit]
+    cases = set(args.cases.split(",")) if args.cases else None
+    rows = [
+        row
+        for split in args.split.split(",")
+        for row in read_rows(DATA / f"user_rubrics_{split}.jsonl")
+        if args.domain in (None, row["domain"]) and (cases is None or row["case"] in cases)
+    ][: args.limit]
     with open(os.devnull, "w") as quiet:  # noqa: ASYNC230 - opened once, before the session
         async with mcp.Client(stdio_client(gavel_serve(args.threads), errlog=quiet)) as client:
             items = await run(client, rows, Path(args.rubrics))
@@ -98,7 +104,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", default="dev", help="bench/data/user_rubrics_<split>.jsonl")
+    parser.add_argument("--split", default="dev", help="bench/data/user_rubrics_<split>.jsonl (several: a,b)")
+    parser.add_argument("--cases", default=None, help="only these cases (comma-separated names)")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--domain", default=None, help="only this domain's cases (code-review, summary, ...)")
     parser.add_argument("--rubrics", default=str(DATA / "rubrics"), help="where the user-<domain>.toml files are")
