@@ -8,20 +8,13 @@ messages. The likelihood readings of a reply (`likelihood.py`, `reply_likelihood
 from __future__ import annotations
 
 import json
-import re
-
-# A unified diff's hunk header ("@@ -1,6 +1,12 @@") or git's file header: the source is a change under review.
-_DIFF = re.compile(r"^(@@ -\d+(,\d+)? \+\d+(,\d+)? @@|diff --git )", re.MULTILINE)
 
 
 def conversation_of(source: str) -> tuple[list[str], str] | None:
     """The source as a conversation: the turns (the lines of its paragraph with the most lines, from its first
     heading line such as 'Conversation:' on, heading lines left out) and the rest of the source (its other
     paragraphs, such as a fact, and any lines before that heading). A source that is a JSON list of turns (strings,
-    or objects with a `content` or `text`) is read as those turns. None when no paragraph holds two turns, or when
-    the source holds a unified diff: its lines are a change's, not turns, and a comment on it is no reply."""
-    if _DIFF.search(source):
-        return None
+    or objects with a `content` or `text`) is read as those turns. None when no paragraph holds two turns."""
     if (listed := _json_turns(source)) is not None:
         return (listed, "") if len(listed) >= 2 else None
     blocks = ([line.strip() for line in block.splitlines() if line.strip()] for block in source.strip().split("\n\n"))

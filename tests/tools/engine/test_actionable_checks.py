@@ -79,12 +79,6 @@ async def test_each_sentence_outside_code_is_asked_where_it_points_and_the_mean_
     assert VAGUE in feedback and "in these sentences" in feedback
 
 
-async def test_a_short_one_paragraph_review_of_a_diff_is_read_as_a_review_not_as_a_reply():
-    backend = by_sentence({"The loop stops": 0.25, "Something seems": 0.95})
-    score = (await evaluate(backend, text=f"{POINTED} {VAGUE}")).scores[0]
-    assert score.checks == 2 and [f.item for f in score.findings or []] == [VAGUE]
-
-
 async def test_a_review_whose_sentences_each_name_the_code_scores_near_the_best_end():
     also = "`users.push(items)` nests each page; spread it: `users.push(...items)`."
     result = await evaluate(by_sentence({"The loop stops": 0.05, "`users.push": 0.0}), text=f"{POINTED}\n\n{also}")

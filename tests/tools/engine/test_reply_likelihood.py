@@ -91,19 +91,6 @@ def test_a_json_list_that_is_not_turns_or_a_single_turn_after_a_heading_is_no_co
     assert conversation_of(source) is None
 
 
-@pytest.mark.parametrize(
-    "source",
-    [
-        pytest.param("Adds a retry.\n\n--- a/c.py\n+++ b/c.py\n@@ -1,2 +1,3 @@\n import time\n-x = 1\n+x = 2\n+y = 3",
-                     id="a-unified-diff"),
-        pytest.param("diff --git a/c.py b/c.py\nindex 1..2\n-x = 1\n+x = 2", id="a-git-diff"),
-    ],
-)  # fmt: skip
-def test_a_change_under_review_is_no_conversation_and_a_comment_on_it_no_reply(source):
-    assert conversation_of(source) is None
-    assert not is_reply("Re-raise the last error after the loop in `fetch`.", source)
-
-
 def test_a_reply_is_one_short_paragraph_after_a_conversation():
     assert is_reply(REPLY, SOURCE)
     assert not is_reply(REPLY, "What is a good film?") and not is_reply(REPLY, None)
