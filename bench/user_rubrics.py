@@ -88,14 +88,20 @@ def figures(items: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    cases = set(args.cases.split(",")) if args.cases else None
+def selected_rows(splits: str, domain: str | None, cases: str | None, limit: int | None) -> list[dict[str, Any]]:
+    """The rows of the comma-separated splits' files, of one domain and the comma-separated cases where given."""
+    names = set(cases.split(",")) if cases else None
     rows = [
         row
-        for split in args.split.split(",")
+        for split in splits.split(",")
         for row in read_rows(DATA / f"user_rubrics_{split}.jsonl")
-        if args.domain in (None, row["domain"]) and (cases is None or row["case"] in cases)
-    ][: args.limit]
+        if domain in (None, row["domain"]) and (names is None or row["case"] in names)
+    ]
+    return rows[:limit]
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    rows = selected_rows(args.split, args.domain, args.cases, args.limit)
     with open(os.devnull, "w") as quiet:  # noqa: ASYNC230 - opened once, before the session
         async with mcp.Client(stdio_client(gavel_serve(args.threads), errlog=quiet)) as client:
             items = await run(client, rows, Path(args.rubrics))
