@@ -14,14 +14,13 @@ reply starts "None") (`one_token.named`); `--figures` recomputes the readings pe
 from __future__ import annotations
 
 import argparse
-import asyncio
 import functools
 import json
 import statistics
 from pathlib import Path
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, say, stored_records, versus_good
+from bench.common import probe_main, say, versus_good
 from bench.user_rubrics import domain_rows
 from gavel.tools.engine import one_token, prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -105,24 +104,11 @@ def main() -> None:
     parser.add_argument("--name", default="actionable-named")
     parser.add_argument("--figures", action="store_true", help="recompute from the stored file, no model")
     args = parser.parse_args()
-    path = RESULTS_DIR / f"{args.name}.json"
-    if args.figures:
-        print(json.dumps(figures(stored_records(path)), indent=1))
-        return
     splits = tuple(args.split or READ)
-    partial = RESULTS_DIR / f"{args.name}.partial.json"
     wordings = tuple(args.wording or WORDINGS)
-    records = asyncio.run(probe(splits, args.versions, wordings, args.label == "engine", partial))
-    Run(args.name, RESULTS_DIR, smoke=False).write(
-        {
-            "splits": list(splits),
-            "versions": args.versions,
-            "label": args.label,
-            "figures": figures(records),
-            "records": records,
-        }
-    )
-    partial.unlink(missing_ok=True)
+    read = functools.partial(probe, splits, args.versions, wordings, args.label == "engine")
+    about = {"splits": list(splits), "versions": args.versions, "label": args.label}
+    probe_main(args.name, args.figures, figures, read, about)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,12 @@ and its nats, tokens and per-point nats (`leading.points`) are stored; `--figure
 from __future__ import annotations
 
 import argparse
-import asyncio
+import functools
 import json
 from pathlib import Path
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, say, stored_records, versus_good
+from bench.common import probe_main, say, versus_good
 from bench.user_rubrics import domain_rows
 from gavel.tools.engine import prompts
 from gavel.tools.engine.backend import ChatMessage
@@ -83,17 +83,9 @@ def main() -> None:
     parser.add_argument("--name", default="actionable-nats")
     parser.add_argument("--figures", action="store_true", help="recompute from the stored file, no model")
     args = parser.parse_args()
-    path = RESULTS_DIR / f"{args.name}.json"
-    if args.figures:
-        print(json.dumps(figures(stored_records(path)), indent=1))
-        return
     splits = tuple(args.split or READ)
-    partial = RESULTS_DIR / f"{args.name}.partial.json"
-    records = asyncio.run(probe(splits, args.versions, partial))
-    Run(args.name, RESULTS_DIR, smoke=False).write(
-        {"splits": list(splits), "versions": args.versions, "figures": figures(records), "records": records}
-    )
-    partial.unlink(missing_ok=True)
+    about = {"splits": list(splits), "versions": args.versions}
+    probe_main(args.name, args.figures, figures, functools.partial(probe, splits, args.versions), about)
 
 
 if __name__ == "__main__":

@@ -89,6 +89,26 @@ def stored_records(path: Path) -> list[dict[str, Any]]:
     return data if isinstance(data, list) else data["records"]
 
 
+def probe_main(
+    name: str,
+    stored: bool,
+    figures: Callable[[list[dict[str, Any]]], dict[str, Any]],
+    read: Callable[[Path], Awaitable[list[dict[str, Any]]]],
+    about: dict[str, Any],
+    results: Path = RESULTS_DIR,
+) -> None:
+    """A probe's run. `stored` (its --figures): recompute the figures from the results file, finished or stopped, and
+    print them. Otherwise `read` with the model, keeping the records so far in `<name>.partial.json` as it goes, then
+    write `<name>.json` with `about`, the figures and the records."""
+    if stored:
+        print(json.dumps(figures(stored_records(results / f"{name}.json")), indent=1))
+        return
+    partial = results / f"{name}.partial.json"
+    records = asyncio.run(read(partial))
+    Run(name, results, smoke=False).write({**about, "figures": figures(records), "records": records})
+    partial.unlink(missing_ok=True)
+
+
 def versus_good(
     records: Iterable[dict[str, Any]], broken: str, value: Callable[[dict[str, Any]], float], digits: int = 3
 ) -> dict[str, Any]:

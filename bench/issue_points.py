@@ -16,14 +16,13 @@ computed from them (`--figures`).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import functools
 import json
 import statistics
 from pathlib import Path
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, say, stored_records, versus_good
+from bench.common import probe_main, say, versus_good
 from bench.user_rubrics import domain_rows
 from gavel.tools.engine import one_token, prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -112,19 +111,9 @@ def main() -> None:
     parser.add_argument("--name", default="issue-points")
     parser.add_argument("--figures", action="store_true", help="recompute from the stored file, no model")
     args = parser.parse_args()
-    path = RESULTS_DIR / f"{args.name}.json"
-    if args.figures:
-        records = stored_records(path)
-        print(json.dumps(figures(records), indent=1))
-        return
     splits = tuple(args.split or READ)
-    partial = RESULTS_DIR / f"{args.name}.partial.json"
-    records = asyncio.run(probe(splits, args.versions, partial))
-    Run(args.name, RESULTS_DIR, smoke=False).write(
-        {"splits": list(splits), "versions": args.versions, "wordings": WORDINGS, "figures": figures(records),
-         "records": records}
-    )  # fmt: skip
-    partial.unlink(missing_ok=True)
+    about = {"splits": list(splits), "versions": args.versions, "wordings": WORDINGS}
+    probe_main(args.name, args.figures, figures, functools.partial(probe, splits, args.versions), about)
 
 
 if __name__ == "__main__":

@@ -13,13 +13,13 @@ figures say in how many cases the tone version reads worse than the good one, an
 from __future__ import annotations
 
 import argparse
-import asyncio
+import functools
 import json
 import statistics
 from pathlib import Path
 from typing import Any
 
-from bench.common import RESULTS_DIR, Run, say, stored_records, versus_good
+from bench.common import probe_main, say, versus_good
 from bench.user_rubrics import domain_rows
 from gavel.tools.engine import one_token, prompts
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -82,16 +82,10 @@ def main() -> None:
     parser.add_argument("--name", default="tone-named")
     parser.add_argument("--figures", action="store_true", help="recompute from the stored file, no model")
     args = parser.parse_args()
-    path = RESULTS_DIR / f"{args.name}.json"
-    if args.figures:
-        print(json.dumps(figures(stored_records(path)), indent=1))
-        return
     splits = tuple(args.split or ("fresh9", "fresh10"))
-    partial = RESULTS_DIR / f"{args.name}.partial.json"
-    records = asyncio.run(probe(splits, tuple(args.wording or WORDINGS), partial))
-    Run(args.name, RESULTS_DIR, smoke=False).write({"splits": list(splits), "figures": figures(records),
-                                                    "records": records})  # fmt: skip
-    partial.unlink(missing_ok=True)
+    wordings = tuple(args.wording or WORDINGS)
+    about = {"splits": list(splits)}
+    probe_main(args.name, args.figures, figures, functools.partial(probe, splits, wordings), about)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 import json
 from pathlib import Path
 
-from bench.common import looping, most_repeated_in, most_repeated_run, stored_records, versus_good
+from bench.common import looping, most_repeated_in, most_repeated_run, probe_main, stored_records, versus_good
 
 
 def test_a_text_that_never_repeats_itself_counts_one() -> None:
@@ -44,3 +44,19 @@ def test_stored_records_are_a_finished_runs_records_or_a_stopped_runs_list(tmp_p
     finished.write_text(json.dumps({"records": [{"case": "a"}], "figures": {}}), encoding="utf-8")
     stopped.write_text(json.dumps([{"case": "b"}]), encoding="utf-8")
     assert stored_records(finished) == [{"case": "a"}] and stored_records(stopped) == [{"case": "b"}]
+
+
+def test_a_probe_writes_figures_and_records_and_recomputes_them_from_the_stored_file(tmp_path: Path, capsys) -> None:
+    def figures(records: list[dict]) -> dict:
+        return {"count": len(records)}
+
+    async def read(partial: Path) -> list[dict]:
+        partial.write_text("[]", encoding="utf-8")  # noqa: ASYNC240 (as the probes keep their records)
+        return [{"case": "a"}, {"case": "b"}]
+
+    probe_main("probe", False, figures, read, {"splits": ["dev"]}, results=tmp_path)
+    written = json.loads((tmp_path / "probe.json").read_text(encoding="utf-8"))
+    assert written["splits"] == ["dev"] and written["figures"] == {"count": 2} and len(written["records"]) == 2
+    assert not (tmp_path / "probe.partial.json").exists()
+    probe_main("probe", True, figures, read, {}, results=tmp_path)
+    assert json.loads(capsys.readouterr().out) == {"count": 2}
