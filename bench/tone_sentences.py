@@ -149,16 +149,18 @@ def main() -> None:
         print(json.dumps(figures(records), indent=1))
         return
     run = Run(args.name, RESULTS_DIR, smoke=False)
+    partial = path.with_suffix(".partial")
     records = asyncio.run(
         probe(
             tuple(args.split or READ),
             args.versions,
-            path.with_suffix(".partial"),
+            partial,
             tuple(args.domain or ("code-review", "support-reply")),
         )
     )
     result = {"records": records, "figures": figures(records)}
     run.write(result)
+    partial.unlink(missing_ok=True)
     print(json.dumps(result["figures"], indent=1))
 
 
