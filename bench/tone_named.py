@@ -77,7 +77,7 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--split", action="append", help="a split to read", required=False)
+    parser.add_argument("--split", action="append", help="a split to read (default: fresh9 and fresh10)")
     parser.add_argument("--wording", action="append", choices=tuple(WORDINGS), help="default: every wording")
     parser.add_argument("--name", default="tone-named")
     parser.add_argument("--figures", action="store_true", help="recompute from the stored file, no model")
