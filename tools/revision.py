@@ -17,8 +17,8 @@ from typing import Literal
 
 from gavel.tools.assessment import EvaluationResult
 from gavel.tools.common import one_line
-from gavel.tools.engine import derived_checks, paragraphs, prompts, tone
-from gavel.tools.rubrics import Metric, Rubric
+from gavel.tools.engine import derived_checks, paragraphs, prompts
+from gavel.tools.rubrics import Rubric
 
 RevisionProblemCode = Literal["writer_remarks", "judge_feedback"]
 
@@ -185,12 +185,6 @@ def revision_problems(
     return found
 
 
-def _anchors(metric: Metric, rubric: Rubric) -> dict[str, str]:
-    """The metric's best and worst anchors, which feedback on checks of kind 'anchors' quotes."""
-    ends = tone.anchors(metric, rubric.scale)
-    return {"best": ends[0], "worst": ends[1]} if ends else {}
-
-
 def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]:
     """Feedback for each low metric, as the source design gives it: 'Scored s/max. <explanation>'; for a score
     read from probabilities, which comes with no reasoning, the metric's definition and its top anchor."""
@@ -211,7 +205,6 @@ def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]
                 f"feedback_{checked.kind}", score=f"{score.score:.3g}", max=top, items=quoted,
                 subject=rubric.prompt.subject, source_label=rubric.prompt.source_label,
                 question=checked.question or "", answer=checked.mistake, per=f"{checked.per}s",
-                **_anchors(defined, rubric),
             )  # fmt: skip
         elif score.readout == "probability":
             best = rubric.scale.best_level(defined.levels)  # the best end, also on a lower-is-better scale

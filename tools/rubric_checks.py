@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 CheckKind = Literal[
-    "supported", "covered", "consistent", "repeated", "sentence", "whole", "named", "likelihood", "leads", "anchors"
+    "supported", "covered", "consistent", "repeated", "sentence", "whole", "named", "likelihood", "leads"
 ]
 # A yes/no question, as rubric authors write them.
 YesNoQuestion = Annotated[str, Field(min_length=1, max_length=4000, pattern=r"\?\s*$")]
@@ -39,11 +39,7 @@ class Checks(BaseModel):
             "'leads': each point (a list item or paragraph; a sentence of a text in one paragraph) is asked "
             "`question` (how serious it is; Gavel's own question unless stated) and `opposite`; a point counts "
             "against the text, by its length, as far as a later one reads more serious (the text should lead with "
-            "its most serious points). "
-            "'anchors': no question; each sentence is read for how much likelier the model finds it when asked for "
-            "the metric's best anchor than for its worst (in nats); the nats of the sentences that lean to the worst "
-            "by more than `sentence_cut` (0 unless set), added up, are placed on the scale around `centre` (the "
-            "embedded model; elsewhere the plain readout)."
+            "its most serious points)."
         )
     )
     question: YesNoQuestion | None = Field(
@@ -93,8 +89,7 @@ class Checks(BaseModel):
         ge=-1e6,
         le=1e6,
         description="'likelihood': the nats the source adds to the text's log-likelihood at the scale's middle; "
-        "'named': the share of items naming something (the mean of 1 - P(None)) at the scale's middle; "
-        "'anchors': the nats its sentences lean to the worst anchor there.",
+        "'named': the share of items naming something (the mean of 1 - P(None)) at the scale's middle.",
     )
     spread: float | None = Field(
         default=None,
@@ -121,27 +116,22 @@ class Checks(BaseModel):
         ge=-1e6,
         le=1e6,
         description="'likelihood': each sentence the source makes fewer than this many nats more likely is named "
-        "as a finding, so the metric's explanation and a rewrite's feedback quote it ('anchors': each sentence the "
-        "best anchor makes fewer than this many nats more likely than the worst, which alone count). Unset: no "
-        "findings.",
+        "as a finding, so the metric's explanation and a rewrite's feedback quote it. Unset: no findings.",
     )
 
     @model_validator(mode="after")
     def _question_where_needed(self) -> Checks:
         placed = self.centre is not None and self.spread is not None
-        read = self.kind in ("likelihood", "anchors")
-        if read and not placed:
-            raise ValueError(f"checks of kind {self.kind!r} need centre and spread")
+        if self.kind == "likelihood" and not placed:
+            raise ValueError("checks of kind 'likelihood' need centre and spread")
         if self.kind == "named" and (self.centre is None) != (self.spread is None):
             raise ValueError("checks of kind 'named' take centre and spread together, or neither")
         if self.kind == "named" and placed and self.enough is not None:
             raise ValueError("checks of kind 'named' are placed by enough or by centre and spread, not both")
-        if self.kind not in ("likelihood", "anchors", "named") and (self.centre, self.spread) != (None, None):
+        if self.kind not in ("likelihood", "named") and (self.centre, self.spread) != (None, None):
             raise ValueError(f"checks of kind {self.kind!r} take no centre or spread")
-        if not read and (self.turns, self.sentence_cut) != (None, None):
+        if self.kind != "likelihood" and (self.turns, self.sentence_cut) != (None, None):
             raise ValueError(f"checks of kind {self.kind!r} take no turns or sentence_cut")
-        if self.kind == "anchors" and self.turns is not None:
-            raise ValueError("checks of kind 'anchors' take no turns; only 'likelihood' does")
         if self.kind != "named" and self.per != "paragraph":
             raise ValueError(f"checks of kind {self.kind!r} take no per; only 'named' does")
         if self.unless_supported and self.kind != "consistent":

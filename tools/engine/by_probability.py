@@ -80,10 +80,6 @@ def _instruction(rubric: Rubric, metric: Metric, context_instructions: str | Non
     return prompts.prompt_set().fill("probability_yes_no", anchor=_anchor(rubric, metric), **common)
 
 
-# Checks that decode the text token by token rather than ask one-token questions.
-DECODED = ("likelihood", "anchors")
-
-
 async def score_metric(
     calls: ModelCalls,
     shared: Prefix,
@@ -159,19 +155,17 @@ async def score_metrics(
     # A rating-scale metric without checks on a reply to a conversation: its own readout and the reply's likelihood.
     replies = [m for m in metrics if reply_likelihood.applies(m, rubric.scale, subject, source)]
     likely: dict[str, MetricScore] = {}
-    plain: set[str] = set()  # checked metrics read as their plain readout instead: no note on checks they lack
 
     async def checked_in_turn(likelihood: bool) -> None:
         # One metric's checks after another's, those against the same document together: the backend keeps one
         # prompt cache for these one-token calls, and interleaved documents would evict each other's prefix.
-        chosen = [m for m in metrics if m.checks is not None and (m.checks.kind in DECODED) == likelihood]
+        chosen = [m for m in metrics if m.checks is not None and (m.checks.kind == "likelihood") == likelihood]
         for metric in sorted(chosen, key=checks.document_order):
             score, used = await checks.score_checked(calls, rubric, metric, subject, source, context or {}, model)
             tally.merge(used)
             if score.reason_code == "text_not_scored":
                 # A backend that cannot score a given text (Ollama, a sampling client): the metric's plain readout.
                 score = await score_metric(calls, shared, subject, rubric, metric, context_instructions, tally, model)
-                plain.add(metric.id)
             results[metric.id] = score
         for metric in replies if likelihood else []:
             assert source is not None
@@ -191,7 +185,7 @@ async def score_metrics(
         results[metric_id] = likelihood.blended(results[metric_id], reading)
     for metric in metrics:
         said = results[metric.id]
-        if metric.id in derived and metric.id not in plain and said.status == "scored":
+        if metric.id in derived and said.status == "scored":
             results[metric.id] = said.model_copy(
                 update={"explanation": derived_checks.note(metric, derived[metric.id]) + said.explanation}
             )

@@ -38,7 +38,6 @@ from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, named, prefix, unanswered, yes_no
 from gavel.tools.engine.quantities import quantities, unstated
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
-from gavel.tools.engine.tone import score_anchors
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric, Rubric
 
@@ -62,7 +61,6 @@ _DOCUMENT_ORDER = {
     "leads": 6,
     "named": 7,
     "likelihood": 8,
-    "anchors": 9,
 }
 
 
@@ -128,8 +126,6 @@ async def score_checked(
     assert checks is not None
     if checks.kind == "likelihood":
         return await score_likelihood(calls, rubric, metric, text, source, model)
-    if checks.kind == "anchors":
-        return await score_anchors(calls, rubric, metric, checks, text, source, model)
     if checks.kind == "leads":
         return await score_leading(calls, rubric, metric, checks, text, source, context, model)
     # The source when it says anything: None narrows the type where a check needs it.

@@ -1,13 +1,13 @@
 """The checks Gavel reads a rubric metric with when the metric states none but its words say what to count:
 evidence (`evidence_named`), leading with the most serious problems (`leading`), a code review's actionability
-(`actionable`), tone (`tone`), repetition (`repetition`),
+(`actionable`), repetition (`repetition`),
 faithfulness to the source (`faithfulness`) or covering the source (`coverage`); and whether
 its words ask for paragraphs, which a text's layout can fail (`paragraphs`). One place, so the judgment and the
 feedback a rewrite gets (tools/revision.py) always read a metric the same way."""
 
 from __future__ import annotations
 
-from gavel.tools.engine import actionable, coverage, evidence_named, faithfulness, leading, paragraphs, repetition, tone
+from gavel.tools.engine import actionable, coverage, evidence_named, faithfulness, leading, paragraphs, repetition
 from gavel.tools.engine.overall import OVERALL_ID
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
@@ -37,8 +37,6 @@ def checks_for(metric: Metric, has_source: bool = True, about: str = "") -> Chec
         return leading.CHECKS
     if actionable.reads(name, about):
         return actionable.checks()
-    if tone.reads(f"{name} {metric.description}", metric):
-        return tone.checks()
     if repetition.reads(f"{name} {metric.description}"):
         return repetition.CHECKS
     if has_source and faithfulness.reads(f"{name} {metric.description}"):
@@ -62,6 +60,4 @@ def note(metric: Metric, checks: Checks) -> str:
         return coverage.note(metric)
     if checks.kind == "leads":
         return leading.note(metric)
-    if checks.kind == "anchors":
-        return tone.note(metric)
     return faithfulness.note(metric) if checks.kind == "supported" else repetition.note(metric)

@@ -139,27 +139,6 @@ def leads() -> Leads:
     return Leads(spread=float(table["spread"]), tolerance=float(table["tolerance"]), by_length=by_length)
 
 
-@dataclass(frozen=True)
-class Tone:
-    """How a tone metric that states no checks is read against its anchors (judge.toml's [tone])."""
-
-    centre: float
-    spread: float
-    sentence_cut: float
-    max_chars: int
-
-
-def tone() -> Tone:
-    table = _prompt_data()["tone"]
-    assert isinstance(table, dict)
-    return Tone(
-        centre=float(table["centre"]),
-        spread=float(table["spread"]),
-        sentence_cut=float(table["sentence_cut"]),
-        max_chars=int(table["max_chars"]),
-    )
-
-
 def reply_likelihood() -> ReplyLikelihood:
     table = _prompt_data()["reply_likelihood"]
     assert isinstance(table, dict)

@@ -41,8 +41,7 @@ def test_only_a_metric_that_asks_to_cover_its_source_with_a_source_and_states_no
         id="completeness", name="Completeness", description="Does the answer cover what the question needs?"
     )
     assert checks_for(question) is None
-    tone = checks_for(metric(id="tone", name="Tone", description="Is it calm and courteous?"))
-    assert tone is not None and tone.kind != "covered"
+    assert checks_for(metric(id="tone", name="Tone", description="Is it calm and courteous?")) is None
     assert checks_for(metric(question="Does the email state every action item?")) is None
     # Nothing invented and nothing missing: read for faithfulness, as the sentences of the text checked.
     both = metric(description="Is every fact faithful to the notes, with no decision missing?")
