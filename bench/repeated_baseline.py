@@ -5,12 +5,14 @@ read (`user_rubrics_{dev,fresh,fresh2,fresh3,fresh4}.jsonl`) and the good and ra
 (`essay_dev.jsonl`). On the embedded default.
 
     python -m bench.repeated_baseline   # writes bench/results/repeated-baseline.json as it goes
+    python -m bench.repeated_baseline --split fresh5 --split fresh9 --no-essays --name repeated-baseline-fresh5-9
 
 A probe, not the tool (bench/README.md, "Repetition against an empty document").
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 from pathlib import Path
@@ -31,13 +33,15 @@ EMPTY = "(nothing)"
 SPLITS = ("dev", "fresh", "fresh2", "fresh3", "fresh4")
 
 
-def texts() -> list[tuple[str, str, str, str, str]]:
+def texts(splits: tuple[str, ...] = SPLITS, essays: bool = True) -> list[tuple[str, str, str, str, str]]:
     found = []
-    for split in SPLITS:
+    for split in splits:
         for line in (DATA / f"user_rubrics_{split}.jsonl").read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             if row["domain"] == "support-reply" and row["version"] in ("good", "concision"):
                 found.append(("support", split, row["case"], row["version"], row["text"]))
+    if not essays:
+        return found
     for line in (DATA / "essay_dev.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         if row["version"] in ("good", "rambling") and row["split"] == "tune":
@@ -45,11 +49,11 @@ def texts() -> list[tuple[str, str, str, str, str]]:
     return found
 
 
-async def probe(out: Path) -> None:
+async def probe(out: Path, chosen: list[tuple[str, str, str, str, str]]) -> None:
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
     rubric = load_rubric_file(DATA / "rubrics" / "user-support-reply.toml")  # its labels only; no source is shown
     records: list[dict[str, Any]] = []
-    for domain, split, case, version, text in texts():
+    for domain, split, case, version, text in chosen:
         against_before, against_nothing = [], []
         for item in check_items(CHECKS, text, None):
             claim = item.claims[0]
@@ -64,5 +68,15 @@ async def probe(out: Path) -> None:
         say(f"  {domain} {split} {case} {version} {len(against_before)} checks")
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--split", action="append", help=f"a support-reply split (default: {', '.join(SPLITS)})")
+    parser.add_argument("--no-essays", action="store_true", help="leave out the tuning essays")
+    parser.add_argument("--name", default="repeated-baseline")
+    args = parser.parse_args()
+    chosen = texts(tuple(args.split or SPLITS), essays=not args.no_essays)
+    asyncio.run(probe(RESULTS_DIR / f"{args.name}.json", chosen))
+
+
 if __name__ == "__main__":
-    asyncio.run(probe(RESULTS_DIR / "repeated-baseline.json"))
+    main()
