@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import RESULTS_DIR, say
-from bench.user_rubrics import DATA
+from bench.user_rubrics import DATA, domain_rows
 from gavel.tools.engine.check_items import Claim, check_items
 from gavel.tools.engine.checks import check_claim
 from gavel.tools.engine.embedded import EmbeddedBackend
@@ -34,12 +34,11 @@ SPLITS = ("dev", "fresh", "fresh2", "fresh3", "fresh4")
 
 
 def texts(splits: tuple[str, ...] = SPLITS, essays: bool = True) -> list[tuple[str, str, str, str, str]]:
-    found = []
-    for split in splits:
-        for line in (DATA / f"user_rubrics_{split}.jsonl").read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            if row["domain"] == "support-reply" and row["version"] in ("good", "concision"):
-                found.append(("support", split, row["case"], row["version"], row["text"]))
+    found = [
+        ("support", split, row["case"], row["version"], row["text"])
+        for split, row in domain_rows(splits, "support-reply")
+        if row["version"] in ("good", "concision")
+    ]
     if not essays:
         return found
     for line in (DATA / "essay_dev.jsonl").read_text(encoding="utf-8").splitlines():
