@@ -28,8 +28,10 @@ class Checks(BaseModel):
             "'covered': each statement of the source (after a 'Speaker:' label; questions left out) is checked "
             "against the text (a mistake: missing from it). 'consistent': each claim against what the text "
             "says before it (a mistake: they cannot both be true). 'repeated': each sentence against what the "
-            "text says before it (a mistake: it only restates it). 'sentence': each sentence of the text is asked "
-            "`question` on its own. 'whole': the text is asked `question`, after the source and the context. "
+            "text says before it (a mistake: it only restates it; with `centre` and `spread`, the expected number of "
+            "restated sentences is placed on the scale, fewer higher, instead of their share). 'sentence': each "
+            "sentence of the text is asked `question` on its own. 'whole': the text is asked `question`, after the "
+            "source and the context. "
             "'named': each paragraph of the text (split at blank lines; each sentence outside fenced code with "
             "`per` 'sentence') is asked `question`, a which-question the model answers by naming something from it "
             "(a mistake: it answers None). "
@@ -89,16 +91,17 @@ class Checks(BaseModel):
         ge=-1e6,
         le=1e6,
         description="'likelihood': the nats the source adds to the text's log-likelihood at the scale's middle; "
-        "'named': the share of items naming something (the mean of 1 - P(None)) at the scale's middle.",
+        "'named': the share of items naming something (the mean of 1 - P(None)) at the scale's middle; "
+        "'repeated': the expected number of restated sentences at the scale's middle.",
     )
     spread: float | None = Field(
         default=None,
         gt=0,
         le=1e6,
         allow_inf_nan=False,
-        description="'likelihood' and 'named': the width of the logistic curve that places the nats (the share) "
-        "on the scale: centre - spread and centre + spread land at 27 % and 73 % of the way from its worst end to "
-        "its best.",
+        description="'likelihood', 'named' and 'repeated': the width of the logistic curve that places the nats "
+        "(the share, the count) on the scale: centre - spread and centre + spread land at 27 % and 73 % of the way "
+        "from its worst end to its best (a count the other way round).",
     )
 
     turns: int | None = Field(
@@ -124,11 +127,11 @@ class Checks(BaseModel):
         placed = self.centre is not None and self.spread is not None
         if self.kind == "likelihood" and not placed:
             raise ValueError("checks of kind 'likelihood' need centre and spread")
-        if self.kind == "named" and (self.centre is None) != (self.spread is None):
-            raise ValueError("checks of kind 'named' take centre and spread together, or neither")
+        if self.kind in ("named", "repeated") and (self.centre is None) != (self.spread is None):
+            raise ValueError(f"checks of kind {self.kind!r} take centre and spread together, or neither")
         if self.kind == "named" and placed and self.enough is not None:
             raise ValueError("checks of kind 'named' are placed by enough or by centre and spread, not both")
-        if self.kind not in ("likelihood", "named") and (self.centre, self.spread) != (None, None):
+        if self.kind not in ("likelihood", "named", "repeated") and (self.centre, self.spread) != (None, None):
             raise ValueError(f"checks of kind {self.kind!r} take no centre or spread")
         if self.kind != "likelihood" and (self.turns, self.sentence_cut) != (None, None):
             raise ValueError(f"checks of kind {self.kind!r} take no turns or sentence_cut")

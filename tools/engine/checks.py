@@ -12,6 +12,8 @@ P(yes) from the model's probabilities. The metric follows the rubric's anchors f
   naming one thing read as fully backed;
 - `named` checks that state `centre` and `spread` place the mean P(named) on a logistic curve (a code review's
   sentences naming where in the code they point: engine/actionable.py);
+- `repeated` checks that state `centre` and `spread` place the expected number of restated sentences on a
+  logistic curve, fewer higher (a metric that speaks of length: engine/repetition.py);
 - otherwise the mean P(no mistake) is placed on the scale, from its worst end to its best.
 
 Every check shares the judgment's prompt prefix where it can (the source, then the claim), so the prompt cache
@@ -348,7 +350,13 @@ def _scored(
     expected = sum(counted(p, floor) for p in p_mistake)
     points = count_anchors(metric.levels)
     cut = prompts.finding_cut(checks.kind, LIKELY)
-    if checks.centre is not None and checks.spread is not None:
+    if checks.kind == "repeated" and checks.centre is not None and checks.spread is not None:
+        score = rubric.scale.from_share(placed(-expected, -checks.centre, checks.spread))
+        how = (
+            f"{expected:.1f} sentences' worth restate what comes before, of {len(items)} checked ({checks.centre:g} "
+            f"is the middle of the scale, {checks.spread:g} its spread)"
+        )
+    elif checks.centre is not None and checks.spread is not None:
         named_share = 1 - sum(p_mistake) / len(p_mistake)
         score = rubric.scale.from_share(placed(named_share, checks.centre, checks.spread))
         how = (

@@ -38,7 +38,7 @@ def checks_for(metric: Metric, has_source: bool = True, about: str = "") -> Chec
     if actionable.reads(name, about):
         return actionable.checks()
     if repetition.reads(f"{name} {metric.description}"):
-        return repetition.CHECKS
+        return repetition.checks(f"{name} {metric.description}")
     if has_source and faithfulness.reads(f"{name} {metric.description}"):
         return faithfulness.CHECKS
     if has_source and coverage.reads(f"{name} {metric.description}"):

@@ -124,6 +124,22 @@ def actionable() -> Actionable:
 
 
 @dataclass(frozen=True)
+class Placed:
+    """Where a logistic curve puts a reading on the scale: `centre` at its middle, `spread` its width."""
+
+    centre: float
+    spread: float
+
+
+def repetition_counted() -> Placed:
+    """How the restated sentences of a metric that speaks of repetition and length are counted (judge.toml's
+    [repetition_counted])."""
+    table = _prompt_data()["repetition_counted"]
+    assert isinstance(table, dict)
+    return Placed(centre=float(table["centre"]), spread=float(table["spread"]))
+
+
+@dataclass(frozen=True)
 class Leads:
     """How checks of kind 'leads' count a point ahead of a more serious one (judge.toml's [leads])."""
 

@@ -9,6 +9,12 @@ asked of each sentence on its own ("repeats, hedges or wanders?") the model says
 framing that judges facts, a rambling essay's sentences read as already stated more often than a good essay's in
 6 of 6 tuning prompts and 6 of 6 held out ("Essays: repetition").
 
+A metric that also speaks of length ("no longer than it needs to be", "brief") is read by the count of restated
+sentences, not their share (judge.toml's [repetition_counted]): a padded support reply restates a few sentences among
+many, so its share sat near a good reply's, and 6 of 15 good replies read under the pass mark while the count told
+the two apart (bench/README.md, "Concision counted"). An essay's "clear and concise" keeps the share: a rambling essay
+is shorter than a good one, and the share sorted them.
+
 The metric is recognised by its words: repetition, repetitive, repeats or redundant in its id, name or description
 (unlike "evidence", these words mean the same thing wherever they appear). Not "concise" alone: a metric that asks
 "Is the response short?" asks about length, which a text can fail without repeating itself. A rubric author who wants
@@ -20,10 +26,12 @@ from __future__ import annotations
 
 import re
 
+from gavel.tools.engine import prompts
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
 
 _SPEAKS_OF_REPETITION = re.compile(r"\b(?:repetit|repeat|redundan)", re.IGNORECASE)
+_SPEAKS_OF_LENGTH = re.compile(r"\b(?:longer|length|lengthy|brief|wordy|verbose|bloated)\b", re.IGNORECASE)
 CHECKS = Checks(kind="repeated")
 
 
@@ -31,6 +39,15 @@ def reads(words: str) -> bool:
     """Whether a metric whose id, name and description are `words` (engine/derived_checks.py says when it is asked)
     speaks of repetition."""
     return _SPEAKS_OF_REPETITION.search(words) is not None
+
+
+def checks(words: str) -> Checks:
+    """The repeated checks a metric that speaks of repetition is read with: counted when `words` also speak of
+    length, shared otherwise."""
+    if _SPEAKS_OF_LENGTH.search(words) is None:
+        return CHECKS
+    shipped = prompts.repetition_counted()
+    return Checks(kind="repeated", centre=shipped.centre, spread=shipped.spread)
 
 
 def note(metric: Metric) -> str:

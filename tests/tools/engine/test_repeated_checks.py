@@ -4,13 +4,16 @@ The scripted model answers by the sentence it is shown; the tests assert on what
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from pydantic import ValidationError
 
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
 from gavel.tools.engine.backend import ChatRequest
 from gavel.tools.engine.check_items import check_items
 from gavel.tools.engine.derived_checks import checks_for
-from gavel.tools.engine.prompts import check_floor, evidence_named
+from gavel.tools.engine.prompts import check_floor, evidence_named, repetition_counted
 from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubric_registry import parse_rubric
@@ -99,3 +102,33 @@ def test_only_a_metric_whose_words_speak_of_repetition_and_that_states_nothing_e
     assert checks_for(metric(checks={"kind": "consistent"})) is None
     evidence = metric(id="evidence", name="Evidence", description="Backed by evidence, without repetition?")
     assert checks_for(evidence) == Checks(kind="named", question=evidence_named().question, enough=0.5)
+
+
+CONCISION = {
+    "id": "concision",
+    "name": "Concision",
+    "description": "Is the reply no longer than it needs to be, free of padding and repetition?",
+    "levels": {"1": "bloated", "3": "some unnecessary sentences", "5": "tight"},
+}
+
+
+async def test_a_metric_that_also_speaks_of_length_counts_the_restated_sentences_instead_of_sharing_them():
+    backend = by_sentence({NEW: 0.2, AGAIN: 0.9})
+    result = await evaluate(backend, rubric={**RUBRIC, "metrics": [CONCISION]})
+    concision = result.scores[0]
+    floor, shipped = check_floor("repeated"), repetition_counted()
+    expected = (0.2 - floor) / (1 - floor) + (0.9 - floor) / (1 - floor)
+    share = 1 / (1 + math.exp((expected - shipped.centre) / shipped.spread))
+    assert concision.expected_mistakes == pytest.approx(expected, abs=1e-4)
+    assert concision.score == pytest.approx(1 + 4 * share, abs=1e-4)
+    assert "sentences' worth restate what comes before, of 2 checked" in concision.explanation
+    assert [f.item for f in concision.findings or []] == [AGAIN]
+
+
+def test_the_count_is_chosen_by_length_words_and_placed_by_centre_and_spread_together():
+    metric = parse_rubric({**RUBRIC, "metrics": [CONCISION]}, origin="test").metrics[0]
+    shipped = repetition_counted()
+    assert checks_for(metric) == Checks(kind="repeated", centre=shipped.centre, spread=shipped.spread)
+    assert Checks(kind="repeated", centre=6, spread=1.5).centre == 6
+    with pytest.raises(ValidationError, match="centre and spread together"):
+        Checks(kind="repeated", centre=6)
