@@ -6,6 +6,7 @@ read (`user_rubrics_{dev,fresh,fresh2,fresh3,fresh4}.jsonl`) and the good and ra
 
     python -m bench.repeated_baseline   # writes bench/results/repeated-baseline.json as it goes
     python -m bench.repeated_baseline --split fresh5 --split fresh9 --no-essays --name repeated-baseline-fresh5-9
+    python -m bench.repeated_baseline --domain summary --every-version --no-essays --name repeated-baseline-summaries
 
 A probe, not the tool (bench/README.md, "Repetition against an empty document").
 """
@@ -33,11 +34,13 @@ EMPTY = "(nothing)"
 SPLITS = ("dev", "fresh", "fresh2", "fresh3", "fresh4")
 
 
-def texts(splits: tuple[str, ...] = SPLITS, essays: bool = True) -> list[tuple[str, str, str, str, str]]:
+def texts(
+    splits: tuple[str, ...] = SPLITS, essays: bool = True, domain: str = "support-reply", every_version: bool = False
+) -> list[tuple[str, str, str, str, str]]:
     found = [
-        ("support", split, row["case"], row["version"], row["text"])
-        for split, row in domain_rows(splits, "support-reply")
-        if row["version"] in ("good", "concision")
+        (domain, split, row["case"], row["version"], row["text"])
+        for split, row in domain_rows(splits, domain)
+        if every_version or row["version"] in ("good", "concision")
     ]
     if not essays:
         return found
@@ -50,9 +53,11 @@ def texts(splits: tuple[str, ...] = SPLITS, essays: bool = True) -> list[tuple[s
 
 async def probe(out: Path, chosen: list[tuple[str, str, str, str, str]]) -> None:
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
-    rubric = load_rubric_file(DATA / "rubrics" / "user-support-reply.toml")  # its labels only; no source is shown
     records: list[dict[str, Any]] = []
     for domain, split, case, version, text in chosen:
+        # The rubric's labels only; no source is shown. Essays are read with the support reply's, as they always were.
+        name = "user-summary" if domain == "summary" else "user-support-reply"
+        rubric = load_rubric_file(DATA / "rubrics" / f"{name}.toml")
         against_before, against_nothing = [], []
         for item in check_items(CHECKS, text, None):
             claim = item.claims[0]
@@ -71,9 +76,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--split", action="append", help=f"a support-reply split (default: {', '.join(SPLITS)})")
     parser.add_argument("--no-essays", action="store_true", help="leave out the tuning essays")
+    parser.add_argument("--domain", default="support-reply", help="the split files' domain: support-reply or summary")
+    parser.add_argument("--every-version", action="store_true", help="every version, not just good and concision")
     parser.add_argument("--name", default="repeated-baseline")
     args = parser.parse_args()
-    chosen = texts(tuple(args.split or SPLITS), essays=not args.no_essays)
+    chosen = texts(tuple(args.split or SPLITS), not args.no_essays, args.domain, args.every_version)
     asyncio.run(probe(RESULTS_DIR / f"{args.name}.json", chosen))
 
 

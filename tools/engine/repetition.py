@@ -9,11 +9,13 @@ asked of each sentence on its own ("repeats, hedges or wanders?") the model says
 framing that judges facts, a rambling essay's sentences read as already stated more often than a good essay's in
 6 of 6 tuning prompts and 6 of 6 held out ("Essays: repetition").
 
-A metric that also speaks of length ("no longer than it needs to be", "brief") is read by the count of restated
-sentences, not their share (judge.toml's [repetition_counted]): a padded support reply restates a few sentences among
-many, so its share sat near a good reply's, and 6 of 15 good replies read under the pass mark while the count told
-the two apart (bench/README.md, "Concision counted"). An essay's "clear and concise" keeps the share: a rambling essay
-is shorter than a good one, and the share sorted them.
+A metric that also speaks of a text longer than it needs to be ("no longer than it needs to be", "wordy",
+"bloated") is read by the count of restated sentences, not their share (judge.toml's [repetition_counted]): a padded
+support reply restates a few sentences among many, so its share sat near a good reply's, and 6 of 15 good replies
+read under the pass mark while the count told the two apart (bench/README.md, "Concision counted"). The count's scale
+is a support reply's: a padded summary restates 1-4 sentences, under its cut, so a summary's "brief" keeps the share
+(which failed 6 of 15 padded summaries where the count failed none), and so does an essay's "clear and concise" (a
+rambling essay is shorter than a good one, and the share sorted them).
 
 The metric is recognised by its words: repetition, repetitive, repeats or redundant in its id, name or description
 (unlike "evidence", these words mean the same thing wherever they appear). Not "concise" alone: a metric that asks
@@ -31,7 +33,7 @@ from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
 
 _SPEAKS_OF_REPETITION = re.compile(r"\b(?:repetit|repeat|redundan)", re.IGNORECASE)
-_SPEAKS_OF_LENGTH = re.compile(r"\b(?:longer|length|lengthy|brief|wordy|verbose|bloated)\b", re.IGNORECASE)
+_SPEAKS_OF_LENGTH = re.compile(r"\b(?:longer|length|lengthy|wordy|verbose|bloated)\b", re.IGNORECASE)
 CHECKS = Checks(kind="repeated")
 
 

@@ -132,3 +132,10 @@ def test_the_count_is_chosen_by_length_words_and_placed_by_centre_and_spread_tog
     assert Checks(kind="repeated", centre=6, spread=1.5).centre == 6
     with pytest.raises(ValidationError, match="centre and spread together"):
         Checks(kind="repeated", centre=6)
+
+
+def test_a_summary_asked_to_be_brief_keeps_the_share():
+    # Padded summaries restate 1-4 sentences, under the count's cut (bench/README.md, "Concision counted").
+    brief = {**CONCISION, "description": "Is the summary brief and economical, free of repetition and filler?"}
+    metric = parse_rubric({**RUBRIC, "metrics": [brief]}, origin="test").metrics[0]
+    assert checks_for(metric) == Checks(kind="repeated")
