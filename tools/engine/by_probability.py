@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import anyio
 
-from gavel.tools.engine import checks, derived_checks, likelihood, overall, paragraphs, prompts, reply_likelihood
+from gavel.tools.engine import checks, derived_checks, likelihood, overall, paragraphs, prompts, reply_likelihood, wall
 from gavel.tools.engine.calls import ModelCalls, Tally
 from gavel.tools.engine.logprobs import Readout, single_token_values
 from gavel.tools.engine.one_token import Prefix, ask, metric_score, user_prompt
@@ -111,6 +111,15 @@ async def score_metric(
     return metric_score(metric.id, metric.name, readout, _explain(rubric, metric, readout, values, general))
 
 
+def _layout_score(rubric: Rubric, metric: Metric, text: str) -> MetricScore | None:
+    """The metric read from the text's layout (engine/paragraphs.py, engine/wall.py); None to read it as usual."""
+    if derived_checks.asks_for_paragraphs(metric, rubric.prompt.subject):
+        found = paragraphs.unorganized(rubric, metric, text)
+        if found is not None:
+            return found
+    return wall.walled(rubric, metric, text) if derived_checks.names_a_wall(metric) else None
+
+
 async def score_metrics(
     calls: ModelCalls,
     *,
@@ -136,13 +145,13 @@ async def score_metrics(
         and (found := derived_checks.checks_for(m, bool(source and source.strip()), rubric.prompt.about)) is not None
     }
     metrics = [m.model_copy(update={"checks": derived[m.id]}) if m.id in derived else m for m in metrics]
-    # A metric that asks for paragraphs, of a text that is not in paragraphs: its worst end, with no model call.
+    # A metric that asks for paragraphs, of a text that is not in paragraphs: its worst end; one whose anchors name a
+    # wall of text, of a text that is one: that anchor. Both read from the layout, with no model call.
     laid_out = {
         m.id: found
         for m in metrics
         if not reply_likelihood.applies(m, rubric.scale, subject, source)
-        and derived_checks.asks_for_paragraphs(m, rubric.prompt.subject)
-        and (found := paragraphs.unorganized(rubric, m, subject)) is not None
+        and (found := _layout_score(rubric, m, subject)) is not None
     }
     results.update(laid_out)
     every, metrics = metrics, [m for m in metrics if m.id not in laid_out]

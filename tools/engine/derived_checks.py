@@ -2,12 +2,22 @@
 evidence (`evidence_named`), leading with the most serious problems (`leading`), a code review's actionability
 (`actionable`), repetition (`repetition`),
 faithfulness to the source (`faithfulness`) or covering the source (`coverage`); and whether
-its words ask for paragraphs, which a text's layout can fail (`paragraphs`). One place, so the judgment and the
+its words ask for paragraphs, or its anchors name a wall of text, which a text's layout can fail (`paragraphs`,
+`wall`). One place, so the judgment and the
 feedback a rewrite gets (tools/revision.py) always read a metric the same way."""
 
 from __future__ import annotations
 
-from gavel.tools.engine import actionable, coverage, evidence_named, faithfulness, leading, paragraphs, repetition
+from gavel.tools.engine import (
+    actionable,
+    coverage,
+    evidence_named,
+    faithfulness,
+    leading,
+    paragraphs,
+    repetition,
+    wall,
+)
 from gavel.tools.engine.overall import OVERALL_ID
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric
@@ -50,6 +60,11 @@ def asks_for_paragraphs(metric: Metric, subject: str) -> bool:
     """Whether a text that is not in paragraphs scores the metric's worst end (engine/paragraphs.py); `subject` is
     what the rubric judges ("essay")."""
     return not _authored(metric) and paragraphs.reads(f"{_name(metric)} {metric.description}", subject)
+
+
+def names_a_wall(metric: Metric) -> bool:
+    """Whether a text that is a wall of text scores the anchor that names one (engine/wall.py)."""
+    return not _authored(metric) and wall.reads(metric)
 
 
 def note(metric: Metric, checks: Checks) -> str:
