@@ -3,7 +3,9 @@ buried...") and that states no checks: a text that is one wall of text scores th
 layout without a model call, and the explanation says so.
 
 Read as digits, a status email's organization gave an email rewritten as one long paragraph within tenths of the
-good email, and most such emails passed (bench/README.md, "A wall of text read from the layout"). Whether a text is a
+good email, and most such emails passed. Held out on 4 status emails read once, each organization version a wall:
+4 of 4 read as walls and failed, none of the 16 other versions did (bench/README.md, "A wall of text read from the
+layout"). Whether a text is a
 wall is what the anchor names, and it can be read exactly: one block (the lines between blank lines) holds most of
 the text's characters and several sentences. A text that is not a wall is read as the metric would be without this
 rule: whether its parts are grouped well, or its list jumbled, is the model's to say.
