@@ -61,9 +61,14 @@ def unorganized(rubric: Rubric, metric: Metric, text: str) -> MetricScore | None
         f"a {subject} organized into paragraphs, so it scores the scale's worst end, read from the layout without "
         "asking the model"
     )
+    return layout_score(metric, worst, explanation)
+
+
+def layout_score(metric: Metric, score: float, explanation: str) -> MetricScore:
+    """A metric read from the text's layout (here, and engine/wall.py): scored, with no readout and one sample."""
     return MetricScore(
-        metric=metric.id, name=metric.name, score=worst, status="scored", explanation=explanation,
-        samples=[SampleRecord(score=worst, explanation=explanation)], spread=0.0, readout=None,
+        metric=metric.id, name=metric.name, score=score, status="scored", explanation=explanation,
+        samples=[SampleRecord(score=score, explanation=explanation)], spread=0.0, readout=None,
     )  # fmt: skip
 
 

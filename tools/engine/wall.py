@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 
 from gavel.tools.engine import prompts
-from gavel.tools.engine.scores import MetricScore, SampleRecord
+from gavel.tools.engine.paragraphs import layout_score
+from gavel.tools.engine.scores import MetricScore
 from gavel.tools.engine.sentences import every_sentence
 from gavel.tools.rubrics import Metric, Rubric
 
@@ -68,10 +69,7 @@ def walled(rubric: Rubric, metric: Metric, text: str) -> MetricScore | None:
         f"{metric.name}'s anchors name a wall of text at {score:g}, so it scores that, read from the layout without "
         "asking the model"
     )
-    return MetricScore(
-        metric=metric.id, name=metric.name, score=score, status="scored", explanation=explanation,
-        samples=[SampleRecord(score=score, explanation=explanation)], spread=0.0, readout=None,
-    )  # fmt: skip
+    return layout_score(metric, score, explanation)
 
 
 def feedback(score: MetricScore, rubric: Rubric, top: str) -> str:
