@@ -17,7 +17,7 @@ from typing import Literal
 
 from gavel.tools.assessment import EvaluationResult
 from gavel.tools.common import one_line
-from gavel.tools.engine import derived_checks, paragraphs, prompts, wall
+from gavel.tools.engine import derived_checks, paragraphs, prompts
 from gavel.tools.rubrics import Rubric
 
 RevisionProblemCode = Literal["writer_remarks", "judge_feedback"]
@@ -198,7 +198,7 @@ def feedback_for(evaluation: EvaluationResult, rubric: Rubric) -> dict[str, str]
         if paragraphs.is_layout_score(score) and derived_checks.asks_for_paragraphs(defined, rubric.prompt.subject):
             feedback[metric] = paragraphs.feedback(score, rubric, top)
         elif paragraphs.is_layout_score(score) and derived_checks.names_a_wall(defined):
-            feedback[metric] = wall.feedback(score, rubric, top)
+            feedback[metric] = paragraphs.feedback(score, rubric, top, "feedback_wall")
         elif score.findings and checked is not None:
             # The checks say which sentences cost the score (or which statements are missing): hand exactly
             # those to the writer, so the rewrite fixes them instead of paraphrasing the whole text.

@@ -77,9 +77,8 @@ def is_layout_score(score: MetricScore) -> bool:
     return score.status == "scored" and score.readout is None
 
 
-def feedback(score: MetricScore, rubric: Rubric, top: str) -> str:
-    """What a rewrite is told about a text that is not in paragraphs (judge.toml's `feedback_paragraphs`)."""
+def feedback(score: MetricScore, rubric: Rubric, top: str, template: str = "feedback_paragraphs") -> str:
+    """What a rewrite is told about a text read from its layout: judge.toml's `feedback_paragraphs` for one not in
+    paragraphs, `feedback_wall` for a wall of text (engine/wall.py)."""
     assert score.score is not None
-    return prompts.prompt_set().substitute(
-        "feedback_paragraphs", score=f"{score.score:.3g}", max=top, subject=rubric.prompt.subject
-    )
+    return prompts.prompt_set().substitute(template, score=f"{score.score:.3g}", max=top, subject=rubric.prompt.subject)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 
-from gavel.tools.engine import prompts
 from gavel.tools.engine.paragraphs import layout_score
 from gavel.tools.engine.scores import MetricScore
 from gavel.tools.engine.sentences import every_sentence
@@ -70,11 +69,3 @@ def walled(rubric: Rubric, metric: Metric, text: str) -> MetricScore | None:
         "asking the model"
     )
     return layout_score(metric, score, explanation)
-
-
-def feedback(score: MetricScore, rubric: Rubric, top: str) -> str:
-    """What a rewrite is told about a text that is a wall of text (judge.toml's `feedback_wall`)."""
-    assert score.score is not None
-    return prompts.prompt_set().substitute(
-        "feedback_wall", score=f"{score.score:.3g}", max=top, subject=rubric.prompt.subject
-    )
