@@ -34,11 +34,17 @@ EMPTY = "(nothing)"
 SPLITS = ("dev", "fresh", "fresh2", "fresh3", "fresh4")
 
 
+# The rubric whose labels a text's checks are asked with (no source is shown); essays take the support reply's, as
+# they always have.
+ESSAY_RUBRIC = "user-support-reply"
+Text = tuple[str, str, str, str, str, str]  # domain, split, case, version, text, rubric id
+
+
 def texts(
     splits: tuple[str, ...] = SPLITS, essays: bool = True, domain: str = "support-reply", every_version: bool = False
-) -> list[tuple[str, str, str, str, str]]:
+) -> list[Text]:
     found = [
-        (domain, split, row["case"], row["version"], row["text"])
+        (domain, split, row["case"], row["version"], row["text"], row["rubric"])
         for split, row in domain_rows(splits, domain)
         if every_version or row["version"] in ("good", "concision")
     ]
@@ -47,17 +53,16 @@ def texts(
     for line in (DATA / "essay_dev.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         if row["version"] in ("good", "rambling") and row["split"] == "tune":
-            found.append(("essay", row["split"], str(row["prompt_id"]), row["version"], row["essay"]))
+            found.append(("essay", row["split"], str(row["prompt_id"]), row["version"], row["essay"], ESSAY_RUBRIC))
     return found
 
 
-async def probe(out: Path, chosen: list[tuple[str, str, str, str, str]]) -> None:
+async def probe(out: Path, chosen: list[Text]) -> None:
     judge = Judge(EmbeddedBackend(timeout_s=300), engine_config(call_deadline_s=86_400))
+    rubrics = {name: load_rubric_file(DATA / "rubrics" / f"{name}.toml") for name in {t[5] for t in chosen}}
     records: list[dict[str, Any]] = []
-    for domain, split, case, version, text in chosen:
-        # The rubric's labels only; no source is shown. Essays are read with the support reply's, as they always were.
-        name = "user-summary" if domain == "summary" else "user-support-reply"
-        rubric = load_rubric_file(DATA / "rubrics" / f"{name}.toml")
+    for domain, split, case, version, text, rubric_id in chosen:
+        rubric = rubrics[rubric_id]
         against_before, against_nothing = [], []
         for item in check_items(CHECKS, text, None):
             claim = item.claims[0]
