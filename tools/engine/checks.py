@@ -38,7 +38,7 @@ from gavel.tools.engine.leading import score_leading
 from gavel.tools.engine.likelihood import placed, score_likelihood
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, named, prefix, unanswered, yes_no
-from gavel.tools.engine.quantities import quantities, unstated
+from gavel.tools.engine.quantities import source_quantities, unstated
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric, Rubric
@@ -146,7 +146,7 @@ async def score_checked(
     usage = Usage()
     weakest: list[str] = [item.text for item in items]
     unstated_quantities: list[str] = []
-    stated = quantities(source or "") if checks.kind == "supported" or checks.unless_supported else set()
+    stated = source_quantities(source or "") if checks.kind == "supported" or checks.unless_supported else set()
 
     async def one(index: int, item: Item) -> None:
         nonlocal usage

@@ -1,0 +1,88 @@
+"""How often the quantity reading (tools/engine/quantities.py) calls a sentence unsupported, on every labelled text
+whose rubric reads it against its source: the clinical assessments (accuracy, and coherence unless supported) and a
+user's summaries and status emails (faithfulness). A sentence that states a quantity its source never states is
+unsupported with P 0 and no model call, so a quantity misread in a good text is a certain mistake it did not make.
+No model: the same figures on any machine.
+
+    python -m bench.quantities_audit            # prints the counts, writes bench/results/quantities-audit.json
+
+Counted per kind of version: texts with at least one such sentence, and each sentence with the quantities read as
+unstated. A good text is written faithful to its source, so its flags are the reading's false mistakes (or a count
+the text works out itself, "three decisions", which no sentence of the source states); the version that breaks the
+metric read this way changes a fact, often a number, so its flags are what the reading is for.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from bench.common import RESULTS_DIR, Run, say
+from gavel.tools.engine import faithfulness
+from gavel.tools.engine.quantities import source_quantities, unstated
+from gavel.tools.engine.sentences import split_sentences
+
+DATA = Path(__file__).resolve().parent / "data"
+RUBRICS = DATA / "rubrics"
+CLINICAL = ("clinical_dev", "clinical_fresh", "clinical_fresh2")
+
+
+def _faithfulness_metric(rubric_id: str) -> str | None:
+    """The id of the rubric's metric read as faithfulness (engine/faithfulness.py), or None."""
+    import tomllib
+
+    data = tomllib.loads((RUBRICS / f"{rubric_id}.toml").read_text(encoding="utf-8"))
+    for metric in data["metrics"]:
+        if faithfulness.reads(" ".join((metric["id"], metric["name"], metric["description"]))):
+            return str(metric["id"])
+    return None
+
+
+def texts() -> Iterator[tuple[str, str, str, str, str]]:
+    """(set, case, kind of version, text, source) for every text read against its source: 'good', 'broken' (the
+    version that breaks the metric read this way: clinical accuracy, or faithfulness) or 'other'."""
+    for name in CLINICAL:
+        for line in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            kind = "good" if row["version"] == "good" else "broken" if row["version"] == "accuracy" else "other"
+            yield name, row["case"], kind, row["assessment"], row["source"]
+    for path in sorted(DATA.glob("user_rubrics_*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            metric = _faithfulness_metric(row["rubric"])
+            if metric is None or not row.get("source"):
+                continue
+            kind = "good" if row["version"] == "good" else "broken" if row["broken"] == metric else "other"
+            yield f"{path.stem}/{row['domain']}", row["case"], kind, row["text"], row["source"]
+
+
+def audit() -> dict[str, Any]:
+    counts: dict[str, Counter[str]] = {}
+    flagged = []
+    for name, case, kind, text, source in texts():
+        family = "clinical" if name.startswith("clinical") else name.split("/")[1]
+        stated = source_quantities(source)
+        found = [(s, missing) for s in split_sentences(text) if (missing := unstated(s, stated))]
+        tally = counts.setdefault(f"{family}/{kind}", Counter())
+        tally["texts"] += 1
+        tally["flagged"] += bool(found)
+        for sentence, missing in found:
+            flagged.append({"set": name, "case": case, "kind": kind, "sentence": sentence, "unstated": missing})
+    return {"counts": {k: dict(v) for k, v in sorted(counts.items())}, "flagged": flagged}
+
+
+def main() -> None:
+    result = audit()
+    for key, tally in result["counts"].items():
+        say(f"{key:28s} {tally['flagged']:3d} of {tally['texts']:3d} texts with a quantity read as unstated")
+    for item in result["flagged"]:
+        if item["kind"] == "good":
+            say(f"  good {item['set']:32s} {item['unstated']}: {item['sentence'][:90]}")
+    say(f"wrote {Run('quantities-audit', RESULTS_DIR, smoke=False).write(result)}")
+
+
+if __name__ == "__main__":
+    main()
