@@ -80,8 +80,8 @@ def _read(tokens: list[str]) -> list[tuple[int, str, str | None]]:
 def source_quantities(source: str) -> set[tuple[str, str | None]]:
     """The quantities a source states, read generously, as notes write them: a number's unit a word or two later
     ("14 scheduled nights"), a range's unit for its other end ("from 2 days to 3"), a rate's one ("~$9k/yr", "per
-    week") and a range's thousands ("$40-60k" states 40000 too). Each only lets a sentence go to
-    the model's check; none marks one unsupported."""
+    week") and a range's thousands ("$40-60k" states 40000 too). Each only lets a sentence go to the model's check;
+    none marks one unsupported."""
     tokens = _tokens(source)
     read = _read(tokens)
     found = {(number, unit) for _, number, unit in read}
