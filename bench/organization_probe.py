@@ -20,7 +20,6 @@ other heading (positive: filed where the model would file it). A probe of questi
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,7 +31,7 @@ from bench.user_rubrics import domain_rows
 from gavel.tools.engine import prompts, wall
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
-from gavel.tools.engine.leading import ahead, points, share_not_ahead
+from gavel.tools.engine.leading import _ITEM, ahead, points, share_not_ahead
 from gavel.tools.engine.one_token import prefix, yes_no
 from gavel.tools.rubric_registry import load_rubric_file
 from tests.support.config import engine_config
@@ -43,7 +42,6 @@ RUBRIC = Path(__file__).resolve().parent / "data" / "rubrics" / "user-status-ema
 STATUS = "Does this part of the email sum up the overall status of the work, rather than give one detail?"
 FILING = "Does this item belong under the heading it is listed under, {heading}?"
 UNDER = "Does this item belong under the heading {heading}?"
-_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
 
 
 def filed(text: str) -> list[tuple[str, str]]:

@@ -14,6 +14,7 @@ metric read this way changes a fact, often a number, so its flags are what the r
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -21,23 +22,24 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from gavel.tools.engine import faithfulness
+from gavel.tools.engine import derived_checks, faithfulness
 from gavel.tools.engine.quantities import source_quantities, unstated
 from gavel.tools.engine.sentences import split_sentences
+from gavel.tools.rubric_registry import load_rubric_file
 
 DATA = Path(__file__).resolve().parent / "data"
 RUBRICS = DATA / "rubrics"
 CLINICAL = ("clinical_dev", "clinical_fresh", "clinical_fresh2")
 
 
+@functools.cache
 def _faithfulness_metric(rubric_id: str) -> str | None:
-    """The id of the rubric's metric read as faithfulness (engine/faithfulness.py), or None."""
-    import tomllib
-
-    data = tomllib.loads((RUBRICS / f"{rubric_id}.toml").read_text(encoding="utf-8"))
-    for metric in data["metrics"]:
-        if faithfulness.reads(" ".join((metric["id"], metric["name"], metric["description"]))):
-            return str(metric["id"])
+    """The id of the rubric's metric the engine reads as faithfulness (engine/derived_checks.py), or None; each
+    rubric loaded once."""
+    rubric = load_rubric_file(RUBRICS / f"{rubric_id}.toml")
+    for metric in rubric.metrics:
+        if derived_checks.checks_for(metric, has_source=True, about=rubric.prompt.about) == faithfulness.CHECKS:
+            return metric.id
     return None
 
 
