@@ -45,6 +45,15 @@ def _rubric(rubric_id: str, directory: Path) -> dict[str, Any]:
     return tomllib.loads((directory / f"{rubric_id}.toml").read_text(encoding="utf-8"))
 
 
+def _counted(result: dict[str, Any] | None) -> dict[str, list[float]]:
+    """Per metric read as checks, [expected mistakes, checks]: what its score was placed from, so a reading of the
+    same calls another way can be recomputed (bench/certain_mistakes.py)."""
+    scores = result["scores"] if result else []
+    return {
+        s["metric"]: [s["expected_mistakes"], s["checks"]] for s in scores if s.get("expected_mistakes") is not None
+    }
+
+
 async def run(client: mcp.Client, rows: list[dict[str, Any]], rubrics: Path) -> list[dict[str, Any]]:
     items = []
     for row in rows:
@@ -54,7 +63,7 @@ async def run(client: mcp.Client, rows: list[dict[str, Any]], rubrics: Path) -> 
         items.append({
             **{k: row[k] for k in ("case", "domain", "version")},
             "scores": _scores(result), "average": result and result["average"], "passed": result and result["passed"],
-            "seconds": round(seconds, 1),
+            "counted": _counted(result), "seconds": round(seconds, 1),
         })  # fmt: skip
         shown = " ".join(f"{m[:5]} {v:.2f}" if v is not None else f"{m[:5]} -" for m, v in items[-1]["scores"].items())
         say(f"  {row['case']:26s} {row['version']:14s} {shown}  avg {items[-1]['average']}  {seconds:.1f} s")

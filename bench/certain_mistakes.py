@@ -1,0 +1,96 @@
+"""A certain mistake against its share: a user-rubrics run read twice, as shipped and as the code before
+engine/certain.py read the same calls. No model.
+
+A faithfulness metric with no mistake counts in its anchors was the share of sentences supported placed on the scale;
+now each sentence unsupported on a quantity its source never states (a certain mistake) places it at most one anchor
+lower. Everything else in a judgment is the same calls read the same way, so the score before is the share the
+metric's own expected mistakes and checks give (bench/user_rubrics.py records both), and `passed` follows from it.
+
+    python -m bench.certain_mistakes user-rubrics-fresh17   # reads results/<name>.json, writes <name>-certain.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+from typing import Any
+
+from bench.common import RESULTS_DIR, Run, say
+from bench.quantities_audit import RUBRICS
+from bench.user_rubrics import selected_rows
+from gavel.tools.engine import derived_checks, faithfulness
+from gavel.tools.rubric_registry import load_rubric_file
+from gavel.tools.rubrics import Rubric
+
+
+@functools.cache
+def _rubric(rubric_id: str) -> Rubric:
+    return load_rubric_file(RUBRICS / f"{rubric_id}.toml")
+
+
+def _faithfulness(rubric: Rubric) -> str | None:
+    for metric in rubric.metrics:
+        if derived_checks.checks_for(metric, has_source=True, about=rubric.prompt.about) == faithfulness.CHECKS:
+            return metric.id
+    return None
+
+
+def before(item: dict[str, Any], rubric: Rubric) -> dict[str, Any]:
+    """The item as the share reading scored it: its faithfulness score and `passed`."""
+    metric = _faithfulness(rubric)
+    scores = dict(item["scores"])
+    if metric is None or metric not in item.get("counted", {}):
+        return {"scores": scores, "passed": item["passed"]}
+    expected, checks = item["counted"][metric]
+    scores[metric] = rubric.scale.from_share(1 - expected / checks)
+    passed = item["passed"]
+    if passed is not None:
+        passed = all(s is not None and s >= rubric.pass_threshold for s in scores.values())
+    return {"scores": scores, "passed": passed}
+
+
+def figures(items: list[dict[str, Any]], rubric_of: dict[str, str]) -> dict[str, Any]:
+    """The rule's three figures (bench/data/README.md, `fresh17`), as shipped and before."""
+    out: dict[str, Any] = {}
+    for when in ("shipped", "before"):
+        read = {}
+        for item in items:
+            rubric = _rubric(rubric_of[item["case"]])
+            read[(item["case"], item["version"])] = (item if when == "shipped" else before(item, rubric), rubric)
+        good = {case: read[(case, v)] for case, v in read if v == "good"}
+        faithful = {case: read[(case, v)] for case, v in read if v == "faithfulness"}
+        under = below = 0
+        for case, (item, rubric) in faithful.items():
+            score, good_score = item["scores"]["faithfulness"], good[case][0]["scores"]["faithfulness"]
+            under += score is not None and score < rubric.pass_threshold
+            below += score is not None and good_score is not None and score < good_score
+        out[when] = {
+            "faithfulness_versions_under_threshold": [under, len(faithful)],
+            "faithfulness_below_good": [below, len(faithful)],
+            "good_passed": [sum(bool(i["passed"]) for i, _ in good.values()), len(good)],
+            "broken_passed": [
+                sum(bool(i["passed"]) for (_, v), (i, _) in read.items() if v != "good"),
+                len(read) - len(good),
+            ],
+            "faithfulness_scores": {f"{c}/{v}": i["scores"].get("faithfulness") for (c, v), (i, _) in read.items()},
+        }
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("name", help="a bench/results/<name>.json written by bench.user_rubrics")
+    args = parser.parse_args()
+    result = json.loads((RESULTS_DIR / f"{args.name}.json").read_text(encoding="utf-8"))
+    rows = selected_rows(result["args"]["split"], result["args"]["domain"], result["args"]["cases"], None)
+    rubric_of = {row["case"]: row["rubric"] for row in rows}
+    payload = figures(result["items"], rubric_of)
+    for when, numbers in payload.items():
+        say(f"{when}: " + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in numbers.items() if isinstance(v, list)))
+    path = Run(f"{args.name}-certain", RESULTS_DIR, smoke=False).write({"from": f"{args.name}.json", **payload})
+    say(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
