@@ -1,10 +1,11 @@
-"""A certain mistake against its share: a user-rubrics run read twice, as shipped and as the code before
-engine/certain.py read the same calls. No model.
+"""A certain mistake against its share: a user-rubrics run of code where a certain mistake costs an anchor (ed83361,
+engine/certain.py, reverted after `fresh17`) read twice, as run and as the share reading before it. No model.
 
-A faithfulness metric with no mistake counts in its anchors was the share of sentences supported placed on the scale;
-now each sentence unsupported on a quantity its source never states (a certain mistake) places it at most one anchor
-lower. Everything else in a judgment is the same calls read the same way, so the score before is the share the
+A faithfulness metric with no mistake counts in its anchors is the share of sentences supported placed on the scale;
+ed83361 placed it at most one anchor lower for each sentence unsupported on a quantity its source never states (a
+certain mistake). Everything else in a judgment is the same calls read the same way, so the share score is what the
 metric's own expected mistakes and checks give (bench/user_rubrics.py records both), and `passed` follows from it.
+On a run of code without the cap both readings are the same.
 
     python -m bench.certain_mistakes user-rubrics-fresh17   # reads results/<name>.json, writes <name>-certain.json
 """
