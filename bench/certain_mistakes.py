@@ -5,9 +5,11 @@ A faithfulness metric with no mistake counts in its anchors is the share of sent
 ed83361 placed it at most one anchor lower for each sentence unsupported on a quantity its source never states (a
 certain mistake). Everything else in a judgment is the same calls read the same way, so the share score is what the
 metric's own expected mistakes and checks give (bench/user_rubrics.py records both), and `passed` follows from it.
-On a run of code without the cap both readings are the same.
+On a run of code without the cap both readings are the same. With `--before`, "before" is another run instead (code
+whose quantity reading differs asks the model about other sentences, so nothing can be recomputed).
 
     python -m bench.certain_mistakes user-rubrics-fresh17   # reads results/<name>.json, writes <name>-certain.json
+    python -m bench.certain_mistakes user-rubrics-fresh18 --before user-rubrics-fresh18-before
 """
 
 from __future__ import annotations
@@ -51,14 +53,18 @@ def before(item: dict[str, Any], rubric: Rubric) -> dict[str, Any]:
     return {"scores": scores, "passed": passed}
 
 
-def figures(items: list[dict[str, Any]], rubric_of: dict[str, str]) -> dict[str, Any]:
-    """The rule's three figures (bench/data/README.md, `fresh17`), as shipped and before."""
+def figures(
+    items: list[dict[str, Any]], rubric_of: dict[str, str], run_before: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The rules' figures (bench/data/README.md, `fresh17` and `fresh18`), as shipped and before: `run_before`'s
+    items where given, else `items` read as the share reading did."""
     out: dict[str, Any] = {}
     for when in ("shipped", "before"):
         read = {}
-        for item in items:
+        for item in run_before if when == "before" and run_before is not None else items:
             rubric = _rubric(rubric_of[item["case"]])
-            read[(item["case"], item["version"])] = (item if when == "shipped" else before(item, rubric), rubric)
+            shipped = when == "shipped" or run_before is not None
+            read[(item["case"], item["version"])] = (item if shipped else before(item, rubric), rubric)
         good = {case: read[(case, v)] for case, v in read if v == "good"}
         faithful = {case: read[(case, v)] for case, v in read if v == "faithfulness"}
         under = below = 0
@@ -82,14 +88,19 @@ def figures(items: list[dict[str, Any]], rubric_of: dict[str, str]) -> dict[str,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("name", help="a bench/results/<name>.json written by bench.user_rubrics")
+    parser.add_argument("--before", default=None, help="another run of the same set, by the code before")
     args = parser.parse_args()
     result = json.loads((RESULTS_DIR / f"{args.name}.json").read_text(encoding="utf-8"))
+    run_before = None
+    if args.before:
+        run_before = json.loads((RESULTS_DIR / f"{args.before}.json").read_text(encoding="utf-8"))["items"]
     rows = selected_rows(result["args"]["split"], result["args"]["domain"], result["args"]["cases"], None)
     rubric_of = {row["case"]: row["rubric"] for row in rows}
-    payload = figures(result["items"], rubric_of)
+    payload = figures(result["items"], rubric_of, run_before)
     for when, numbers in payload.items():
         say(f"{when}: " + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in numbers.items() if isinstance(v, list)))
-    path = Run(f"{args.name}-certain", RESULTS_DIR, smoke=False).write({"from": f"{args.name}.json", **payload})
+    sources = {"from": f"{args.name}.json", "before_from": f"{args.before}.json" if args.before else "recomputed"}
+    path = Run(f"{args.name}-certain", RESULTS_DIR, smoke=False).write({**sources, **payload})
     say(f"wrote {path}")
 
 

@@ -33,7 +33,6 @@ import anyio
 
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
-from gavel.tools.engine.certain import anchor_below_best, certain_mistakes, within
 from gavel.tools.engine.check_items import Claim, Item, check_items, supported_item
 from gavel.tools.engine.leading import score_leading
 from gavel.tools.engine.likelihood import placed, score_likelihood
@@ -146,7 +145,7 @@ async def score_checked(
     readouts: list[Readout | None] = [None] * len(items)
     usage = Usage()
     weakest: list[str] = [item.text for item in items]
-    unstated_quantities: list[list[str]] = [[] for _ in items]  # each item's, in the text's order
+    unstated_quantities: list[str] = []
     stated = source_quantities(source or "") if checks.kind == "supported" or checks.unless_supported else set()
 
     async def one(index: int, item: Item) -> None:
@@ -156,7 +155,7 @@ async def score_checked(
             readout, weakest[index], missing, used = await _support(
                 calls, rubric, item, source, stated, context, model, step
             )
-            unstated_quantities[index] = missing
+            unstated_quantities.extend(missing)
             usage = usage.add(used)
             readouts[index] = readout
             return
@@ -176,11 +175,10 @@ async def score_checked(
     if (unscored := unanswered(metric.id, metric.name, done)) is not None:
         return unscored, usage
     p_mistakes = [p_mistake(checks, r) for r in done]
-    certain = certain_mistakes(unstated_quantities)
-    result = _scored(rubric, metric, checks, weakest, p_mistakes, cut_short, has_source, certain)
-    if unstated := {q for missing in unstated_quantities for q in missing}:
+    result = _scored(rubric, metric, checks, weakest, p_mistakes, cut_short, has_source)
+    if unstated_quantities:
         source_label = rubric.prompt.source_label
-        note = f"; quantities the {source_label} never states: {', '.join(sorted(unstated))}"
+        note = f"; quantities the {source_label} never states: {', '.join(sorted(set(unstated_quantities)))}"
         result = result.model_copy(update={"explanation": result.explanation + note})
     return result, usage
 
@@ -346,11 +344,8 @@ def _scored(
     p_mistake: Sequence[float],
     cut_short: bool,
     has_source: bool,
-    certain: int = 0,
 ) -> MetricScore:
-    """`items` are what each check found weakest, verbatim: the sentence, or the claim of it that decided;
-    `certain` of them unsupported on their quantities alone, which costs an anchor each on anchors that count no
-    mistakes (engine/certain.py)."""
+    """`items` are what each check found weakest, verbatim: the sentence, or the claim of it that decided."""
     floor = prompts.check_floor(checks.kind)
     expected = sum(counted(p, floor) for p in p_mistake)
     points = count_anchors(metric.levels)
@@ -379,11 +374,6 @@ def _scored(
         share = 1 - expected / len(items)
         score = rubric.scale.from_share(share)
         how = f"{share:.2f} of {len(items)} checks passed (mean P)"
-        anchor = anchor_below_best(rubric.scale, metric, certain)
-        if anchor is not None and (at_most := within(rubric.scale, score, anchor)) != score:
-            score = at_most
-            mistakes = "a certain mistake places" if certain == 1 else f"{certain} certain mistakes place"
-            how += f", but {mistakes} it at the anchor {anchor:g} (a quantity, below)"
     likely = sorted(
         ((p, item) for p, item in zip(p_mistake, items, strict=True) if p >= cut), key=lambda pair: -pair[0]
     )
