@@ -4,11 +4,15 @@
 The 1.5B fact checker catches a changed symptom but rarely a changed number, so a `supported` check reads the
 quantities first. English number words up to twenty, digits, and "a" or "an" before a unit ("a year", "twice a
 week"); units folded to one spelling (kilos and kg, hrs and hours). A number the source states with any unit, or
-alone, supports the same number stated alone.
+alone, supports the same number stated alone, and a duration in days or weeks is stated by two dates one line of the
+source, or the sentence itself, states ("moved back two weeks, from 24 March to 7 April"). A date's day is read as
+a number alone: read with its month, "17 May" was unstated where the notes wrote "Sat 17 + Sat 31 May", which
+failed a good email once a certain mistake cost an anchor (bench/README.md, "A certain mistake against its share").
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
 _WORDS = (
@@ -26,21 +30,37 @@ _UNITS = {
     "mg": "mg", "am": "clock", "a.m": "clock", "pm": "clock", "p.m": "clock",
     # Notes abbreviate: "48 h notice", "3 yrs", "~30 pages/wk".
     "h": "hour", "sec": "second", "secs": "second", "mins": "minute", "wk": "week", "wks": "week",
-    "mo": "month", "mos": "month", "yr": "year", "yrs": "year",
+    "mo": "month", "mos": "month", "mth": "month", "mths": "month", "yr": "year", "yrs": "year",
 }  # fmt: skip
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")  # fmt: skip
+_MONTH = {
+    **{name: name for name in _MONTHS},
+    **{name[:3]: name for name in _MONTHS if name != "may"},
+    "sept": "september",
+}
+_DAYS_BEFORE = dict(zip(_MONTHS, (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334), strict=True))
+_ORDINAL = {"st", "nd", "rd", "th"}
+_PRONOUN_ONE = {"no", "that", "this", "which", "any", "each", "every"}  # "no one", "that one": not a count
 # "a second witness sample" is the ordinal, not one second: the article makes a number of these units only.
 _NOT_AFTER_ARTICLE = {"time", "second"}
 _CONNECTORS = {"to", "or", "and"}
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[a-z]+(?:\.[a-z])?", re.IGNORECASE)
+# A clock time is one number ("8:00"); words joined by hyphens are one word ("a night-time visit" counts no nights)
+# unless a number word leads them ("a two-hour brownout").
+_TOKEN = re.compile(r"\d{1,2}:\d\d|\d+(?:[.,]\d+)*|[a-z]+(?:-[a-z]+)+|[a-z]+(?:\.[a-z])?", re.IGNORECASE)
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})\b|\b\d{4}-(\d\d)-(\d\d)\b")
 _PER_UNIT = re.compile(r"(?:/\s*|\bper\s+)([a-z]+)", re.IGNORECASE)
 _THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")
 
 
 def _number(token: str) -> str:
-    """A digit token as one spelling: "40,000" is forty thousand, "1,5" one and a half."""
-    if _THOUSANDS.match(token):
-        return token.replace(",", "")
-    return token.replace(",", ".")
+    """A digit token as one spelling: "40,000" is forty thousand, "1,5" one and a half, "8:00", "8.00" and "08"
+    eight, "8:30" as "8.30", "1.20" 1.2."""
+    number = token.replace(",", "") if _THOUSANDS.match(token) else token.replace(",", ".").replace(":", ".")
+    whole, point, fraction = number.partition(".")
+    fraction = fraction.rstrip("0") if point and fraction.isdigit() else fraction
+    whole = (whole.lstrip("0") or "0") if whole.isdigit() else whole
+    return f"{whole}.{fraction}" if fraction else whole
 
 
 def _thousand(number: str) -> str:
@@ -50,19 +70,42 @@ def _thousand(number: str) -> str:
 
 
 def quantities(text: str) -> set[tuple[str, str | None]]:
-    """Each number of the text with the unit right after it, if it has one: {("3", "week"), ("4", "clock")}."""
-    return {(number, unit) for _, number, unit in _read(_tokens(text))}
+    """Each number of the text with the unit right after it, if it has one: {("3", "week"), ("4", "clock")}. A
+    date's day stands alone: notes date a day without its month ("Sat 17 + Sat 31 May"), so "17 May" is 17."""
+    return {(number, None if unit in _DAYS_BEFORE else unit) for _, number, unit in _read(_tokens(text))}
 
 
 def _tokens(text: str) -> list[str]:
-    return [t.lower() for t in _TOKEN.findall(text)]
+    tokens = []
+    for token in _TOKEN.findall(text.lower()):
+        parts = token.split("-")
+        tokens.extend(parts if len(parts) > 1 and parts[0] in _NUMBER_WORDS else [token])
+    return tokens
+
+
+def _day(token: str) -> bool:
+    return token.isdigit() and 1 <= int(token) <= 31
 
 
 def _read(tokens: list[str]) -> list[tuple[int, str, str | None]]:
     """Each number of `tokens` with its index and the unit right after it ("412k" is 412000, its unit the one after
     the k)."""
-    found = []
+    found: list[tuple[int, str, str | None]] = []
+    dated: set[int] = set()  # days and months already read as a date
     for index, token in enumerate(tokens):
+        if index in dated:
+            continue
+        if token in _MONTH and index + 1 < len(tokens) and _day(tokens[index + 1]):
+            found.append((index + 1, _number(tokens[index + 1]), _MONTH[token]))  # "April 7", "Apr 7th"
+            dated.add(index + 1)
+            continue
+        after = index + 1
+        if _day(token) and after < len(tokens) and tokens[after] in _ORDINAL:
+            after += 1  # "7th April"
+        if _day(token) and after < len(tokens) and tokens[after] in _MONTH:
+            found.append((index, _number(token), _MONTH[tokens[after]]))
+            dated.add(after)  # "1 Apr - 15 Jun": April is this day's, not the next number's
+            continue
         after = index + 1
         thousands = after < len(tokens) and tokens[after] == "k" and token[0].isdigit()
         after += thousands
@@ -71,7 +114,7 @@ def _read(tokens: list[str]) -> list[tuple[int, str, str | None]]:
         # time" is not a count of times).
         one = "1" if token in _ONE and unit is not None and unit not in _NOT_AFTER_ARTICLE else None
         number = _number(token) if token[0].isdigit() else _NUMBER_WORDS.get(token) or one
-        if number is None:
+        if number is None or (token == "one" and index and tokens[index - 1] in _PRONOUN_ONE):  # "no one was sure"
             continue
         found.append((index, _thousand(number) if thousands else number, unit))
     return found
@@ -79,9 +122,10 @@ def _read(tokens: list[str]) -> list[tuple[int, str, str | None]]:
 
 def source_quantities(source: str) -> set[tuple[str, str | None]]:
     """The quantities a source states, read generously, as notes write them: a number's unit a word or two later
-    ("14 scheduled nights"), a range's unit for its other end ("from 2 days to 3"), a rate's one ("~$9k/yr", "per
-    week") and a range's thousands ("$40-60k" states 40000 too). Each only lets a sentence go to the model's check;
-    none marks one unsupported."""
+    ("14 scheduled nights"), a range's unit for its other end ("from 2 days to 3", "8:00 to 8:50 a.m.", "19-21
+    Dec"), a rate's one ("~$9k/yr", "per week"), a range's thousands ("$40-60k" states 40000 too), dates written
+    in digits either way round ("14/3"), and the days and weeks between two dates of one line. Each only lets a
+    sentence go to the model's check; none marks one unsupported."""
     tokens = _tokens(source)
     read = _read(tokens)
     found = {(number, unit) for _, number, unit in read}
@@ -93,15 +137,44 @@ def source_quantities(source: str) -> set[tuple[str, str | None]]:
             earlier = read[position - 1] if position else None
             if earlier and earlier[2] and earlier[0] == index - 3 and tokens[index - 1] in _CONNECTORS:
                 found.add((number, earlier[2]))
+            following = read[position + 1] if position + 1 < len(read) else None
+            if (
+                following
+                and following[2]
+                and (  # "from 8:00 to 8:50 a.m.", "19-21 Dec"
+                    following[0] == index + 1 or (following[0] == index + 2 and tokens[index + 1] in _CONNECTORS)
+                )
+            ):
+                found.add((number, following[2]))
             if "k" in tokens[index + 1 : index + 3] and number.replace(".", "", 1).isdigit():
                 found.add((_thousand(number), None))
     found |= {("1", _UNITS[word.lower()]) for word in _PER_UNIT.findall(source) if word.lower() in _UNITS}
+    for match in _NUMERIC_DATE.finditer(source):  # "14/3" or "3/14" (either way round), "2025-03-14"
+        first, second, month, day = match.groups()
+        pairs = [(day, month)] if day else [(first, second), (second, first)]
+        found |= {(str(int(d)), _MONTHS[int(m) - 1]) for d, m in pairs if _day(d) and 1 <= int(m) <= 12}
+    for line in source.splitlines():
+        found |= _gaps(line)
+    return found
+
+
+def _gaps(text: str) -> set[tuple[str, str | None]]:
+    """The days, and whole weeks, between any two dates `text` states: the nearer way round the year, since notes
+    write "Mon 4 Nov (was 28 Oct)" as often as "from 28 Oct to 4 Nov"."""
+    days = [int(number) + _DAYS_BEFORE[unit] for _, number, unit in _read(_tokens(text)) if unit in _DAYS_BEFORE]
+    found: set[tuple[str, str | None]] = set()
+    for first, second in itertools.combinations(days, 2):
+        gap = min(abs(first - second), 365 - abs(first - second))
+        found.add((str(gap), "day"))
+        if gap and gap % 7 == 0:
+            found.add((str(gap // 7), "week"))
     return found
 
 
 def unstated(claim: str, stated: set[tuple[str, str | None]]) -> list[str]:
     """The claim's quantities the source does not state (`stated`: the source's `source_quantities`, read once for
     all its claims), as 'three months' reads ('3 month'); [] when all are."""
+    stated = stated | _gaps(claim)
     numbers = {number for number, _ in stated}
     missing = []
     for number, unit in sorted(quantities(claim), key=str):

@@ -35,3 +35,46 @@ def test_thousands_read_as_one_number_however_they_are_written():
 def test_the_generous_reading_is_the_sources_alone():
     assert quantities("4 of 14 scheduled nights") == {("4", None), ("14", None)}
     assert ("14", "night") in source_quantities("4 of 14 scheduled nights")
+
+
+def test_no_one_and_a_hyphened_unit_count_nothing_but_a_number_word_leading_them_does():
+    assert quantities("No one was sure whether it counts.") == set()
+    assert quantities("Should we add a night-time visit for owls?") == set()
+    assert quantities("Two two-hour brownouts are scheduled.") == {("2", None), ("2", "hour")}
+    assert quantities("It took one day.") == {("1", "day")}
+
+
+def test_a_clock_time_is_one_number_however_it_is_written():
+    stated = source_quantities("Start time stays 8am, lunch 12.30 pm. Budget 1.20 M. Retention 12 or 24 mths?")
+    assert unstated("The start time stays at 8:00 a.m., lunch at 12:30 p.m.", stated) == []
+    assert unstated("The budget is 1.2 million.", stated) == []
+    assert unstated("Is retention 12 or 24 months?", stated) == []
+    assert unstated("The start time moves to 08:30 a.m.", stated) == ["8.3 clock"]
+
+
+def test_a_dates_day_stands_alone_since_notes_date_a_day_without_its_month():
+    stated = source_quantities("- Work days Sat 17 + Sat 31 May\n- Review 14/3")
+    assert unstated("Work days are Saturday 17 May and Saturday 31 May.", stated) == []
+    assert unstated("Go-live is on 7 July.", stated) == ["7"]
+    assert quantities("We sold 3 more in May 2025.") == {("3", None), ("2025", None)}
+
+
+def test_a_duration_is_stated_by_two_dates_of_one_source_line_or_of_the_sentence_itself():
+    stated = source_quantities("- Full go-live = Mon 4 Nov (was 28 Oct)\n- Kickoff 1 Sep\n- Review 20 Sep")
+    assert unstated("Full go-live has moved back one week.", stated) == []
+    assert "2 week" not in unstated("Go-live moved back two weeks, from 24 March to Monday 7 April.", stated)
+    assert unstated("Go-live moved back two weeks.", stated) == ["2 week"]
+    assert unstated("The review is 19 days after kickoff.", stated) == ["19 day"]
+
+
+def test_a_month_belongs_to_the_day_before_it_not_the_number_after():
+    assert ("15", "june") in source_quantities("Survey window 1 Apr - 15 Jun")
+    assert quantities("go live 1 December; 9 of 12 trucks") == {("1", None), ("9", None), ("12", None)}
+    assert ("9", "december") not in source_quantities("go live 1 December; 9 of 12 trucks")
+    assert quantities("good luck with that one!") == set()
+
+
+def test_a_ranges_later_unit_belongs_to_its_first_end_too():
+    stated = source_quantities("It moved its start from 8:00 to 8:50 a.m. Delivery 19-21 Dec.")
+    assert unstated("It used to start at 8:00 a.m.", stated) == []
+    assert unstated("Boxes go out on 19 December.", stated) == []
