@@ -87,9 +87,9 @@ def _day(token: str) -> bool:
     return token.isdigit() and 1 <= int(token) <= 31
 
 
-def _read(tokens: list[str]) -> list[tuple[int, str, str | None]]:
+def _read(tokens: list[str], pronoun_one: bool = False) -> list[tuple[int, str, str | None]]:
     """Each number of `tokens` with its index and the unit right after it ("412k" is 412000, its unit the one after
-    the k)."""
+    the k); "no one" and "every one" as one too only with `pronoun_one` (a source, read generously)."""
     found: list[tuple[int, str, str | None]] = []
     dated: set[int] = set()  # days and months already read as a date
     for index, token in enumerate(tokens):
@@ -114,7 +114,8 @@ def _read(tokens: list[str]) -> list[tuple[int, str, str | None]]:
         # time" is not a count of times).
         one = "1" if token in _ONE and unit is not None and unit not in _NOT_AFTER_ARTICLE else None
         number = _number(token) if token[0].isdigit() else _NUMBER_WORDS.get(token) or one
-        if number is None or (token == "one" and index and tokens[index - 1] in _PRONOUN_ONE):  # "no one was sure"
+        pronoun = token == "one" and index and tokens[index - 1] in _PRONOUN_ONE  # "no one was sure"
+        if number is None or (pronoun and not pronoun_one):
             continue
         found.append((index, _thousand(number) if thousands else number, unit))
     return found
@@ -127,7 +128,7 @@ def source_quantities(source: str) -> set[tuple[str, str | None]]:
     in digits either way round ("14/3"), and the days and weeks between two dates of one line. Each only lets a
     sentence go to the model's check; none marks one unsupported."""
     tokens = _tokens(source)
-    read = _read(tokens)
+    read = _read(tokens, pronoun_one=True)  # "three trees for every one felled" supports a "three-for-one" rule
     found = {(number, unit) for _, number, unit in read}
     for position, (index, number, unit) in enumerate(read):
         if unit is None:

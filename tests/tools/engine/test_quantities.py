@@ -78,3 +78,8 @@ def test_a_ranges_later_unit_belongs_to_its_first_end_too():
     stated = source_quantities("It moved its start from 8:00 to 8:50 a.m. Delivery 19-21 Dec.")
     assert unstated("It used to start at 8:00 a.m.", stated) == []
     assert unstated("Boxes go out on 19 December.", stated) == []
+
+
+def test_a_pronoun_one_in_the_source_still_supports_a_one_in_the_text():
+    stated = source_quantities("Campaigners want three new trees planted for every one felled.")
+    assert unstated("Campaigners want a three-for-one rule.", stated) == []
