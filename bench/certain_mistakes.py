@@ -20,9 +20,8 @@ import json
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.quantities_audit import RUBRICS
+from bench.quantities_audit import RUBRICS, faithfulness_metric
 from bench.user_rubrics import selected_rows
-from gavel.tools.engine import derived_checks, faithfulness
 from gavel.tools.rubric_registry import load_rubric_file
 from gavel.tools.rubrics import Rubric
 
@@ -32,16 +31,9 @@ def _rubric(rubric_id: str) -> Rubric:
     return load_rubric_file(RUBRICS / f"{rubric_id}.toml")
 
 
-def _faithfulness(rubric: Rubric) -> str | None:
-    for metric in rubric.metrics:
-        if derived_checks.checks_for(metric, has_source=True, about=rubric.prompt.about) == faithfulness.CHECKS:
-            return metric.id
-    return None
-
-
 def before(item: dict[str, Any], rubric: Rubric) -> dict[str, Any]:
     """The item as the share reading scored it: its faithfulness score and `passed`."""
-    metric = _faithfulness(rubric)
+    metric = faithfulness_metric(rubric.id)
     scores = dict(item["scores"])
     if metric is None or metric not in item.get("counted", {}):
         return {"scores": scores, "passed": item["passed"]}

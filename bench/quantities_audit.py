@@ -33,7 +33,7 @@ CLINICAL = ("clinical_dev", "clinical_fresh", "clinical_fresh2")
 
 
 @functools.cache
-def _faithfulness_metric(rubric_id: str) -> str | None:
+def faithfulness_metric(rubric_id: str) -> str | None:
     """The id of the rubric's metric the engine reads as faithfulness (engine/derived_checks.py), or None; each
     rubric loaded once."""
     rubric = load_rubric_file(RUBRICS / f"{rubric_id}.toml")
@@ -54,7 +54,7 @@ def texts() -> Iterator[tuple[str, str, str, str, str]]:
     for path in sorted(DATA.glob("user_rubrics_*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            metric = _faithfulness_metric(row["rubric"])
+            metric = faithfulness_metric(row["rubric"])
             if metric is None or not row.get("source"):
                 continue
             kind = "good" if row["version"] == "good" else "broken" if row["broken"] == metric else "other"
