@@ -48,7 +48,6 @@ _CONNECTORS = {"to", "or", "and"}
 # A clock time is one number ("8:00"); words joined by hyphens are one word ("a night-time visit" counts no nights)
 # unless a number word leads them ("a two-hour brownout").
 _TOKEN = re.compile(r"\d{1,2}:\d\d|\d+(?:[.,]\d+)*|[a-z]+(?:-[a-z]+)+|[a-z]+(?:\.[a-z])?", re.IGNORECASE)
-_NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})\b|\b\d{4}-(\d\d)-(\d\d)\b")
 _PER_UNIT = re.compile(r"(?:/\s*|\bper\s+)([a-z]+)", re.IGNORECASE)
 _THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")
 
@@ -114,7 +113,7 @@ def _read(tokens: list[str], pronoun_one: bool = False) -> list[tuple[int, str, 
         # time" is not a count of times).
         one = "1" if token in _ONE and unit is not None and unit not in _NOT_AFTER_ARTICLE else None
         number = _number(token) if token[0].isdigit() else _NUMBER_WORDS.get(token) or one
-        pronoun = token == "one" and index and tokens[index - 1] in _PRONOUN_ONE  # "no one was sure"
+        pronoun = token == "one" and index > 0 and tokens[index - 1] in _PRONOUN_ONE  # "no one was sure"
         if number is None or (pronoun and not pronoun_one):
             continue
         found.append((index, _thousand(number) if thousands else number, unit))
@@ -124,9 +123,9 @@ def _read(tokens: list[str], pronoun_one: bool = False) -> list[tuple[int, str, 
 def source_quantities(source: str) -> set[tuple[str, str | None]]:
     """The quantities a source states, read generously, as notes write them: a number's unit a word or two later
     ("14 scheduled nights"), a range's unit for its other end ("from 2 days to 3", "8:00 to 8:50 a.m.", "19-21
-    Dec"), a rate's one ("~$9k/yr", "per week"), a range's thousands ("$40-60k" states 40000 too), dates written
-    in digits either way round ("14/3"), and the days and weeks between two dates of one line. Each only lets a
-    sentence go to the model's check; none marks one unsupported."""
+    Dec"), a rate's one ("~$9k/yr", "per week"), a range's thousands ("$40-60k" states 40000 too), and the days and
+    weeks between two dates of one line. Each only lets a sentence go to the model's check; none marks one
+    unsupported."""
     tokens = _tokens(source)
     read = _read(tokens, pronoun_one=True)  # "three trees for every one felled" supports a "three-for-one" rule
     found = {(number, unit) for _, number, unit in read}
@@ -150,10 +149,6 @@ def source_quantities(source: str) -> set[tuple[str, str | None]]:
             if "k" in tokens[index + 1 : index + 3] and number.replace(".", "", 1).isdigit():
                 found.add((_thousand(number), None))
     found |= {("1", _UNITS[word.lower()]) for word in _PER_UNIT.findall(source) if word.lower() in _UNITS}
-    for match in _NUMERIC_DATE.finditer(source):  # "14/3" or "3/14" (either way round), "2025-03-14"
-        first, second, month, day = match.groups()
-        pairs = [(day, month)] if day else [(first, second), (second, first)]
-        found |= {(str(int(d)), _MONTHS[int(m) - 1]) for d, m in pairs if _day(d) and 1 <= int(m) <= 12}
     for line in source.splitlines():
         found |= _gaps(line)
     return found
