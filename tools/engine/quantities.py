@@ -71,7 +71,11 @@ def _thousand(number: str) -> str:
 def quantities(text: str) -> set[tuple[str, str | None]]:
     """Each number of the text with the unit right after it, if it has one: {("3", "week"), ("4", "clock")}. A
     date's day stands alone: notes date a day without its month ("Sat 17 + Sat 31 May"), so "17 May" is 17."""
-    return {(number, None if unit in _DAYS_BEFORE else unit) for _, number, unit in _read(_tokens(text))}
+    return _as_stated(_read(_tokens(text)))
+
+
+def _as_stated(read: list[tuple[int, str, str | None]]) -> set[tuple[str, str | None]]:
+    return {(number, None if unit in _DAYS_BEFORE else unit) for _, number, unit in read}
 
 
 def _tokens(text: str) -> list[str]:
@@ -150,14 +154,14 @@ def source_quantities(source: str) -> set[tuple[str, str | None]]:
                 found.add((_thousand(number), None))
     found |= {("1", _UNITS[word.lower()]) for word in _PER_UNIT.findall(source) if word.lower() in _UNITS}
     for line in source.splitlines():
-        found |= _gaps(line)
+        found |= _gaps(_read(_tokens(line)))
     return found
 
 
-def _gaps(text: str) -> set[tuple[str, str | None]]:
-    """The days, and whole weeks, between any two dates `text` states: the nearer way round the year, since notes
-    write "Mon 4 Nov (was 28 Oct)" as often as "from 28 Oct to 4 Nov"."""
-    days = [int(number) + _DAYS_BEFORE[unit] for _, number, unit in _read(_tokens(text)) if unit in _DAYS_BEFORE]
+def _gaps(read: list[tuple[int, str, str | None]]) -> set[tuple[str, str | None]]:
+    """The days, and whole weeks, between any two dates of one line or sentence (`read`): the nearer way round the
+    year, since notes write "Mon 4 Nov (was 28 Oct)" as often as "from 28 Oct to 4 Nov"."""
+    days = [int(number) + _DAYS_BEFORE[unit] for _, number, unit in read if unit in _DAYS_BEFORE]
     found: set[tuple[str, str | None]] = set()
     for first, second in itertools.combinations(days, 2):
         gap = min(abs(first - second), 365 - abs(first - second))
@@ -170,10 +174,11 @@ def _gaps(text: str) -> set[tuple[str, str | None]]:
 def unstated(claim: str, stated: set[tuple[str, str | None]]) -> list[str]:
     """The claim's quantities the source does not state (`stated`: the source's `source_quantities`, read once for
     all its claims), as 'three months' reads ('3 month'); [] when all are."""
-    stated = stated | _gaps(claim)
+    read = _read(_tokens(claim))
+    stated = stated | _gaps(read)
     numbers = {number for number, _ in stated}
     missing = []
-    for number, unit in sorted(quantities(claim), key=str):
+    for number, unit in sorted(_as_stated(read), key=str):
         if (unit is None and number not in numbers) or (unit is not None and (number, unit) not in stated):
             missing.append(f"{number} {unit}" if unit else number)
     return missing
