@@ -15,20 +15,13 @@ whose quantity reading differs asks the model about other sentences, so nothing 
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
-from bench.quantities_audit import RUBRICS, faithfulness_metric
+from bench.quantities_audit import faithfulness_metric, user_rubric
 from bench.user_rubrics import selected_rows
-from gavel.tools.rubric_registry import load_rubric_file
 from gavel.tools.rubrics import Rubric
-
-
-@functools.cache
-def _rubric(rubric_id: str) -> Rubric:
-    return load_rubric_file(RUBRICS / f"{rubric_id}.toml")
 
 
 def before(item: dict[str, Any], rubric: Rubric) -> dict[str, Any]:
@@ -50,13 +43,11 @@ def figures(
 ) -> dict[str, Any]:
     """The rules' figures (bench/data/README.md, `fresh17` and `fresh18`), as shipped and before: `run_before`'s
     items where given, else `items` read as the share reading did."""
+    if run_before is None:
+        run_before = [{**item, **before(item, user_rubric(rubric_of[item["case"]]))} for item in items]
     out: dict[str, Any] = {}
-    for when in ("shipped", "before"):
-        read = {}
-        for item in run_before if when == "before" and run_before is not None else items:
-            rubric = _rubric(rubric_of[item["case"]])
-            shipped = when == "shipped" or run_before is not None
-            read[(item["case"], item["version"])] = (item if shipped else before(item, rubric), rubric)
+    for when, run in (("shipped", items), ("before", run_before)):
+        read = {(i["case"], i["version"]): (i, user_rubric(rubric_of[i["case"]])) for i in run}
         good = {case: read[(case, v)] for case, v in read if v == "good"}
         faithful = {case: read[(case, v)] for case, v in read if v == "faithfulness"}
         under = below = 0

@@ -26,6 +26,7 @@ from gavel.tools.engine import derived_checks, faithfulness
 from gavel.tools.engine.quantities import source_quantities, unstated
 from gavel.tools.engine.sentences import split_sentences
 from gavel.tools.rubric_registry import load_rubric_file
+from gavel.tools.rubrics import Rubric
 
 DATA = Path(__file__).resolve().parent / "data"
 RUBRICS = DATA / "rubrics"
@@ -33,10 +34,14 @@ CLINICAL = ("clinical_dev", "clinical_fresh", "clinical_fresh2")
 
 
 @functools.cache
+def user_rubric(rubric_id: str) -> Rubric:
+    """A user rubric of bench/data/rubrics, loaded once."""
+    return load_rubric_file(RUBRICS / f"{rubric_id}.toml")
+
+
 def faithfulness_metric(rubric_id: str) -> str | None:
-    """The id of the rubric's metric the engine reads as faithfulness (engine/derived_checks.py), or None; each
-    rubric loaded once."""
-    rubric = load_rubric_file(RUBRICS / f"{rubric_id}.toml")
+    """The id of the rubric's metric the engine reads as faithfulness (engine/derived_checks.py), or None."""
+    rubric = user_rubric(rubric_id)
     for metric in rubric.metrics:
         if derived_checks.checks_for(metric, has_source=True, about=rubric.prompt.about) == faithfulness.CHECKS:
             return metric.id
