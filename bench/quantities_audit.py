@@ -2,7 +2,9 @@
 whose rubric reads it against its source: the clinical assessments (accuracy, and coherence unless supported) and a
 user's summaries and status emails (faithfulness). A sentence that states a quantity its source never states is
 unsupported with P 0 and no model call, so a quantity misread in a good text is a certain mistake it did not make.
-No model: the same figures on any machine.
+No model: the same figures on any machine. Each such text is also counted when the source contradicts one of its
+sentences (tools/engine/contradicted.py: a rival number on the line it restates, or another owner of that line), which
+costs a faithfulness metric an anchor.
 
     python -m bench.quantities_audit            # prints the counts, writes bench/results/quantities-audit.json
 
@@ -23,7 +25,7 @@ from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
 from gavel.tools.engine import derived_checks, faithfulness
-from gavel.tools.engine.quantities import source_quantities, unstated
+from gavel.tools.engine.contradicted import read_certain, read_source
 from gavel.tools.engine.sentences import split_sentences
 from gavel.tools.rubric_registry import load_rubric_file
 from gavel.tools.rubrics import Rubric
@@ -71,23 +73,30 @@ def audit() -> dict[str, Any]:
     flagged = []
     for name, case, kind, text, source in texts():
         family = "clinical" if name.startswith("clinical") else name.split("/")[1]
-        stated = source_quantities(source)
-        found = [(s, missing) for s in split_sentences(text) if (missing := unstated(s, stated))]
+        reading = read_source(source, text)
+        found = [(s, certain) for s in split_sentences(text) if any(certain := read_certain(s, reading))]
         tally = counts.setdefault(f"{family}/{kind}", Counter())
         tally["texts"] += 1
-        tally["flagged"] += bool(found)
-        for sentence, missing in found:
-            flagged.append({"set": name, "case": case, "kind": kind, "sentence": sentence, "unstated": missing})
+        tally["flagged"] += any(certain.unstated for _, certain in found)
+        tally["contradicted"] += any(certain.contradicted for _, certain in found)
+        for sentence, (missing, against) in found:
+            flagged.append(
+                {"set": name, "case": case, "kind": kind, "sentence": sentence, "unstated": missing}
+                | ({"contradicted": against} if against else {})
+            )
     return {"counts": {k: dict(v) for k, v in sorted(counts.items())}, "flagged": flagged}
 
 
 def main() -> None:
     result = audit()
     for key, tally in result["counts"].items():
-        say(f"{key:28s} {tally['flagged']:3d} of {tally['texts']:3d} texts with a quantity read as unstated")
+        read = f"{tally['flagged']:3d} of {tally['texts']:3d} texts with a quantity read as unstated"
+        say(f"{key:28s} {read}, {tally['contradicted']:3d} contradicted")
     for item in result["flagged"]:
         if item["kind"] == "good":
             say(f"  good {item['set']:32s} {item['unstated']}: {item['sentence'][:90]}")
+        if item["kind"] != "broken" and "contradicted" in item:
+            say(f"  {item['kind']} {item['set']:32s} contradicted {item['contradicted']}: {item['sentence'][:70]}")
     say(f"wrote {Run('quantities-audit', RESULTS_DIR, smoke=False).write(result)}")
 
 

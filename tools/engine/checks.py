@@ -33,12 +33,13 @@ import anyio
 
 from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
+from gavel.tools.engine.certain import at_most_anchor, certain_mistakes
 from gavel.tools.engine.check_items import Claim, Item, check_items, supported_item
+from gavel.tools.engine.contradicted import Certain, SourceReading, read_certain, read_source
 from gavel.tools.engine.leading import score_leading
 from gavel.tools.engine.likelihood import placed, score_likelihood
 from gavel.tools.engine.logprobs import Readout
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, named, prefix, unanswered, yes_no
-from gavel.tools.engine.quantities import source_quantities, unstated
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubrics import Metric, Rubric
@@ -145,25 +146,26 @@ async def score_checked(
     readouts: list[Readout | None] = [None] * len(items)
     usage = Usage()
     weakest: list[str] = [item.text for item in items]
-    unstated_quantities: list[str] = []
-    stated = source_quantities(source or "") if checks.kind == "supported" or checks.unless_supported else set()
+    certain: list[Certain] = [Certain([], []) for _ in items]  # each item's, in the text's order
+    reading = read_source(source or "", text) if checks.kind == "supported" or checks.unless_supported else None
 
     async def one(index: int, item: Item) -> None:
         nonlocal usage
         step = f"{metric.name}: check {index + 1} of {len(items)}"
         if checks.kind == "supported":
-            readout, weakest[index], missing, used = await _support(
-                calls, rubric, item, source, stated, context, model, step
+            assert reading is not None
+            readout, weakest[index], certain[index], used = await _support(
+                calls, rubric, item, source, reading, context, model, step
             )
-            unstated_quantities.extend(missing)
             usage = usage.add(used)
             readouts[index] = readout
             return
         readout, weakest[index], used = await _weakest(calls, rubric, checks, item.claims, source, context, model, step)
         usage = usage.add(used)
         if checks.unless_supported and document is not None and readout.value is not None:
+            assert reading is not None
             readout, used = await _or_supported(
-                calls, rubric, readout, item.text, document, stated, context, model, step
+                calls, rubric, readout, item.text, document, reading, context, model, step
             )
             usage = usage.add(used)
         readouts[index] = readout
@@ -175,10 +177,14 @@ async def score_checked(
     if (unscored := unanswered(metric.id, metric.name, done)) is not None:
         return unscored, usage
     p_mistakes = [p_mistake(checks, r) for r in done]
-    result = _scored(rubric, metric, checks, weakest, p_mistakes, cut_short, has_source)
-    if unstated_quantities:
-        source_label = rubric.prompt.source_label
-        note = f"; quantities the {source_label} never states: {', '.join(sorted(set(unstated_quantities)))}"
+    contradicted = certain_mistakes([c.contradicted for c in certain])
+    result = _scored(rubric, metric, checks, weakest, p_mistakes, cut_short, has_source, contradicted)
+    source_label, note = rubric.prompt.source_label, ""
+    if missing := {q for c in certain for q in c.unstated}:
+        note += f"; quantities the {source_label} never states: {', '.join(sorted(missing))}"
+    if against := dict.fromkeys(f for c in certain for f in c.contradicted):
+        note += f"; contradicted by the {source_label}: {', '.join(against)}"
+    if note:
         result = result.model_copy(update={"explanation": result.explanation + note})
     return result, usage
 
@@ -286,18 +292,19 @@ async def _support(
     rubric: Rubric,
     item: Item,
     source: str | None,
-    stated: set[str],
+    reading: SourceReading,
     context: Mapping[str, str],
     model: str | None,
     step: str,
-) -> tuple[Readout, str, list[str], Usage]:
-    """P(the source supports a sentence), the claim it came from, and the quantities the sentence states that the
-    source never does. With such a quantity the answer is not the model's but a reading of the numbers: the
-    sentence is unsupported (P 0) and no call is made, so the explanation can say which quantity."""
-    if missing := unstated(item.text, stated):
-        return Readout(value=0.0, distribution={"yes": 0.0, "no": 1.0}), item.text, missing, Usage()
+) -> tuple[Readout, str, Certain, Usage]:
+    """P(the source supports a sentence), the claim it came from, and what the sentence was read to get wrong with
+    no model: quantities the source never states, or a fact it contradicts (engine/contradicted.py). Then the
+    answer is not the model's but that reading: the sentence is unsupported (P 0) and no call is made, so the
+    explanation can say which quantity or fact."""
+    if any(certain := read_certain(item.text, reading)):
+        return Readout(value=0.0, distribution={"yes": 0.0, "no": 1.0}), item.text, certain, Usage()
     readout, weakest, used = await _weakest(calls, rubric, _SUPPORTED, item.claims, source, context, model, step)
-    return readout, weakest, [], used
+    return readout, weakest, certain, used
 
 
 async def _or_supported(
@@ -306,7 +313,7 @@ async def _or_supported(
     consistent: Readout,
     sentence: str,
     source: str,
-    stated: set[str],
+    reading: SourceReading,
     context: Mapping[str, str],
     model: str | None,
     step: str,
@@ -318,9 +325,9 @@ async def _or_supported(
     the text until no good assessment of 50-90 words passed; a sentence the transcript supports is not the one in
     error (bench/README.md, "Coherence unless supported")."""
     item = supported_item(sentence, source)
-    support, _, missing, used = await _support(calls, rubric, item, source, stated, context, model, step)
-    if missing:
-        return consistent, used  # a quantity the source never states: its support is 0, the lesser P stands
+    support, _, certain, used = await _support(calls, rubric, item, source, reading, context, model, step)
+    if any(certain):
+        return consistent, used  # read as unsupported with no model: its support is 0, the lesser P stands
     if support.value is None:
         return support, used
     assert consistent.value is not None
@@ -344,8 +351,11 @@ def _scored(
     p_mistake: Sequence[float],
     cut_short: bool,
     has_source: bool,
+    contradicted: int = 0,
 ) -> MetricScore:
-    """`items` are what each check found weakest, verbatim: the sentence, or the claim of it that decided."""
+    """`items` are what each check found weakest, verbatim: the sentence, or the claim of it that decided;
+    `contradicted` of the facts they state the source contradicts, which costs an anchor each where the anchors
+    count no mistakes (engine/certain.py)."""
     floor = prompts.check_floor(checks.kind)
     expected = sum(counted(p, floor) for p in p_mistake)
     points = count_anchors(metric.levels)
@@ -374,6 +384,7 @@ def _scored(
         share = 1 - expected / len(items)
         score = rubric.scale.from_share(share)
         how = f"{share:.2f} of {len(items)} checks passed (mean P)"
+        score, how = at_most_anchor(rubric.scale, metric, score, contradicted, how)
     likely = sorted(
         ((p, item) for p, item in zip(p_mistake, items, strict=True) if p >= cut), key=lambda pair: -pair[0]
     )

@@ -60,3 +60,26 @@ async def test_without_a_source_the_metric_keeps_its_plain_readout() -> None:
     request = EvaluateAssessmentRequest(assessment=f"{RIGHT} {WRONG}", custom_rubric=RUBRIC)
     result = await evaluate_assessment(request, make_deps(backend))
     assert result.scores[0].checks is None and result.scores[0].score == 4
+
+
+async def test_a_fact_the_source_contradicts_costs_the_best_anchor_not_only_its_share() -> None:
+    # Nine supported sentences and one the article contradicts (6-3 where it says 7-2): as a share 4.6 and passing,
+    # though the best anchor says every statement is in the article. One contradiction: the anchor below, 3.
+    right = [f"Work on the lanes starts in May, as {who} said." for who in "ABCDEFGHI"]
+    changed = "The council approved the Main Street bike lanes 6-3."
+    backend = by_sentence(dict.fromkeys(right, 1.0))
+    request = EvaluateAssessmentRequest(assessment=" ".join([*right, changed]), source=ARTICLE, custom_rubric=RUBRIC)
+    score = (await evaluate_assessment(request, make_deps(backend))).scores[0]
+    assert score.score == 3 and score.checks == 10
+    assert "a fact its source contradicts places it at the anchor 3 (below)" in score.explanation
+    assert "contradicted by the article: 3 where it states 2, 6 where it states 7" in score.explanation
+
+
+async def test_a_quantity_the_source_only_never_states_costs_its_share() -> None:
+    right = [f"Work on the lanes starts in May, as {who} said." for who in "ABCDEFGHI"]
+    unstated = "The plan has 3 stages."
+    backend = by_sentence(dict.fromkeys(right, 1.0))
+    request = EvaluateAssessmentRequest(assessment=" ".join([*right, unstated]), source=ARTICLE, custom_rubric=RUBRIC)
+    score = (await evaluate_assessment(request, make_deps(backend))).scores[0]
+    assert score.score == 1 + 4 * 0.9 and "contradict" not in score.explanation
+    assert "never states: 3" in score.explanation

@@ -1,0 +1,58 @@
+"""A sentence its source contradicts, read with no model (tools/engine/contradicted.py): a rival number on the line
+the sentence restates, or another owner of that line's action."""
+
+from gavel.tools.engine.contradicted import read_certain, read_source
+
+NOTES = """Ashgrove Primary - boiler replacement - site mtg
+Present: Helen Price (head), Dan Okafor (site mgr), Priya Nair (bursar), Mick Farrell (contractor)
+
+Status
+- Flue liner - wrong dia. delivered (150 vs 200mm) -> replacement due 16 Jul
+- Spend so far £61,200 / £84,000 (incl. £5k contingency)
+
+Actions
+- Mick - confirm flue delivery in writing - Fri 11 Jul
+- Dan - tell summer club + parents re cold lunches - Mon 14 Jul
+- Priya - raise PO for rad valves - Fri 11 Jul
+"""
+
+
+def contradicted(sentence: str, text: str | None = None) -> list[str]:
+    return read_certain(sentence, read_source(NOTES, text or sentence)).contradicted
+
+
+def test_a_rival_number_on_the_line_the_sentence_restates_contradicts_it():
+    assert contradicted("The replacement flue liner is due on 23 July.") == ["23 where it states 16"]
+    assert contradicted("Spend so far is £71,200 of £84,000, including the contingency.") == ["71200 where it states 61200"]
+    assert contradicted("The replacement flue liner is due on 16 July.") == []
+
+
+def test_a_number_the_line_does_not_rival_is_only_unstated():
+    # A count the text makes, of no size the line states; a figure worked out from two of the line's.
+    certain = read_certain("We have three actions open.", read_source(NOTES, "We have three actions open."))
+    assert certain.unstated == ["3"] and certain.contradicted == []
+    assert contradicted("So far we have spent £61,200 of £84,000, leaving £22,800.") == []
+
+
+def test_an_action_given_to_another_person_than_the_line_that_opens_with_its_owner():
+    assert contradicted("Dan: raise the PO for the radiator valves by Friday 11 July.") == [
+        "Dan Okafor where it names Priya Nair"
+    ]
+    assert contradicted("Priya Nair: raise the PO for the radiator valves by Friday.") == []
+    # Each part of a sentence is matched on its own: two owners swapped are two contradictions.
+    swapped = "Dan will confirm the flue delivery in writing, and Mick will tell the summer club and parents."
+    assert contradicted(swapped) == ["Dan Okafor where it names Mick Farrell", "Mick Farrell where it names Dan Okafor"]
+
+
+def test_no_line_standing_out_contradicts_nothing():
+    # "Fri 11 Jul" ends two action lines: a sentence matching both as well contradicts neither.
+    assert contradicted("Helen: by Friday 11 July.") == []
+    assert contradicted("Priya will speak to Helen.") == []
+
+
+def test_a_word_the_text_writes_in_lower_case_names_nobody():
+    notes = "- Grace - chase Bramley for an answer - Fri 20 Jun\nPresent: Grace Moyo, Tom Achebe"
+    text = "Tom will chase Bramley for an answer by Friday 20 June, with grace."
+    assert read_certain(text, read_source(notes, text)).contradicted == []
+    plain = "Tom will chase Bramley for an answer by Friday 20 June."
+    assert read_certain(plain, read_source(notes, plain)).contradicted == ["Tom Achebe where it names Grace Moyo"]
