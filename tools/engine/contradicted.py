@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from gavel.tools.engine.quantities import quantities, source_quantities, unstated
-from gavel.tools.engine.sentences import split_sentences
+from gavel.tools.engine.sentences import every_sentence, split_sentences
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]+")
 _CAPITALIZED = re.compile(r"\b[A-Z][a-z]+(?:['’][a-z]+)?\b")
@@ -71,6 +71,7 @@ class SourceReading:
     lines: tuple[Line, ...]
     names: frozenset[str]
     people: Mapping[str, str]
+    sentences: tuple[str, ...]  # the text's own sentences, before a long text's are checked in runs
 
 
 def read_source(source: str, text: str) -> SourceReading:
@@ -95,7 +96,7 @@ def read_source(source: str, text: str) -> SourceReading:
                     people=frozenset(people[w] for w in _CAPITALIZED.findall(part) if w in people),
                 )
             )
-    return SourceReading(source_quantities(source), tuple(lines), names, people)
+    return SourceReading(source_quantities(source), tuple(lines), names, people, tuple(every_sentence(text)))
 
 
 class Certain(NamedTuple):
@@ -122,12 +123,21 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
             number, _, unit = quantity.partition(" ")
             rivals = _rivals(number, unit or None, line.quantities)
             found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
-    for part in _PARTS.split(sentence):
+    for part in (part for piece in _pieces(sentence, reading) for part in _PARTS.split(piece)):
         named = {reading.people[w] for w in _CAPITALIZED.findall(part) if w in reading.people}
         owned = _restated(part, reading) if named else None
         if owned is not None and owned.owner is not None and owned.owner not in named:
             found.extend(f"{person} where it names {owned.owner}" for person in sorted(named - owned.people))
     return found
+
+
+def _pieces(sentence: str, reading: SourceReading) -> list[str]:
+    """The text's own sentences a checked sentence is made of. A text of more than 40 is checked in runs of them
+    joined by spaces (engine/sentences.py), and a heading line that names an owner ("Iain", over the actions that
+    are his) then ends the run before it: read as part of that run's last action, it gave the action to him."""
+    if sentence in reading.sentences:
+        return [sentence]
+    return [piece for piece in reading.sentences if piece in sentence] or [sentence]
 
 
 def _people(source: str, names: frozenset[str]) -> dict[str, str]:
@@ -169,9 +179,9 @@ def _restated(part: str, reading: SourceReading) -> Line | None:
 
 
 def _rivals(number: str, unit: str | None, stated: frozenset[tuple[str, str | None]]) -> list[str]:
-    """The line's numbers with `unit` that rival `number`, nearest first: of its size (within a factor of 3, a year only against a
-    year), and `number` not the sum or difference of two of them (a text works out "a cut of €35 million" from
-    €210 million and €175 million)."""
+    """The line's numbers with `unit` that rival `number`, nearest first: of its size (within a factor of 3, a year
+    only against a year), and `number` not the sum or difference of two of them (a text works out "a cut of €35
+    million" from €210 million and €175 million)."""
     value = _value(number)
     same = sorted({v for n, u in stated if u == unit and (v := _value(n)) is not None})
     if value is None or value in {a + b for a, b in itertools.combinations(same, 2)} | {
