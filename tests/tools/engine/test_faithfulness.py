@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from gavel.tools.assessment import EvaluateAssessmentRequest, evaluate_assessment
 from gavel.tools.engine.derived_checks import checks_for
+from gavel.tools.engine.scores import MetricScore
 from gavel.tools.revision import feedback_for
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubric_registry import parse_rubric
@@ -62,24 +63,23 @@ async def test_without_a_source_the_metric_keeps_its_plain_readout() -> None:
     assert result.scores[0].checks is None and result.scores[0].score == 4
 
 
-async def test_a_fact_the_source_contradicts_costs_the_best_anchor_not_only_its_share() -> None:
-    # Nine supported sentences and one the article contradicts (6-3 where it says 7-2): as a share 4.6 and passing,
-    # though the best anchor says every statement is in the article. One contradiction: the anchor below, 3.
+async def nine_right_and(last: str) -> MetricScore:
+    """The faithfulness of nine sentences the model finds supported and `last`, which no model call reads."""
     right = [f"Work on the lanes starts in May, as {who} said." for who in "ABCDEFGHI"]
-    changed = "The council approved the Main Street bike lanes 6-3."
-    backend = by_sentence(dict.fromkeys(right, 1.0))
-    request = EvaluateAssessmentRequest(assessment=" ".join([*right, changed]), source=ARTICLE, custom_rubric=RUBRIC)
-    score = (await evaluate_assessment(request, make_deps(backend))).scores[0]
+    request = EvaluateAssessmentRequest(assessment=" ".join([*right, last]), source=ARTICLE, custom_rubric=RUBRIC)
+    return (await evaluate_assessment(request, make_deps(by_sentence(dict.fromkeys(right, 1.0))))).scores[0]
+
+
+async def test_a_fact_the_source_contradicts_costs_the_best_anchor_not_only_its_share() -> None:
+    # One sentence the article contradicts (6-3 where it says 7-2): as a share 4.6 and passing, though the best
+    # anchor says every statement is in the article. One contradiction: the anchor below, 3.
+    score = await nine_right_and("The council approved the Main Street bike lanes 6-3.")
     assert score.score == 3 and score.checks == 10
     assert "a fact its source contradicts places it at the anchor 3 (below)" in score.explanation
     assert "contradicted by the article: 3 where it states 2, 6 where it states 7" in score.explanation
 
 
 async def test_a_quantity_the_source_only_never_states_costs_its_share() -> None:
-    right = [f"Work on the lanes starts in May, as {who} said." for who in "ABCDEFGHI"]
-    unstated = "The plan has 3 stages."
-    backend = by_sentence(dict.fromkeys(right, 1.0))
-    request = EvaluateAssessmentRequest(assessment=" ".join([*right, unstated]), source=ARTICLE, custom_rubric=RUBRIC)
-    score = (await evaluate_assessment(request, make_deps(backend))).scores[0]
+    score = await nine_right_and("The plan has 3 stages.")
     assert score.score == 1 + 4 * 0.9 and "contradict" not in score.explanation
     assert "never states: 3" in score.explanation
