@@ -93,7 +93,7 @@ def read_source(source: str, text: str) -> SourceReading:
                     words=_content(part, names),
                     quantities=frozenset(quantities(part)),
                     owner=people.get(owner.group(1)) if owner else None,
-                    people=frozenset(people[w] for w in _CAPITALIZED.findall(part) if w in people),
+                    people=_persons(part, people),
                 )
             )
     return SourceReading(source_quantities(source), tuple(lines), names, people, tuple(every_sentence(text)))
@@ -124,11 +124,16 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
             rivals = _rivals(number, unit or None, line.quantities)
             found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
     for part in (part for piece in _pieces(sentence, reading) for part in _PARTS.split(piece)):
-        named = {reading.people[w] for w in _CAPITALIZED.findall(part) if w in reading.people}
+        named = _persons(part, reading.people)
         owned = _restated(part, reading) if named else None
         if owned is not None and owned.owner is not None and owned.owner not in named:
             found.extend(f"{person} where it names {owned.owner}" for person in sorted(named - owned.people))
     return found
+
+
+def _persons(text: str, people: Mapping[str, str]) -> frozenset[str]:
+    """The people `text` names, each as the source names them in full."""
+    return frozenset(people[word] for word in _CAPITALIZED.findall(text) if word in people)
 
 
 def _pieces(sentence: str, reading: SourceReading) -> list[str]:
