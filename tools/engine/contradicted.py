@@ -150,19 +150,22 @@ def _people(source: str, names: frozenset[str]) -> dict[str, str]:
     ("Present: Priya Nandakumar (bursar), Tom Okafor" makes "Priya" Priya Nandakumar and "Tom" Tom Okafor)."""
     people: dict[str, str] = {}
     for raw in source.splitlines():
-        run: list[str] = []
-        end = 0
-        for match in [*_WORD.finditer(raw), None]:
-            joined = match is not None and match.group(0) in names and (not run or raw[end : match.start()].isspace())
-            if not joined and run:
-                person = " ".join(run)
-                for word in run:
-                    if len(person) > len(people.get(word, "")):
-                        people[word] = person
-                run = []
-            if match is not None and match.group(0) in names:
-                run.append(match.group(0))
+        runs: list[list[str]] = []
+        end = None  # where the last name ended, while the run it belongs to can go on
+        for match in _WORD.finditer(raw):
+            if match.group(0) not in names:
+                end = None
+            elif end is not None and raw[end : match.start()].isspace():
+                runs[-1].append(match.group(0))
                 end = match.end()
+            else:
+                runs.append([match.group(0)])
+                end = match.end()
+        for run in runs:
+            person = " ".join(run)
+            for word in run:
+                if len(person) > len(people.get(word, "")):
+                    people[word] = person
     return people
 
 
@@ -189,9 +192,9 @@ def _rivals(number: str, unit: str | None, stated: frozenset[tuple[str, str | No
     million" from €210 million and €175 million)."""
     value = _value(number)
     same = sorted({v for n, u in stated if u == unit and (v := _value(n)) is not None})
-    if value is None or value in {a + b for a, b in itertools.combinations(same, 2)} | {
-        abs(a - b) for a, b in itertools.combinations(same, 2)
-    }:
+    pairs = list(itertools.combinations(same, 2))  # each (smaller, larger)
+    worked_out = {a + b for a, b in pairs} | {b - a for a, b in pairs}
+    if value is None or value in worked_out:
         return []
     rivals = sorted((v for v in same if v != value and _near(v, value)), key=lambda v: abs(math.log(v / value)))
     return [_spelled(v) for v in rivals]
