@@ -1,12 +1,15 @@
-"""A certain mistake against its share: a user-rubrics run of code where a certain mistake costs an anchor (ed83361,
-engine/certain.py, reverted after `fresh17`) read twice, as run and as the share reading before it. No model.
+"""A certain mistake against its share: a user-rubrics run of code where a certain mistake costs a faithfulness metric
+an anchor, read twice, as run and as the share reading before it. No model. The code was ed83361 (a quantity the
+source never states; reverted after `fresh17` and `fresh18`), and is now 05629b2 (a fact the source contradicts,
+engine/contradicted.py and engine/certain.py; held out on `fresh20`).
 
 A faithfulness metric with no mistake counts in its anchors is the share of sentences supported placed on the scale;
-ed83361 placed it at most one anchor lower for each sentence unsupported on a quantity its source never states (a
-certain mistake). Everything else in a judgment is the same calls read the same way, so the share score is what the
-metric's own expected mistakes and checks give (bench/user_rubrics.py records both), and `passed` follows from it.
-On a run of code without the cap both readings are the same. With `--before`, "before" is another run instead (code
-whose quantity reading differs asks the model about other sentences, so nothing can be recomputed).
+the anchor places it at most one anchor lower for each certain mistake. Everything else in a judgment is the same
+calls read the same way, so the share score is what the metric's own expected mistakes and checks give
+(bench/user_rubrics.py records both), and `passed` follows from it. On a run of code without the anchor both
+readings are the same. A sentence the code reads as contradicted by an owner is P 0 in both, where code without that
+reading asked the model, so the recomputed share can only be lower than that code's. With `--before`, "before" is
+another run instead (code whose reading differs asks the model about other sentences, so nothing can be recomputed).
 
     python -m bench.certain_mistakes user-rubrics-fresh17   # reads results/<name>.json, writes <name>-certain.json
     python -m bench.certain_mistakes user-rubrics-fresh18 --before user-rubrics-fresh18-before
@@ -41,7 +44,7 @@ def before(item: dict[str, Any], rubric: Rubric) -> dict[str, Any]:
 def figures(
     items: list[dict[str, Any]], rubric_of: dict[str, str], run_before: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
-    """The rules' figures (bench/data/README.md, `fresh17` and `fresh18`), as shipped and before: `run_before`'s
+    """The rules' figures (bench/data/README.md, `fresh17` to `fresh21`), as shipped and before: `run_before`'s
     items where given, else `items` read as the share reading did."""
     if run_before is None:
         run_before = [{**item, **before(item, user_rubric(rubric_of[item["case"]]))} for item in items]
