@@ -68,3 +68,36 @@ def test_an_owner_heading_checked_in_one_run_with_the_action_before_it_gives_tha
     run = "Raise the PO for the radiator valves - Fri 11 Jul Iain"
     assert read_certain(run, read_source(notes, text)).contradicted == []
     assert read_certain(run, read_source(notes, run)).contradicted == ["Iain Drummond where it names Priya Nair"]
+
+
+OPEN_NOTES = """Depot works - site mtg
+- Brine pre-treatment on Priority 1 routes this season? Not decided.
+- Staff + room data imported. Student option blocks NOT yet - waiting on heads of year
+"""
+
+
+def settled(sentence: str, notes: str = OPEN_NOTES) -> list[str]:
+    return read_certain(sentence, read_source(notes, sentence)).contradicted
+
+
+def test_a_sentence_that_settles_what_the_line_it_restates_leaves_open_is_contradicted():
+    assert settled("Brine pre-treatment will be used on Priority 1 routes this season.") == [
+        'settled where it leaves open "Brine pre-treatment on Priority 1 routes this season?"'
+    ]
+    # The clause it restates is settled in the notes, though its line leaves another point open.
+    assert settled("Staff and room data have been imported.") == []
+
+
+def test_a_hedged_sentence_settles_nothing():
+    for hedged in (
+        "We have not decided whether to use brine pre-treatment on Priority 1 routes this season.",
+        "Should we use brine pre-treatment on Priority 1 routes this season",
+        "Brine pre-treatment on Priority 1 routes this season is still open.",
+        "No decision has been made on brine pre-treatment for Priority 1 routes this season.",
+    ):
+        assert settled(hedged) == [], hedged
+
+
+def test_an_interviews_questions_are_asked_not_left_open():
+    transcript = "Interviewer: How is work going as an electrician?\nPatient: Fine, busy.\nInterviewer: And sleep?"
+    assert settled("Work as an electrician is going well.", transcript) == []
