@@ -10,10 +10,10 @@ a sentence that settles what the line leaves open, hedging nothing ("Brine pre-t
 routes" where the notes ask "Brine pre-treatment on Priority 1 routes this season? Not decided.").
 
 The line a sentence restates is the one sharing the most content words with it, two or more and two more than any
-other line, so an ambiguous match contradicts nothing. Tuned with no model on the read user texts, numbers and
-owners contradicted good status emails 0 of 45 and their faithfulness versions 30 of 45 (summaries 0 of 31, 4 of
-31; held out on `fresh20`), and open points settled contradicted good emails 0 of 53 and faithfulness versions 12 of
-53 (held out on `fresh21`; bench/data/README.md has both rules).
+other line, so an ambiguous match contradicts nothing. A date's day rivals only a day, and a count only a count
+("across the three routes" is no rival of "Sun 7 Sep"). A table row is one part, its owner one cell and its action
+another. Tuned with no model on every read user text: good status emails contradicted 0 of 61, their faithfulness
+versions 45 of 61; summaries 0 of 39 and 4 of 39 (bench/data/README.md, the rules of `fresh20` to `fresh22`).
 """
 
 from __future__ import annotations
@@ -88,8 +88,10 @@ class Line:
     """One line of the source (a paragraph's sentence), as a restating sentence is matched and read against it."""
 
     words: frozenset[str]
-    quantities: frozenset[tuple[str, str | None]]  # its numbers but a date's day ("Sun 7 Sep"), and
-    days: frozenset[str]  # those: a count rivals no date ("across the three routes" no "Sun 7 Sep"), nor a date a count
+    # Its numbers apart from a date's day, and the days it dates: a count rivals no date ("across the three routes"
+    # against "Sun 7 Sep"), nor a date a count.
+    quantities: frozenset[tuple[str, str | None]]
+    days: frozenset[str]
     owner: str | None  # the person the line opens with, as `SourceReading.people` names them
     people: frozenset[str]
     clauses: tuple[Clause, ...]
