@@ -68,17 +68,10 @@ def _thousand(number: str) -> str:
     return str(int(value)) if value.is_integer() else str(value)
 
 
-def quantities(text: str, *, dates: bool = True) -> set[tuple[str, str | None]]:
+def quantities(text: str) -> set[tuple[str, str | None]]:
     """Each number of the text with the unit right after it, if it has one: {("3", "week"), ("4", "clock")}. A
-    date's day stands alone: notes date a day without its month ("Sat 17 + Sat 31 May"), so "17 May" is 17. Without
-    `dates`, the numbers written as a date's day are left out where they are one ("Android 12 ... by Wed 12 March"
-    keeps one 12)."""
-    return _as_stated([read for read in _read(_tokens(text)) if dates or read[2] not in _DAYS_BEFORE])
-
-
-def days(text: str) -> set[str]:
-    """The numbers of `text` written as a date's day ("7" of "Sun 7 Sep", "April 7th"), as `quantities` spells them."""
-    return {number for _, number, unit in _read(_tokens(text)) if unit in _DAYS_BEFORE}
+    date's day stands alone: notes date a day without its month ("Sat 17 + Sat 31 May"), so "17 May" is 17."""
+    return _as_stated(_read(_tokens(text)))
 
 
 def _as_stated(read: list[tuple[int, str, str | None]]) -> set[tuple[str, str | None]]:
