@@ -49,6 +49,8 @@ _CONNECTORS = {"to", "or", "and"}
 # unless a number word leads them ("a two-hour brownout").
 _TOKEN = re.compile(r"\d{1,2}:\d\d|\d+(?:[.,]\d+)*|[a-z]+(?:-[a-z]+)+|[a-z]+(?:\.[a-z])?", re.IGNORECASE)
 _PER_UNIT = re.compile(r"(?:/\s*|\bper\s+)([a-z]+)", re.IGNORECASE)
+# "its highest level in a decade" states the "ten-year high" a summary writes ("two decades", "3 decades": 20, 30).
+_DECADES = re.compile(r"\b(?:an?|(\d+|" + "|".join(_WORDS[1:]) + r"))\s+decades?\b", re.IGNORECASE)
 _THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")
 
 
@@ -68,10 +70,16 @@ def _thousand(number: str) -> str:
     return str(int(value)) if value.is_integer() else str(value)
 
 
-def quantities(text: str) -> set[tuple[str, str | None]]:
+def quantities(text: str, *, dates: bool = True) -> set[tuple[str, str | None]]:
     """Each number of the text with the unit right after it, if it has one: {("3", "week"), ("4", "clock")}. A
-    date's day stands alone: notes date a day without its month ("Sat 17 + Sat 31 May"), so "17 May" is 17."""
-    return _as_stated(_read(_tokens(text)))
+    date's day stands alone: notes date a day without its month ("Sat 17 + Sat 31 May"), so "17 May" is 17. Without
+    `dates`, a number is left out where it is a date's day ("Android 12 ... by Wed 12 March" keeps one 12)."""
+    return _as_stated([read for read in _read(_tokens(text)) if dates or read[2] not in _DAYS_BEFORE])
+
+
+def days(text: str) -> set[str]:
+    """The numbers of `text` written as a date's day ("7" of "Sun 7 Sep", "April 7th"), as `quantities` spells them."""
+    return {number for _, number, unit in _read(_tokens(text)) if unit in _DAYS_BEFORE}
 
 
 def _as_stated(read: list[tuple[int, str, str | None]]) -> set[tuple[str, str | None]]:
@@ -127,9 +135,9 @@ def _read(tokens: list[str], pronoun_one: bool = False) -> list[tuple[int, str, 
 def source_quantities(source: str) -> set[tuple[str, str | None]]:
     """The quantities a source states, read generously, as notes write them: a number's unit a word or two later
     ("14 scheduled nights"), a range's unit for its other end ("from 2 days to 3", "8:00 to 8:50 a.m.", "19-21
-    Dec"), a rate's one ("~$9k/yr", "per week"), a range's thousands ("$40-60k" states 40000 too), and the days and
-    weeks between two dates of one line. Each only lets a sentence go to the model's check; none marks one
-    unsupported."""
+    Dec"), a rate's one ("~$9k/yr", "per week"), a decade's ten years, a range's thousands ("$40-60k" states 40000
+    too), and the days and weeks between two dates of one line. Each only lets a sentence go to the model's check;
+    none marks one unsupported."""
     tokens = _tokens(source)
     read = _read(tokens, pronoun_one=True)  # "three trees for every one felled" supports a "three-for-one" rule
     found = {(number, unit) for _, number, unit in read}
@@ -153,6 +161,7 @@ def source_quantities(source: str) -> set[tuple[str, str | None]]:
             if "k" in tokens[index + 1 : index + 3] and number.replace(".", "", 1).isdigit():
                 found.add((_thousand(number), None))
     found |= {("1", _UNITS[word.lower()]) for word in _PER_UNIT.findall(source) if word.lower() in _UNITS}
+    found |= {(str(10 * int(_NUMBER_WORDS.get(n.lower(), n) if n else 1)), "year") for n in _DECADES.findall(source)}
     for line in source.splitlines():
         found |= _gaps(_read(_tokens(line)))
     return found

@@ -35,6 +35,19 @@ def test_a_number_the_line_does_not_rival_is_only_unstated():
     assert contradicted("So far we have spent £61,200 of £84,000, leaving £22,800.") == []
 
 
+def test_a_date_rivals_only_a_date_and_a_count_only_a_count():
+    notes = (
+        "- Race day Sun 7 Sep - 1,850 riders registered (45, 90, 160 km routes)\n- Android 12 bugs - fix by Wed 12 Mar"
+    )
+    routes = "1,850 riders are registered across the three routes on Sunday 7 September."
+    assert read_certain(routes, read_source(notes, routes)).contradicted == []
+    moved = "1,850 riders are registered for race day on Sunday 9 September."
+    assert read_certain(moved, read_source(notes, moved)).contradicted == ["9 where it states 7"]
+    # The line's 12 is a version and a day: the version rivals the count.
+    bugs = "Fix the Android 13 bugs by Wednesday 12 March."
+    assert read_certain(bugs, read_source(notes, bugs)).contradicted == ["13 where it states 12"]
+
+
 def test_an_action_given_to_another_person_than_the_line_that_opens_with_its_owner():
     assert contradicted("Dan: raise the PO for the radiator valves by Friday 11 July.") == [
         "Dan Okafor where it names Priya Nair"

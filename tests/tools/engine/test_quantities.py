@@ -1,7 +1,7 @@
 """The quantity reading a `supported` check makes before asking the model (tools/engine/quantities.py): notes state
 quantities tersely, and a good text that spells them out must not read as stating what its source never does."""
 
-from gavel.tools.engine.quantities import quantities, source_quantities, unstated
+from gavel.tools.engine.quantities import days, quantities, source_quantities, unstated
 
 
 def test_notes_abbreviations_support_the_spelled_out_quantity():
@@ -83,3 +83,16 @@ def test_a_ranges_later_unit_belongs_to_its_first_end_too():
 def test_a_pronoun_one_in_the_source_still_supports_a_one_in_the_text():
     stated = source_quantities("Campaigners want three new trees planted for every one felled.")
     assert unstated("Campaigners want a three-for-one rule.", stated) == []
+
+
+def test_a_decade_in_the_source_states_ten_years():
+    stated = source_quantities("Rates have risen to their highest level in a decade, and two decades ago they fell.")
+    assert unstated("Coverage has reached a ten-year high.", stated) == []
+    assert unstated("They fell 20 years ago.", stated) == []
+    assert unstated("Coverage has reached a twelve-year high.", stated) == ["12 year"]
+
+
+def test_without_dates_a_number_written_as_a_dates_day_is_left_out_where_it_is_one():
+    assert quantities("Android 12 bugs - fix by Wed 12 Mar", dates=False) == {("12", None)}
+    assert quantities("Race day Sun 7 Sep", dates=False) == set()
+    assert days("Race day Sun 7 Sep, Android 12") == {"7"}
