@@ -48,12 +48,6 @@ def test_a_date_rivals_only_a_date_and_a_count_only_a_count():
     assert read_certain(bugs, read_source(notes, bugs)).contradicted == ["13 where it states 12"]
 
 
-def test_a_table_row_is_one_part_for_who_owns_its_action():
-    row = "| Dan Okafor | Raise the PO for the radiator valves and chase the order | 11 July |"
-    assert contradicted(row) == ["Dan Okafor where it names Priya Nair"]
-    assert contradicted(row.replace("Dan Okafor", "Priya Nair")) == []
-
-
 def test_an_action_given_to_another_person_than_the_line_that_opens_with_its_owner():
     assert contradicted("Dan: raise the PO for the radiator valves by Friday 11 July.") == [
         "Dan Okafor where it names Priya Nair"
