@@ -48,29 +48,6 @@ def test_a_date_rivals_only_a_date_and_a_count_only_a_count():
     assert read_certain(bugs, read_source(notes, bugs)).contradicted == ["13 where it states 12"]
 
 
-def test_a_table_row_is_one_part_for_who_owns_its_action():
-    row = "| Dan Okafor | Raise the PO for the radiator valves and chase the order | 11 July |"
-    assert contradicted(row) == ["Dan Okafor where it names Priya Nair"]
-    assert contradicted(row.replace("Dan Okafor", "Priya Nair")) == []
-
-
-def test_an_owner_is_read_where_the_notes_put_it():
-    notes = (
-        "Present: Sam Okafor, Dafydd Lloyd, Farah Latif, Felix Arden\n"
-        "[ ] book first-aid refresher for all coaches — @Sam — 5 Sept\n"
-        "AP: Farah to finish consultation report by 9 May\n"
-        "2. Copyedit done, to typesetter (Felix, 25 July)\n"
-    )
-    for sentence, owner in (
-        ("| Dafydd | Book the first-aid refresher for all coaches | 5 Sept |", "Sam Okafor"),
-        ("| Dafydd | Finish the consultation report | 9 May |", "Farah Latif"),
-        ("| Dafydd | Send the copyedit to the typesetter | 25 July |", "Felix Arden"),
-    ):
-        assert read_certain(sentence, read_source(notes, sentence)).contradicted == [
-            f"Dafydd Lloyd where it names {owner}"
-        ], sentence
-
-
 def test_an_action_given_to_another_person_than_the_line_that_opens_with_its_owner():
     assert contradicted("Dan: raise the PO for the radiator valves by Friday 11 July.") == [
         "Dan Okafor where it names Priya Nair"
