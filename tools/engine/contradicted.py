@@ -58,10 +58,10 @@ class Line:
     """One line of the source (a paragraph's sentence), as a restating sentence is matched and read against it."""
 
     words: frozenset[str]
-    # Its numbers apart from a date's day, and the days it dates: a count rivals no date ("across the three routes"
-    # against "Sun 7 Sep"), nor a date a count.
+    # Its numbers apart from a date's day, and the days it dates, each as a quantity with no unit: a count rivals no
+    # date ("across the three routes" against "Sun 7 Sep"), nor a date a count.
     quantities: frozenset[tuple[str, str | None]]
-    days: frozenset[str]
+    days: frozenset[tuple[str, str | None]]
     owner: str | None  # the person the line opens with, as `SourceReading.people` names them
     people: frozenset[str]
 
@@ -96,7 +96,7 @@ def read_source(source: str, text: str) -> SourceReading:
                 Line(
                     words=_content(part, names),
                     quantities=frozenset(quantities(part, dates=False)),
-                    days=frozenset(days(part)),
+                    days=frozenset((day, None) for day in days(part)),
                     owner=people.get(owner.group(1)) if owner else None,
                     people=_persons(part, people),
                 )
@@ -127,10 +127,7 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
         dated = days(sentence)
         for quantity in unstated:
             number, _, unit = quantity.partition(" ")
-            if number in dated:
-                rivals = _rivals(number, None, frozenset((day, None) for day in line.days))
-            else:
-                rivals = _rivals(number, unit or None, line.quantities)
+            rivals = _rivals(number, unit or None, line.days if number in dated else line.quantities)
             found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
     for part in (part for piece in _pieces(sentence, reading) for part in _PARTS.split(piece)):
         named = _persons(part, reading.people)
