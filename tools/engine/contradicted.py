@@ -45,9 +45,15 @@ _CALENDAR = frozenset(_CALENDAR_WORDS.split())  # titles too: "Dr Qureshi" names
 # Where one part of a sentence ends and the next begins, for who does what: "Ian will submit the order, Tom will
 # chase Bramley and Grace will recruit marshals"; a table row's cells and lines are parts too.
 _PARTS = re.compile(r"[,;|\n]\s*|\s+(?:and|but|while)\s+")
+_ROW = re.compile(r"^\s*\|.*\|\s*$")
 # A line that opens with who owns it: "- Tom - brownout runbook", "Grace: chase Bramley", "Dale Moreno (SignWorks):".
 _OWNER = re.compile(r"^[\s\-–•*|]*([A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\s*(?:\([^)]*\)\s*)?[-–:|]")
+_LISTED_WITHIN = 8  # lines: the notes' heading, date and place come before who was there
+_BRACKETED = re.compile(r"\([^)]*\)")  # "(ops mgr, chair)": a role, whose commas separate no people
+_LABEL = re.compile(r"^[^:]{0,25}:\s*")
+_ENTRIES = re.compile(r"[,;]")
 _MIN_SHARED = 2
+_OWNER_SHARED = 3
 _MARGIN = 2
 _NEAR = 3.0
 _PROSE_LINE = 200  # characters: a longer line is an article's paragraph, restated sentence by sentence
@@ -64,6 +70,9 @@ class Line:
     days: frozenset[tuple[str, str | None]]
     owner: str | None  # the person the line opens with, as `SourceReading.people` names them
     people: frozenset[str]
+    # The attendees the line names wherever it names them ("* tell Sunbeam Clubs re access -> Aled, 11 Jul"), or,
+    # naming none and indented, those of the line it is indented under ("Priya" over "    - update HACCP plan").
+    present: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,7 @@ class SourceReading:
     names: frozenset[str]
     people: Mapping[str, str]
     sentences: tuple[str, ...]  # the text's own sentences, before a long text's are checked in runs
+    attendees: frozenset[str] = frozenset()  # the people the notes' opening lines list, as `people` names them
 
 
 def read_source(source: str, text: str) -> SourceReading:
@@ -86,8 +96,19 @@ def read_source(source: str, text: str) -> SourceReading:
         if (folded := word.lower()) not in lower and folded not in _STOP and folded not in _CALENDAR
     )  # fmt: skip
     people = _people(source, names)
+    attendees = _attendees(source, people)
     lines = []
+    headings: list[tuple[int, frozenset[str]]] = []  # the lines a later line may be indented under
     for raw in source.splitlines():
+        if not raw.strip():
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        while headings and headings[-1][0] >= indent:
+            headings.pop()
+        present = _persons(raw, people) & attendees
+        if not present and indent and headings:
+            present = headings[-1][1]
+        headings.append((indent, present))
         for part in split_sentences(raw) if len(raw) > _PROSE_LINE else [raw]:
             if not part.strip():
                 continue
@@ -99,9 +120,10 @@ def read_source(source: str, text: str) -> SourceReading:
                     days=frozenset((day, None) for day in days(part)),
                     owner=people.get(owner.group(1)) if owner else None,
                     people=_persons(part, people),
+                    present=present if len(raw) <= _PROSE_LINE else frozenset(),
                 )
             )
-    return SourceReading(source_quantities(source), tuple(lines), names, people, tuple(every_sentence(text)))
+    return SourceReading(source_quantities(source), tuple(lines), names, people, tuple(every_sentence(text)), attendees)
 
 
 class Certain(NamedTuple):
@@ -129,12 +151,36 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
             number, _, unit = quantity.partition(" ")
             rivals = _rivals(number, unit or None, line.days if number in dated else line.quantities)
             found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
-    for part in (part for piece in _pieces(sentence, reading) for part in _PARTS.split(piece)):
-        named = _persons(part, reading.people)
-        owned = _restated(part, reading) if named else None
+    for part in (part for piece in _pieces(sentence, reading) for part in _parts(piece)):
+        if not (named := _persons(part, reading.people)):
+            continue
+        owned = _restated(part, reading)
         if owned is not None and owned.owner is not None and owned.owner not in named:
             found.extend(f"{person} where it names {owned.owner}" for person in sorted(named - owned.people))
+        elif (listed := named & reading.attendees) and (owners := _owners(part, reading)) and not listed & owners:
+            others = " and ".join(sorted(owners))
+            found.extend(f"{person} where it names {others}" for person in sorted(listed))
     return found
+
+
+def _attendees(source: str, people: Mapping[str, str]) -> frozenset[str]:
+    """The people the notes list near their top, wherever and however they are labelled ("Attendees: Morag Lindqvist
+    (ops mgr, chair), Deepak Rao (marine engineer)", "On call: …", or no label): of the first lines, the one with
+    the most comma-separated entries that open with a name, if it has two or more."""
+    best: frozenset[str] = frozenset()
+    for raw in [line for line in source.splitlines() if line.strip()][:_LISTED_WITHIN]:
+        listed = _LABEL.sub("", _BRACKETED.sub("", raw), count=1)
+        found = frozenset(
+            people[first.group(0)] for entry in _ENTRIES.split(listed)
+            if (first := _WORD.match(entry.strip())) is not None and first.group(0) in people
+        )  # fmt: skip
+        if len(found) >= 2 and len(found) > len(best):
+            best = found
+    return best
+
+
+def _parts(piece: str) -> list[str]:
+    return [piece] if _ROW.match(piece) else _PARTS.split(piece)
 
 
 def _persons(text: str, people: Mapping[str, str]) -> frozenset[str]:
@@ -190,6 +236,20 @@ def _restated(part: str, reading: SourceReading) -> Line | None:
     if len(shared) > 1 and shared[1][0] > shared[0][0] - _MARGIN:
         return None
     return reading.lines[shared[0][1]]
+
+
+def _owners(part: str, reading: SourceReading) -> frozenset[str]:
+    """The attendees named by the lines `part` may restate: every line within one content word of the most shared
+    (at least `_OWNER_SHARED`), when each of them names one; empty when any names none."""
+    words = _content(part, reading.names)
+    shared = [len(words & line.words) for line in reading.lines]
+    most = max(shared, default=0)
+    if most < _OWNER_SHARED:
+        return frozenset()
+    near = [line for line, count in zip(reading.lines, shared, strict=True) if count >= max(most - 1, _MIN_SHARED)]
+    if not all(line.present for line in near):
+        return frozenset()
+    return frozenset().union(*(line.present for line in near))
 
 
 def _rivals(number: str, unit: str | None, stated: frozenset[tuple[str, str | None]]) -> list[str]:
