@@ -81,3 +81,42 @@ def test_an_owner_heading_checked_in_one_run_with_the_action_before_it_gives_tha
     run = "Raise the PO for the radiator valves - Fri 11 Jul Iain"
     assert read_certain(run, read_source(notes, text)).contradicted == []
     assert read_certain(run, read_source(notes, run)).contradicted == ["Iain Drummond where it names Priya Nair"]
+
+
+ROTA = """Harbour fun day - planning call
+Thu 5 Jun, 19:00, Zoom
+On call: Ruth Amos (chair), Kofi Mensah (volunteers), Lena Berg (treasurer), Sam Price (Price Marquees)
+
+Actions
+* book the marquee and the generator -> Kofi, 12 Jun
+* [Lena] open the float account for the stalls, 13 Jun
+Ruth
+    - write to the harbour master about the slipway closure - 16 Jun
+"""
+
+
+def owner_contradicted(sentence: str) -> list[str]:
+    return read_certain(sentence, read_source(ROTA, sentence)).contradicted
+
+
+def test_an_owner_is_read_wherever_the_notes_line_names_an_attendee():
+    row = "| Lena | Book the marquee and the generator | 12 June |"
+    assert owner_contradicted(row) == ["Lena Berg where it names Kofi Mensah"]
+    assert owner_contradicted("| Kofi | Book the marquee and the generator | 12 June |") == []
+    assert owner_contradicted("Ruth will open the float account for the stalls by 13 June.") == [
+        "Ruth Amos where it names Lena Berg"
+    ]
+
+
+def test_an_indented_action_is_owned_by_the_attendee_it_sits_under():
+    assert owner_contradicted("Kofi will write to the harbour master about the slipway closure by 16 June.") == [
+        "Kofi Mensah where it names Ruth Amos"
+    ]
+    assert owner_contradicted("Ruth will write to the harbour master about the slipway closure.") == []
+
+
+def test_only_attendees_own_actions():
+    # A part that names the line's attendee among others contradicts nothing; a name outside the opening list owns
+    # nothing.
+    assert owner_contradicted("Kofi will book the marquee and the generator with Price Marquees.") == []
+    assert owner_contradicted("Gwen will book the marquee and the generator by 12 June.") == []
