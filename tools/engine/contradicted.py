@@ -8,7 +8,7 @@ the wrong person: a part of the sentence names a person of the source, and the l
 as its owner ("Jess: send the vinyl spec" where the notes say "- Priya - send vinyl spec + cleaning data"), or
 names attendees, wherever on the line, none of them the part's ("| Kerry | Tell Sunbeam Clubs about access |" where
 the notes say "* tell Sunbeam Clubs (summer club) re access -> Aled, 11 Jul"). The attendees are the people the
-notes' opening lines list; an indented line that names none is owned by the line it sits under.
+notes' opening lines list; an indented line is owned by the line it sits under too.
 
 The line a sentence restates is the one sharing the most content words with it, two or more and two more than any
 other line, so an ambiguous match contradicts nothing; for an owner, every line within one word of the best (three
@@ -75,8 +75,8 @@ class Line:
     days: frozenset[tuple[str, str | None]]
     owner: str | None  # the person the line opens with, as `SourceReading.people` names them
     people: frozenset[str]
-    # The attendees the line names wherever it names them ("* tell Sunbeam Clubs re access -> Aled, 11 Jul"), or,
-    # naming none and indented, those of the line it is indented under ("Priya" over "    - update HACCP plan").
+    # The attendees the line names wherever it names them ("* tell Sunbeam Clubs re access -> Aled, 11 Jul") and,
+    # indented, those of the line it is indented under ("Priya" over "    - update HACCP plan").
     present: frozenset[str] = frozenset()
 
 
@@ -111,8 +111,8 @@ def read_source(source: str, text: str) -> SourceReading:
         while headings and headings[-1][0] >= indent:
             headings.pop()
         present = _persons(raw, people) & attendees
-        if not present and indent and headings:
-            present = headings[-1][1]
+        if indent and headings:
+            present |= headings[-1][1]  # "Patrick" over "take off supers + extract (Lena helping)": still Patrick's
         headings.append((indent, present))
         for part in split_sentences(raw) if len(raw) > _PROSE_LINE else [raw]:
             if not part.strip():

@@ -120,3 +120,9 @@ def test_only_attendees_own_actions():
     # nothing.
     assert owner_contradicted("Kofi will book the marquee and the generator with Price Marquees.") == []
     assert owner_contradicted("Gwen will book the marquee and the generator by 12 June.") == []
+
+
+def test_a_helper_named_on_an_indented_action_leaves_it_its_headings():
+    notes = ROTA + "Kofi\n    - set up the stalls (Lena helping) - 20 Jun\n"
+    row = "Kofi: set up the stalls, with Lena's help, by 20 June."
+    assert read_certain(row, read_source(notes, row)).contradicted == []
