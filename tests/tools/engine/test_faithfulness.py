@@ -83,3 +83,17 @@ async def test_a_quantity_the_source_only_never_states_costs_its_share() -> None
     score = await nine_right_and("The plan has 3 stages.")
     assert score.score == 1 + 4 * 0.9 and "contradict" not in score.explanation
     assert "never states: 3" in score.explanation
+
+
+async def test_a_contradicted_fact_past_the_sentences_the_model_checks_still_costs_its_anchor() -> None:
+    # The model reads the first 24 sentences; the 25th contradicts the article (6-3 where it says 7-2).
+    who = ["Ann", "Bob", "Cal", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim", "Lou"]
+    who += ["Max", "Ned", "Oda", "Pam", "Quin", "Ray", "Sal", "Tom", "Uma", "Val", "Wes", "Xia"]
+    right = [f"Work on the lanes starts in May, as {name} said." for name in who]
+    wrong = "The council approved the Main Street bike lanes 6-3."
+    request = EvaluateAssessmentRequest(assessment=" ".join([*right, wrong]), source=ARTICLE, custom_rubric=RUBRIC)
+    backend = by_sentence(dict.fromkeys(right, 1.0))
+    score = (await evaluate_assessment(request, make_deps(backend))).scores[0]
+    assert score.score == 3 and score.checks == 24
+    assert "contradicted by the article: 3 where it states 2, 6 where it states 7" in score.explanation
+    assert all(wrong not in str(r) for r in backend.requests)
