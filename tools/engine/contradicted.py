@@ -14,9 +14,9 @@ The line a sentence restates is the one sharing the most content words with it, 
 other line, so an ambiguous match contradicts nothing; for an owner, every line within one word of the best (three
 or more) must name an attendee, and none the part's. A date's day rivals only a day the line dates, and a count only
 the line's other numbers ("across the three routes" is no rival of "Sun 7 Sep"). Tuned with no model on every read
-user text: good status emails contradicted 0 of 83, their faithfulness versions 49 of 83; summaries 0 of 43 and 4
-of 43 (bench/data/README.md, `fresh20`'s and `fresh25`'s rules; the date reading came after `fresh21` and `fresh22`
-were read).
+user text: good status emails contradicted 0 of 101, their faithfulness versions 59 of 101; summaries 0 of 43 and 4
+of 43 (bench/data/README.md, `fresh20`'s and `fresh25`–`fresh27`'s rules; the date reading came after `fresh21` and
+`fresh22` were read).
 """
 
 from __future__ import annotations
