@@ -139,7 +139,6 @@ async def score_checked(
         reason = f"{metric.name} checks the {subject} against its {source_label}; give source"
         return metric_score(metric.id, metric.name, Readout.failed("source_missing", reason), ""), Usage()
     items = check_items(checks, text, source)
-    cut_short = len(items) > MAX_ITEMS
     items, unasked = items[:MAX_ITEMS], items[MAX_ITEMS:]
     if not items and checks.enough is None:  # counted, no paragraph names anything: _scored's worst end
         return _no_items(rubric, metric, checks), Usage()
@@ -148,8 +147,7 @@ async def score_checked(
     weakest: list[str] = [item.text for item in items]
     certain: list[Certain] = [Certain([], []) for _ in items]  # each item's, in the text's order
     reading = read_source(source or "", text) if checks.kind == "supported" or checks.unless_supported else None
-    # The model asks about the first MAX_ITEMS only, for time; the reading with no model costs nothing, so a fact
-    # the source contradicts counts wherever it stands (a status email's actions table often comes after the 24th).
+    # The model is asked about MAX_ITEMS items at most; the reading with no model is free, so it reads them all.
     beyond = [read_certain(item.text, reading) for item in unasked] if checks.kind == "supported" and reading else []
 
     async def one(index: int, item: Item) -> None:
@@ -181,7 +179,7 @@ async def score_checked(
         return unscored, usage
     p_mistakes = [p_mistake(checks, r) for r in done]
     contradicted = certain_mistakes([c.contradicted for c in [*certain, *beyond]])
-    result = _scored(rubric, metric, checks, weakest, p_mistakes, cut_short, has_source, contradicted)
+    result = _scored(rubric, metric, checks, weakest, p_mistakes, bool(unasked), has_source, contradicted)
     source_label, note = rubric.prompt.source_label, ""
     if missing := {q for c in certain for q in c.unstated}:
         note += f"; quantities the {source_label} never states: {', '.join(sorted(missing))}"

@@ -150,7 +150,7 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
     repeats the fact; [] when it does not. `unstated` are the sentence's quantities the source never states, as
     `quantities.unstated` spells them."""
     found = []
-    if unstated and (line := _restated(sentence, reading)) is not None:
+    if unstated and (line := _restated(_shared(sentence, reading), reading)) is not None:
         dated = days(sentence)
         for quantity in unstated:
             number, _, unit = quantity.partition(" ")
@@ -159,10 +159,11 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
     for part in (part for piece in _pieces(sentence, reading) for part in _parts(piece)):
         if not (named := _persons(part, reading.people)):
             continue
-        owned = _restated(part, reading)
+        shared = _shared(part, reading)
+        owned = _restated(shared, reading)
         if owned is not None and owned.owner is not None and owned.owner not in named:
             found.extend(f"{person} where it names {owned.owner}" for person in sorted(named - owned.people))
-        elif (listed := named & reading.attendees) and (owners := _owners(part, reading)) and not listed & owners:
+        elif (listed := named & reading.attendees) and (owners := _owners(shared, reading)) and not listed & owners:
             others = " and ".join(sorted(owners))
             found.extend(f"{person} where it names {others}" for person in sorted(listed))
     return found
@@ -231,23 +232,26 @@ def _content(text: str, names: frozenset[str]) -> frozenset[str]:
     return frozenset(word for word in words if len(word) >= 3 and word not in _STOP)
 
 
-def _restated(part: str, reading: SourceReading) -> Line | None:
-    """The line `part` restates: the most content words shared, at least `_MIN_SHARED` and `_MARGIN` more than any
-    other line's; None when no line stands out."""
+def _shared(part: str, reading: SourceReading) -> list[int]:
+    """How many content words `part` shares with each line of the source, in the lines' order."""
     words = _content(part, reading.names)
-    shared = sorted(((len(words & line.words), index) for index, line in enumerate(reading.lines)), reverse=True)
-    if not shared or shared[0][0] < _MIN_SHARED:
-        return None
-    if len(shared) > 1 and shared[1][0] > shared[0][0] - _MARGIN:
-        return None
-    return reading.lines[shared[0][1]]
+    return [len(words & line.words) for line in reading.lines]
 
 
-def _owners(part: str, reading: SourceReading) -> frozenset[str]:
-    """The attendees named by the lines `part` may restate: every line within one content word of the most shared
-    (at least `_OWNER_SHARED`), when each of them names one; empty when any names none."""
-    words = _content(part, reading.names)
-    shared = [len(words & line.words) for line in reading.lines]
+def _restated(shared: Sequence[int], reading: SourceReading) -> Line | None:
+    """The line a part restates, from its `_shared` counts: the most content words shared, at least `_MIN_SHARED`
+    and `_MARGIN` more than any other line's; None when no line stands out."""
+    ranked = sorted(((count, index) for index, count in enumerate(shared)), reverse=True)
+    if not ranked or ranked[0][0] < _MIN_SHARED:
+        return None
+    if len(ranked) > 1 and ranked[1][0] > ranked[0][0] - _MARGIN:
+        return None
+    return reading.lines[ranked[0][1]]
+
+
+def _owners(shared: Sequence[int], reading: SourceReading) -> frozenset[str]:
+    """The attendees named by the lines a part may restate, from its `_shared` counts: every line within one content
+    word of the most shared (at least `_OWNER_SHARED`), when each of them names one; empty when any names none."""
     most = max(shared, default=0)
     if most < _OWNER_SHARED:
         return frozenset()
