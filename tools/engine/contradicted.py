@@ -48,7 +48,8 @@ _CALENDAR_WORDS = """
 """
 _CALENDAR = frozenset(_CALENDAR_WORDS.split())  # titles too: "Dr Qureshi" names Qureshi
 # Where one part of a sentence ends and the next begins, for who does what: "Ian will submit the order, Tom will
-# chase Bramley and Grace will recruit marshals"; a table row's cells and lines are parts too.
+# chase Bramley and Grace will recruit marshals"; its lines are parts too. A table row is one part whole: its owner is
+# one cell and its action another ("| Jess | Run two more TAR training rounds and produce a new recall estimate |").
 _PARTS = re.compile(r"[,;|\n]\s*|\s+(?:and|but|while)\s+")
 _ROW = re.compile(r"^\s*\|.*\|\s*$")
 # A line that opens with who owns it: "- Tom - brownout runbook", "Grace: chase Bramley", "Dale Moreno (SignWorks):".
