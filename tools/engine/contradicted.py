@@ -3,7 +3,9 @@
 A quantity the source never states (engine/quantities.py) is often a good text's own count ("there are two risks")
 or its way of writing a figure, so it costs a sentence's share and no more. It is a contradiction when the source
 line the sentence restates states a rival: another number with the same unit, of the same size ("2.1 million sets"
-where the article's line says "1.2 million", "due 23 July" where the notes say "16 Jul"). So is an action given to
+where the article's line says "1.2 million", "due 23 July" where the notes say "16 Jul"); a count the source writes
+only as a date's day or two dates' gap is read so too ("limited to 15 people" against "Sat 23 Aug, max 10 people",
+where the notes date a Fri 15 Aug elsewhere). So is an action given to
 the wrong person: a part of the sentence names a person of the source, and the line it restates opens with another
 as its owner ("Jess: send the vinyl spec" where the notes say "- Priya - send vinyl spec + cleaning data"), or
 names attendees, wherever on the line, none of them the part's ("| Kerry | Tell Sunbeam Clubs about access |" where
@@ -142,7 +144,9 @@ class Certain(NamedTuple):
 
 def read_certain(sentence: str, reading: SourceReading) -> Certain:
     missing = unstated(sentence, reading.stated)
-    return Certain(missing, contradictions(sentence, reading, missing))
+    # A count the source writes only as a date's day, or as two dates' gap ("limited to 15 people" against "Fri 15
+    # Aug"), is often a text's own ("one reschedule"), so it is no mistake alone; a rival on its line makes it one.
+    return Certain(missing, contradictions(sentence, reading, unstated(sentence, reading.stated, as_written=True)))
 
 
 def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str]) -> list[str]:

@@ -2,12 +2,14 @@
 ("three months" where the transcript says "three weeks") is unsupported whatever a small model answers.
 
 The 1.5B fact checker catches a changed symptom but rarely a changed number, so a `supported` check reads the
-quantities first. English number words up to twenty, digits, and "a" or "an" before a unit ("a year", "twice a
-week"); units folded to one spelling (kilos and kg, hrs and hours). A number the source states with any unit, or
-alone, supports the same number stated alone, and a duration in days or weeks is stated by two dates one line of the
-source, or the sentence itself, states ("moved back two weeks, from 24 March to 7 April"). A date's day is read as
-a number alone: read with its month, "17 May" was unstated where the notes wrote "Sat 17 + Sat 31 May", which
-failed a good email once a certain mistake cost an anchor (bench/README.md, "A certain mistake against its share").
+quantities first. English number words up to twenty and the tens ("twenty-three"), digits, and "a" or "an" before
+a unit ("a year", "twice a week"); units folded to one spelling (kilos and kg, hrs and hours). A number the source
+states with any unit, or alone, supports the same number stated alone, and a duration in days or weeks is stated by
+two dates one line of the source, or the sentence itself, states ("moved back two weeks, from 24 March to 7 April").
+A date's day is read as a number alone: read with its month, "17 May" was unstated where the notes wrote "Sat 17 +
+Sat 31 May", which failed a good email once a certain mistake cost an anchor (bench/README.md, "A certain mistake
+against its share"). A day is one written with a month, also at a range's other end ("16-18 June"), a weekday or
+"th"; a time "13:00" is stated by the afternoon's "1".
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ _WORDS = (
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
 )  # fmt: skip
-_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_WORDS)}
+_TENS = ("thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_WORDS)} | {
+    word: str(10 * value) for value, word in enumerate(_TENS, start=3)
+}
 _ONE = ("a", "an")
 _UNITS = {
     "second": "second", "seconds": "second", "minute": "minute", "minutes": "minute", "min": "minute",
@@ -41,6 +46,12 @@ _MONTH = {
 }
 _DAYS_BEFORE = dict(zip(_MONTHS, (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334), strict=True))
 _ORDINAL = {"st", "nd", "rd", "th"}
+# A duration two dates make is stated only as that duration: the 10 days of "20-30 October" state no "10 November".
+_BETWEEN = "between "
+_WEEKDAYS = {
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mon", "tue", "tues", "wed", "thu",
+    "thur", "thurs", "fri", "sat", "sun",
+}  # fmt: skip
 _PRONOUN_ONE = {"no", "that", "this", "which", "any", "each", "every"}  # "no one", "that one": not a count
 # "a second witness sample" is the ordinal, not one second: the article makes a number of these units only.
 _NOT_AFTER_ARTICLE = {"time", "second"}
@@ -78,8 +89,12 @@ def quantities(text: str, *, dates: bool = True) -> set[tuple[str, str | None]]:
 
 
 def days(text: str) -> set[str]:
-    """The numbers of `text` written as a date's day ("7" of "Sun 7 Sep", "April 7th"), as `quantities` spells them."""
-    return {number for _, number, unit in _read(_tokens(text)) if unit in _DAYS_BEFORE}
+    """The numbers of `text` written as a date's day ("7" of "Sun 7 Sep", "April 7th", "Friday 15"), as `quantities`
+    spells them."""
+    tokens = _tokens(text)
+    read = _read(tokens)
+    dated = _dated(tokens, read)
+    return {number for index, number, _ in read if index in dated}
 
 
 def _as_stated(read: list[tuple[int, str, str | None]]) -> set[tuple[str, str | None]]:
@@ -90,12 +105,42 @@ def _tokens(text: str) -> list[str]:
     tokens = []
     for token in _TOKEN.findall(text.lower()):
         parts = token.split("-")
-        tokens.extend(parts if len(parts) > 1 and parts[0] in _NUMBER_WORDS else [token])
+        if len(parts) == 2 and parts[0] in ("twenty", *_TENS) and parts[1] in _WORDS[1:10]:
+            tokens.append(str(int(_NUMBER_WORDS[parts[0]]) + _WORDS.index(parts[1])))  # "twenty-three": 23
+        else:
+            tokens.extend(parts if len(parts) > 1 and parts[0] in _NUMBER_WORDS else [token])
     return tokens
 
 
 def _day(token: str) -> bool:
     return token.isdigit() and 1 <= int(token) <= 31
+
+
+def _month_of(tokens: list[str], index: int) -> str | None:
+    """The month a day at `index` is dated with right after it ("7 April", "7th Apr"), or None."""
+    if not _day(tokens[index]):
+        return None
+    after = index + 1 + (index + 1 < len(tokens) and tokens[index + 1] in _ORDINAL)
+    return _MONTH[tokens[after]] if after < len(tokens) and tokens[after] in _MONTH else None
+
+
+def _range_month(tokens: list[str], index: int) -> str | None:
+    """The month of a range's first day, dated only at its other end ("16-18 June", "from 16 to 30 September")."""
+    if not _day(tokens[index]):
+        return None
+    following = index + 1 + (index + 1 < len(tokens) and tokens[index + 1] in _CONNECTORS)
+    return _month_of(tokens, following) if following < len(tokens) else None
+
+
+def _dated(tokens: list[str], read: list[tuple[int, str, str | None]]) -> set[int]:
+    """Where `read` has a date's day: dated with a month, or a weekday before it or "th" after ("Friday 15", "the
+    15th")."""
+    return {
+        index for index, _, unit in read
+        if unit in _DAYS_BEFORE
+        or (unit is None and index + 1 < len(tokens) and tokens[index + 1] in _ORDINAL)
+        or (unit is None and index > 0 and tokens[index - 1] in _WEEKDAYS)  # not "Saturday 10 pm"
+    }  # fmt: skip
 
 
 def _read(tokens: list[str], pronoun_one: bool = False) -> list[tuple[int, str, str | None]]:
@@ -110,12 +155,12 @@ def _read(tokens: list[str], pronoun_one: bool = False) -> list[tuple[int, str, 
             found.append((index + 1, _number(tokens[index + 1]), _MONTH[token]))  # "April 7", "Apr 7th"
             dated.add(index + 1)
             continue
-        after = index + 1
-        if _day(token) and after < len(tokens) and tokens[after] in _ORDINAL:
-            after += 1  # "7th April"
-        if _day(token) and after < len(tokens) and tokens[after] in _MONTH:
-            found.append((index, _number(token), _MONTH[tokens[after]]))
-            dated.add(after)  # "1 Apr - 15 Jun": April is this day's, not the next number's
+        if month := _month_of(tokens, index):
+            found.append((index, _number(token), month))
+            dated.add(index + 1 + (tokens[index + 1] in _ORDINAL))  # "1 Apr - 15 Jun": April is this day's
+            continue
+        if month := _range_month(tokens, index):
+            found.append((index, _number(token), month))
             continue
         after = index + 1
         thousands = after < len(tokens) and tokens[after] == "k" and token[0].isdigit()
@@ -174,20 +219,44 @@ def _gaps(read: list[tuple[int, str, str | None]]) -> set[tuple[str, str | None]
     found: set[tuple[str, str | None]] = set()
     for first, second in itertools.combinations(days, 2):
         gap = min(abs(first - second), 365 - abs(first - second))
-        found.add((str(gap), "day"))
+        found.add((str(gap), f"{_BETWEEN}day"))
         if gap and gap % 7 == 0:
-            found.add((str(gap // 7), "week"))
+            found.add((str(gap // 7), f"{_BETWEEN}week"))
     return found
 
 
-def unstated(claim: str, stated: set[tuple[str, str | None]]) -> list[str]:
+def unstated(claim: str, stated: set[tuple[str, str | None]], *, as_written: bool = False) -> list[str]:
     """The claim's quantities the source does not state (`stated`: the source's `source_quantities`, read once for
-    all its claims), as 'three months' reads ('3 month'); [] when all are."""
-    read = _read(_tokens(claim))
+    all its claims), as 'three months' reads ('3 month'); [] when all are. A day the claim dates, with a month, a
+    weekday or "th", is stated by any number the source writes. A count is stated by any number of the source, or
+    `as_written` only by one it writes as a count: "limited to 15 people" is not stated by "Fri 15 Aug", nor "three
+    open bugs" by the three days from "Fri 21" to "Mon 24 March"."""
+    tokens = _tokens(claim)
+    read = _read(tokens)
+    dated = _dated(tokens, read)
     stated = stated | _gaps(read)
     numbers = {number for number, _ in stated}
-    missing = []
-    for number, unit in sorted(_as_stated(read), key=str):
-        if (unit is None and number not in numbers) or (unit is not None and (number, unit) not in stated):
-            missing.append(f"{number} {unit}" if unit else number)
-    return missing
+    written = {number for number, unit in stated if not (unit or "").startswith(_BETWEEN)}
+    counts = {n for n, unit in stated if unit not in _DAYS_BEFORE} & written if as_written else numbers
+    missing: set[str] = set()
+    for index, number, unit in read:
+        if index in dated:
+            if number not in written:
+                missing.add(number)
+        elif unit is None and ":" in tokens[index]:
+            if not _clock_stated(number, counts, stated):
+                missing.add(number)
+        elif unit is None:
+            if number not in counts:
+                missing.add(number)
+        elif (number, unit) not in stated and (number, f"{_BETWEEN}{unit}") not in stated:
+            missing.add(f"{number} {unit}")
+    return sorted(missing)
+
+
+def _clock_stated(hour: str, counts: set[str], stated: set[tuple[str, str | None]]) -> bool:
+    """Whether a time written "13:00" is stated: as 13, or as 1 where a source writes the afternoon "10-1" or
+    "1pm"."""
+    whole = hour.partition(".")[0]
+    afternoon = str(int(whole) - 12) + hour[len(whole) :] if whole.isdigit() and int(whole) > 12 else None
+    return any(h in counts or (h, "clock") in stated for h in (hour, afternoon) if h)

@@ -48,6 +48,13 @@ def test_a_date_rivals_only_a_date_and_a_count_only_a_count():
     assert read_certain(bugs, read_source(notes, bugs)).contradicted == ["13 where it states 12"]
 
 
+def test_a_count_the_notes_write_only_as_a_day_is_contradicted_by_a_rival_on_its_line():
+    notes = "- Race day Sun 7 Sep\n- hands-on varroa session Sat 23 Aug, max 10 people, booking required"
+    capped = "The hands-on varroa session on Saturday 23 August is limited to 7 people, booking required."
+    certain = read_certain(capped, read_source(notes, capped))
+    assert certain.unstated == [] and certain.contradicted == ["7 where it states 10"]
+
+
 def test_an_action_given_to_another_person_than_the_line_that_opens_with_its_owner():
     assert contradicted("Dan: raise the PO for the radiator valves by Friday 11 July.") == [
         "Dan Okafor where it names Priya Nair"

@@ -96,3 +96,31 @@ def test_without_dates_a_number_written_as_a_dates_day_is_left_out_where_it_is_o
     assert quantities("Android 12 bugs - fix by Wed 12 Mar", dates=False) == {("12", None)}
     assert quantities("Race day Sun 7 Sep", dates=False) == set()
     assert days("Race day Sun 7 Sep, Android 12") == {"7"}
+
+
+def test_a_compound_number_word_is_one_number():
+    assert quantities("Twenty-three of the 24 crates; forty volunteers") == {("23", None), ("24", None), ("40", None)}
+
+
+def test_a_ranges_first_day_is_dated_by_the_month_at_its_other_end():
+    assert days("Engel commissioning 16-18 June, from 16 to 30 September") == {"16", "18", "30"}
+    assert ("16", None) not in quantities("Commissioning 16-18 June", dates=False)
+
+
+def test_a_weekday_or_th_dates_a_day_but_not_a_time():
+    assert days("on Friday 15, by the 3rd, Saturday 10 pm") == {"15", "3"}
+
+
+def test_a_24_hour_time_is_stated_by_the_afternoon_hour():
+    stated = source_quantities("- new volunteer training: Sat 16 Sept 10-1, Millbank library")
+    assert unstated("The training runs 10:00–13:00 on Saturday 16 September.", stated) == []
+    assert unstated("The training runs 10:00–14:00.", stated) == ["14"]
+
+
+def test_as_written_a_count_is_not_stated_by_a_dates_day_nor_by_two_dates_gap():
+    stated = source_quantities("- hands-on session Fri 15 Aug, max 10 people")
+    assert unstated("It is limited to 15 people.", stated) == []
+    assert unstated("It is limited to 15 people.", stated, as_written=True) == ["15"]
+    sessions = source_quantities("- sessions 20-30 October")
+    assert unstated("There are 10 sessions.", sessions, as_written=True) == ["10"]
+    assert unstated("The next is on Monday 10 November.", sessions) == ["10"]  # a gap dates nothing
