@@ -133,3 +133,16 @@ def test_a_helper_named_on_an_indented_action_leaves_it_its_headings():
     notes = ROTA + "Kofi\n    - set up the stalls (Lena helping) - 20 Jun\n"
     row = "Kofi: set up the stalls, with Lena's help, by 20 June."
     assert read_certain(row, read_source(notes, row)).contradicted == []
+
+
+def test_the_writers_i_owns_what_it_says_it_will_do():
+    email = "I will write to the harbour master about the slipway closure by 16 June.\n\nThanks,\n{}\nVolunteers"
+    assert owner_contradicted(email.format("Kofi Mensah")) == ["Kofi Mensah where it names Ruth Amos"]
+    assert owner_contradicted(email.format("Ruth")) == []
+    assert owner_contradicted(email.format("Gwen Hughes")) == []  # signed by no attendee: "I" names nobody
+
+
+def test_a_name_that_owns_nothing_and_an_abbreviated_month_are_words_a_sentence_restates():
+    notes = ROTA + "Lena\n    - confirm the Price Marquees deposit - 2 Jun\n"
+    deposit = "Kofi will confirm the Price Marquees deposit by 2 June."
+    assert read_certain(deposit, read_source(notes, deposit)).contradicted == ["Kofi Mensah where it names Lena Berg"]
