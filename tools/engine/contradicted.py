@@ -10,17 +10,19 @@ names a person of the source, and the line it restates opens with another as its
 where the notes say "- Priya - send vinyl spec + cleaning data"), or names attendees, wherever on the line, none of
 them the part's ("| Kerry | Tell Sunbeam Clubs about access |" where the notes say "* tell Sunbeam Clubs (summer
 club) re access -> Aled, 11 Jul"). The attendees are the people the notes' opening lines list; an indented line is
-owned by the line it sits under too. A text's "I" names the attendee who signs it ("I will rebook the Halloway
-Choir" signed "Jonas" where the notes say "- Ines to rebook Halloway Choir").
+owned by the line it sits under too, and a task by the attendee an indented line beneath it names ("Owner: Leanne
+/ Due: Wed 19 Nov"). A text's "I", and a table's "| Me |", name the attendee who signs it ("I will rebook the
+Halloway Choir" signed "Jonas" where the notes say "- Ines to rebook Halloway Choir").
 
 The line a sentence restates is the one sharing the most content words with it, two or more and two more than any
 other line, so an ambiguous match contradicts nothing; for an owner, every line within one word of the best (three
 or more) must name an attendee, and none the part's. The attendees' names are no content words, other names are
 ("Halloway Choir"), and an abbreviated month is the month ("Jan" is "January"). A date's day rivals only a day the
-line dates, and a count only the line's other numbers ("across the three routes" is no rival of "Sun 7 Sep"). Tuned
+line dates, and a count only the line's other numbers ("across the three routes" is no rival of "Sun 7 Sep"); a
+number the line writes bare is not contradicted for its unit ("a 55–60 minute target" against "target 55-60"). Tuned
 with no model on every read user text: good status emails contradicted 0 of 101, their faithfulness versions 65 of
-101; summaries 0 of 43 and 4 of 43 (bench/data/README.md, `fresh20`'s and `fresh25`–`fresh29`'s rules; the date
-reading came after `fresh21` and `fresh22` were read).
+101 (and of `fresh28`–`fresh29` 0 and 13 of 16); summaries 0 of 43 and 4 of 43 (bench/data/README.md, `fresh20`'s
+and `fresh25`–`fresh30`'s rules; the date reading came after `fresh21` and `fresh22` were read).
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ _MARGIN = 2
 _NEAR = 3.0
 _PROSE_LINE = 200  # characters: a longer line is an article's paragraph, restated sentence by sentence
 # A status email's "I will rebook the session" is its writer's action: the name on one of its last lines.
-_I = re.compile(r"\bI\b(?![.])")
+_I = re.compile(r"\bI\b(?![.])|\|\s*Me\s*\|")  # and a table's "| Me |", not "let me know"
 _SIGNED_WITHIN = 3  # lines: a sign-off, a name, a role
 _SIGNATURE = 60  # characters: "Marta Kowalczyk, Curator, Birds" is a signature, a sentence is not
 
@@ -124,15 +126,17 @@ def read_source(source: str, text: str) -> SourceReading:
         names = frozenset(word for word in names if people.get(word) in attendees)
     lines = []
     headings: list[tuple[int, frozenset[str]]] = []  # the lines a later line may be indented under
-    for raw in source.splitlines():
-        if not raw.strip():
-            continue
+    raws = [raw for raw in source.splitlines() if raw.strip()]
+    for number, raw in enumerate(raws):
         indent = len(raw) - len(raw.lstrip())
         while headings and headings[-1][0] >= indent:
             headings.pop()
         present = _persons(raw, people) & attendees
         if indent and headings:
             present |= headings[-1][1]  # "Patrick" over "take off supers + extract (Lena helping)": still Patrick's
+        below = raws[number + 1] if number + 1 < len(raws) else ""
+        if not present and len(below) - len(below.lstrip()) > indent:
+            present = _persons(below, people) & attendees  # "5. Written reply …" over "   Owner: Leanne / Due: …"
         headings.append((indent, present))
         for part in split_sentences(raw) if len(raw) > _PROSE_LINE else [raw]:
             if not part.strip():
@@ -178,6 +182,8 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
         dated = days(sentence)
         for quantity in unstated:
             number, _, unit = quantity.partition(" ")
+            if unit and (number, None) in line.quantities:
+                continue  # "a 55–60 minute target" where the line says "target 55-60": its unit, not its number
             rivals = _rivals(number, unit or None, line.days if number in dated else line.quantities)
             found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
     for part in (part for piece in _pieces(sentence, reading) for part in _parts(piece)):
