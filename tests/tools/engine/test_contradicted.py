@@ -135,31 +135,6 @@ def test_a_helper_named_on_an_indented_action_leaves_it_its_headings():
     assert read_certain(row, read_source(notes, row)).contradicted == []
 
 
-def test_the_writers_i_owns_what_it_says_it_will_do():
-    email = "I will write to the harbour master about the slipway closure by 16 June.\n\nThanks,\n{}\nVolunteers"
-    assert owner_contradicted(email.format("Kofi Mensah")) == ["Kofi Mensah where it names Ruth Amos"]
-    assert owner_contradicted(email.format("Ruth")) == []
-    assert owner_contradicted(email.format("Gwen Hughes")) == []  # signed by no attendee: "I" names nobody
-
-
-def test_a_name_that_owns_nothing_and_an_abbreviated_month_are_words_a_sentence_restates():
-    notes = ROTA + "Lena\n    - confirm the Price Marquees deposit - 2 Jun\n"
-    deposit = "Kofi will confirm the Price Marquees deposit by 2 June."
-    assert read_certain(deposit, read_source(notes, deposit)).contradicted == ["Kofi Mensah where it names Lena Berg"]
-
-
-def test_an_owner_written_on_the_line_beneath_a_task_owns_it():
-    notes = ROTA + "5. Written reply + apology to the stallholder, offer a refund\n   Owner: Lena / Due: Wed 19 Jun\n"
-    reply = "| 5 | Send a written reply and apology to the stallholder, offering a refund | Ruth Amos | 19 June |"
-    assert read_certain(reply, read_source(notes, reply)).contradicted == ["Ruth Amos where it names Lena Berg"]
-
-
-def test_a_tables_me_is_its_writer():
-    email = "| Me | Write to the harbour master about the slipway closure | 16 June |\n\nThanks,\nKofi"
-    assert owner_contradicted(email) == ["Kofi Mensah where it names Ruth Amos"]
-    assert owner_contradicted("Let me know if the slipway closure letter to the harbour master works.\n\nKofi") == []
-
-
 def test_a_number_the_line_writes_bare_is_not_contradicted_by_its_unit():
     notes = "- Playtests: 3 so far (staff only), avg escape time 52 min - target 55-60"
     target = "The average escape time in playtests is 52 minutes against our 55–60 minute target."
