@@ -5,12 +5,12 @@ or its way of writing a figure, so it costs a sentence's share and no more. It i
 line the sentence restates states a rival: another number with the same unit, of the same size ("2.1 million sets"
 where the article's line says "1.2 million", "due 23 July" where the notes say "16 Jul"); a count the source writes
 only as a date's day or two dates' gap is read so too ("limited to 15 people" against "Sat 23 Aug, max 10 people",
-where the notes date a Fri 15 Aug elsewhere). So is an action given to
-the wrong person: a part of the sentence names a person of the source, and the line it restates opens with another
-as its owner ("Jess: send the vinyl spec" where the notes say "- Priya - send vinyl spec + cleaning data"), or
-names attendees, wherever on the line, none of them the part's ("| Kerry | Tell Sunbeam Clubs about access |" where
-the notes say "* tell Sunbeam Clubs (summer club) re access -> Aled, 11 Jul"). The attendees are the people the
-notes' opening lines list; an indented line is owned by the line it sits under too.
+where the notes date a Fri 15 Aug elsewhere). So is an action given to the wrong person: a part of the sentence
+names a person of the source, and the line it restates opens with another as its owner ("Jess: send the vinyl spec"
+where the notes say "- Priya - send vinyl spec + cleaning data"), or names attendees, wherever on the line, none of
+them the part's ("| Kerry | Tell Sunbeam Clubs about access |" where the notes say "* tell Sunbeam Clubs (summer
+club) re access -> Aled, 11 Jul"). The attendees are the people the notes' opening lines list; an indented line is
+owned by the line it sits under too.
 
 The line a sentence restates is the one sharing the most content words with it, two or more and two more than any
 other line, so an ambiguous match contradicts nothing; for an owner, every line within one word of the best (three
