@@ -10,7 +10,8 @@ names a person of the source, and the line it restates opens with another as its
 where the notes say "- Priya - send vinyl spec + cleaning data"), or names attendees, wherever on the line, none of
 them the part's ("| Kerry | Tell Sunbeam Clubs about access |" where the notes say "* tell Sunbeam Clubs (summer
 club) re access -> Aled, 11 Jul"). The attendees are the people the notes' opening lines list; an indented line is
-owned by the line it sits under too.
+owned by the line it sits under too, and a task by the attendee an indented line beneath it names ("Owner: Leanne /
+Due: Wed 19 Nov"). A text's "I", and a table's "| Me |", name the attendee who signs it.
 
 The line a sentence restates is the one sharing the most content words with it, two or more and two more than any
 other line, so an ambiguous match contradicts nothing; for an owner, every line within one word of the best (three
@@ -66,6 +67,10 @@ _OWNER_SHARED = 3
 _MARGIN = 2
 _NEAR = 3.0
 _PROSE_LINE = 200  # characters: a longer line is an article's paragraph, restated sentence by sentence
+# A status email's "I will rebook the session" and its table's "| Me |" are its writer's: the name on a last line.
+_I = re.compile(r"\bI\b(?![.])|\|\s*Me\s*\|")  # not "let me know"
+_SIGNED_WITHIN = 3  # lines: a sign-off, a name, a role
+_SIGNATURE = 60  # characters: "Marta Kowalczyk, Curator, Birds" is a signature, a sentence is not
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,7 @@ class SourceReading:
     people: Mapping[str, str]
     sentences: tuple[str, ...]  # the text's own sentences, before a long text's are checked in runs
     attendees: frozenset[str] = frozenset()  # the people the notes' opening lines list, as `people` names them
+    writer: str | None = None  # the attendee who signs the text, whom its "I" names
 
 
 def read_source(source: str, text: str) -> SourceReading:
@@ -108,15 +114,17 @@ def read_source(source: str, text: str) -> SourceReading:
     attendees = _attendees(source, people)
     lines = []
     headings: list[tuple[int, frozenset[str]]] = []  # the lines a later line may be indented under
-    for raw in source.splitlines():
-        if not raw.strip():
-            continue
+    raws = [raw for raw in source.splitlines() if raw.strip()]
+    for number, raw in enumerate(raws):
         indent = len(raw) - len(raw.lstrip())
         while headings and headings[-1][0] >= indent:
             headings.pop()
         present = _persons(raw, people) & attendees
         if indent and headings:
             present |= headings[-1][1]  # "Patrick" over "take off supers + extract (Lena helping)": still Patrick's
+        below = raws[number + 1] if number + 1 < len(raws) else ""
+        if not present and len(below) - len(below.lstrip()) > indent:
+            present = _persons(below, people) & attendees  # "5. Written reply …" over "   Owner: Leanne / Due: …"
         headings.append((indent, present))
         for part in split_sentences(raw) if len(raw) > _PROSE_LINE else [raw]:
             if not part.strip():
@@ -132,7 +140,9 @@ def read_source(source: str, text: str) -> SourceReading:
                     present=present if len(raw) <= _PROSE_LINE else frozenset(),
                 )
             )
-    return SourceReading(source_quantities(source), tuple(lines), names, people, tuple(every_sentence(text)), attendees)
+    sentences = tuple(every_sentence(text))
+    writer = _writer(text, people, attendees)
+    return SourceReading(source_quantities(source), tuple(lines), names, people, sentences, attendees, writer)
 
 
 class Certain(NamedTuple):
@@ -165,7 +175,8 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
             rivals = _rivals(number, unit or None, line.days if number in dated else line.quantities)
             found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
     for part in (part for piece in _pieces(sentence, reading) for part in _parts(piece)):
-        if not (named := _persons(part, reading.people)):
+        named = _persons(part, reading.people) | ({reading.writer} if reading.writer and _I.search(part) else set())
+        if not named:
             continue
         shared = _shared(part, reading)
         owned = _restated(shared, reading)
@@ -191,6 +202,17 @@ def _attendees(source: str, people: Mapping[str, str]) -> frozenset[str]:
         if len(found) >= 2 and len(found) > len(best):
             best = found
     return best
+
+
+def _writer(text: str, people: Mapping[str, str], attendees: frozenset[str]) -> str | None:
+    """Who signs `text`: an attendee whose name opens one of its last lines, a short line of a name and perhaps a
+    role ("Thanks,\nCallum", "Rosa Lindqvist\nHead of Collections"); None when no such line ends it."""
+    for line in [line.strip() for line in text.splitlines() if line.strip()][-_SIGNED_WITHIN:][::-1]:
+        first = _WORD.match(line.lstrip("—–- "))
+        person = people.get(first.group(0)) if first else None
+        if person in attendees and len(line) <= _SIGNATURE and not line.endswith((".", ":", "?", "|")):
+            return person
+    return None
 
 
 def _parts(piece: str) -> list[str]:

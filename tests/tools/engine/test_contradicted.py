@@ -140,3 +140,20 @@ def test_a_number_the_line_writes_bare_is_not_contradicted_by_its_unit():
     target = "The average escape time in playtests is 52 minutes against our 55–60 minute target."
     certain = read_certain(target, read_source(notes, target))
     assert certain.unstated == ["60 minute"] and certain.contradicted == []
+
+
+def test_an_owner_written_on_the_line_beneath_a_task_owns_it():
+    notes = ROTA + "5. Written reply + apology to the stallholder, offer a refund\n   Owner: Lena / Due: Wed 19 Jun\n"
+    reply = "| 5 | Send a written reply and apology to the stallholder, offering a refund | Ruth Amos | 19 June |"
+    assert read_certain(reply, read_source(notes, reply)).contradicted == ["Ruth Amos where it names Lena Berg"]
+
+
+def test_the_writers_i_and_a_tables_me_are_the_attendee_who_signs():
+    email = "{} the harbour master about the slipway closure | 16 June |\n\nThanks,\n{}\nVolunteers"
+    assert owner_contradicted(email.format("| Me | Write to", "Kofi Mensah")) == [
+        "Kofi Mensah where it names Ruth Amos"
+    ]
+    assert owner_contradicted(email.format("I will write to", "Kofi")) == ["Kofi Mensah where it names Ruth Amos"]
+    assert owner_contradicted(email.format("| Me | Write to", "Ruth")) == []
+    assert owner_contradicted(email.format("| Me | Write to", "Gwen Hughes")) == []  # no attendee signs: no one
+    assert owner_contradicted("Let me know if the slipway closure letter to the harbour master works.\n\nKofi") == []
