@@ -353,7 +353,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("set", choices=["clinical", "dialogue", "preferences", "essays"])
-    splits = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "all"]
+    splits = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "all"]
     parser.add_argument("--split", default="heldout", choices=splits)
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--skip", type=int, default=0)
