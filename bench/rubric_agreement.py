@@ -353,8 +353,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("set", choices=["clinical", "dialogue", "preferences", "essays"])
-    splits = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "all"]
-    parser.add_argument("--split", default="heldout", choices=splits)
+    parser.add_argument(
+        "--split", default="heldout",
+        help="the rows whose split field is this (tune, heldout, or a blind set's: fresh, fresh2, ...), or all",
+    )  # fmt: skip
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--skip", type=int, default=0)
     parser.add_argument("--threads", default=None, help="pin the server to these cores (taskset -c, e.g. 0 or 0,1)")
@@ -378,6 +380,11 @@ def main() -> None:
         help="preferences: each response alone, or both in one score_candidates call with the request as source",
     )  # fmt: skip
     args = parser.parse_args()
+    if args.set in ("clinical", "essays"):
+        path = Path(args.data) if args.data else CLINICAL if args.set == "clinical" else ESSAYS
+        splits = {r.get("split", args.split) for r in read_rows(path)} | {"all"}
+        if args.split not in splits:
+            parser.error(f"--split {args.split}: {path} has the splits {', '.join(sorted(splits))}")
     run = Run(args.name or f"rubric-{args.set}", RESULTS_DIR, smoke=False)
     payload = anyio.run(main_async, args)
     path = run.write({"set": args.set, "args": vars(args), **payload})
