@@ -166,7 +166,10 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
     repeats the fact; [] when it does not. `unstated` are the sentence's quantities the source never states, as
     `quantities.unstated` spells them."""
     found = []
-    if unstated and (line := _restated(_shared(sentence, reading), reading)) is not None:
+    shared = _shared(sentence, reading)
+    if unstated and _restated(shared, reading) is None:
+        found.extend(_near_rivals(sentence, shared, reading, unstated))
+    if unstated and (line := _restated(shared, reading)) is not None:
         dated = days(sentence)
         for quantity in unstated:
             number, _, unit = quantity.partition(" ")
@@ -185,6 +188,31 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
         elif (listed := named & reading.attendees) and (owners := _owners(shared, reading)) and not listed & owners:
             others = " and ".join(sorted(owners))
             found.extend(f"{person} where it names {others}" for person in sorted(listed))
+    return found
+
+
+def _near_rivals(sentence: str, shared: Sequence[int], reading: SourceReading, unstated: Sequence[str]) -> list[str]:
+    """How the lines a sentence may restate contradict it, where it restates no one line: every line within one
+    content word of the most shared (at least `_OWNER_SHARED`), as owners are read. A quantity the source never
+    states is contradicted when one of them states a rival ("Overtime is down 21% compared with December; sickness
+    absence is broadly flat (4.1%, against 4.3%)" restates the overtime and the sickness line alike, and the
+    overtime line states 14%)."""
+    most = max(shared, default=0)
+    if most < _OWNER_SHARED:
+        return []
+    near = [line for line, count in zip(reading.lines, shared, strict=True) if count >= max(most - 1, _MIN_SHARED)]
+    dated = days(sentence)
+    found = []
+    for quantity in unstated:
+        number, _, unit = quantity.partition(" ")
+        if any(unit and (number, None) in line.quantities for line in near):
+            continue
+        rivals = [
+            rival
+            for line in near
+            for rival in _rivals(number, unit or None, line.days if number in dated else line.quantities)
+        ]
+        found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
     return found
 
 
