@@ -157,3 +157,12 @@ def test_the_writers_i_and_a_tables_me_are_the_attendee_who_signs():
     assert owner_contradicted(email.format("| Me | Write to", "Ruth")) == []
     assert owner_contradicted(email.format("| Me | Write to", "Gwen Hughes")) == []  # no attendee signs: no one
     assert owner_contradicted("Let me know if the slipway closure letter to the harbour master works.\n\nKofi") == []
+
+
+def test_a_sentence_that_restates_two_lines_alike_is_read_against_both():
+    # Three content words shared with each line: neither stands out, and the overtime line states a rival.
+    notes = "Rota trial review\n- overtime hours down 14% vs Dec\n- sickness absence about flat, 4.1% (Dec 4.3%)\n"
+    both = "Overtime hours are down 21% on December; sickness absence is broadly flat (4.1%, against 4.3%)."
+    assert read_certain(both, read_source(notes, both)).contradicted == ["21 where it states 14"]
+    right = both.replace("21%", "14%")
+    assert read_certain(right, read_source(notes, right)).contradicted == []
