@@ -169,16 +169,22 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
     repeats the fact; [] when it does not. `unstated` are the sentence's quantities the source never states, as
     `quantities.unstated` spells them."""
     found = []
-    shared = _shared(sentence, reading)
-    if unstated and _restated(shared, reading) is None:
-        found.extend(_near_rivals(sentence, shared, reading, unstated))
-    if unstated and (line := _restated(shared, reading)) is not None:
+    if unstated:
+        # The line the sentence restates; where none stands out, the lines it restates alike ("Overtime is down 21%
+        # compared with December; sickness absence is broadly flat (4.1%, against 4.3%)"), any of which may rival.
+        shared = _shared(sentence, reading)
+        line = _restated(shared, reading)
+        lines = [line] if line is not None else _near_lines(shared, reading)
         dated = days(sentence)
         for quantity in unstated:
             number, _, unit = quantity.partition(" ")
-            if unit and (number, None) in line.quantities:
+            if unit and any((number, None) in line.quantities for line in lines):
                 continue  # "a 55–60 minute target" where the line says "target 55-60": its unit, not its number
-            rivals = _rivals(number, unit or None, line.days if number in dated else line.quantities)
+            rivals = [
+                rival
+                for line in lines
+                for rival in _rivals(number, unit or None, line.days if number in dated else line.quantities)
+            ]
             found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
     for part in (part for piece in _pieces(sentence, reading) for part in _parts(piece)):
         named = _persons(part, reading.people) | ({reading.writer} if reading.writer and _I.search(part) else set())
@@ -191,31 +197,6 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
         elif (listed := named & reading.attendees) and (owners := _owners(shared, reading)) and not listed & owners:
             others = " and ".join(sorted(owners))
             found.extend(f"{person} where it names {others}" for person in sorted(listed))
-    return found
-
-
-def _near_rivals(sentence: str, shared: Sequence[int], reading: SourceReading, unstated: Sequence[str]) -> list[str]:
-    """How the lines a sentence may restate contradict it, where it restates no one line: every line within one
-    content word of the most shared (at least `_OWNER_SHARED`), as owners are read. A quantity the source never
-    states is contradicted when one of them states a rival ("Overtime is down 21% compared with December; sickness
-    absence is broadly flat (4.1%, against 4.3%)" restates the overtime and the sickness line alike, and the
-    overtime line states 14%)."""
-    most = max(shared, default=0)
-    if most < _OWNER_SHARED:
-        return []
-    near = [line for line, count in zip(reading.lines, shared, strict=True) if count >= max(most - 1, _MIN_SHARED)]
-    dated = days(sentence)
-    found = []
-    for quantity in unstated:
-        number, _, unit = quantity.partition(" ")
-        if any(unit and (number, None) in line.quantities for line in near):
-            continue
-        rivals = [
-            rival
-            for line in near
-            for rival in _rivals(number, unit or None, line.days if number in dated else line.quantities)
-        ]
-        found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
     return found
 
 
@@ -310,14 +291,20 @@ def _restated(shared: Sequence[int], reading: SourceReading) -> Line | None:
     return reading.lines[ranked[0][1]]
 
 
-def _owners(shared: Sequence[int], reading: SourceReading) -> frozenset[str]:
-    """The attendees named by the lines a part may restate, from its `_shared` counts: every line within one content
-    word of the most shared (at least `_OWNER_SHARED`), when each of them names one; empty when any names none."""
+def _near_lines(shared: Sequence[int], reading: SourceReading) -> list[Line]:
+    """The lines a part may restate, from its `_shared` counts: every line within one content word of the most shared
+    (at least `_OWNER_SHARED`); none when fewer are shared."""
     most = max(shared, default=0)
     if most < _OWNER_SHARED:
-        return frozenset()
-    near = [line for line, count in zip(reading.lines, shared, strict=True) if count >= max(most - 1, _MIN_SHARED)]
-    if not all(line.present for line in near):
+        return []
+    return [line for line, count in zip(reading.lines, shared, strict=True) if count >= max(most - 1, _MIN_SHARED)]
+
+
+def _owners(shared: Sequence[int], reading: SourceReading) -> frozenset[str]:
+    """The attendees named by the lines a part may restate (`_near_lines`), when each of them names one; empty when
+    there are none, or any names none."""
+    near = _near_lines(shared, reading)
+    if not near or not all(line.present for line in near):
         return frozenset()
     return frozenset().union(*(line.present for line in near))
 
