@@ -16,11 +16,12 @@ Due: Wed 19 Nov"). A text's "I", and a table's "| Me |", name the attendee who s
 The line a sentence restates is the one sharing the most content words with it, two or more and two more than any
 other line; for an owner, every line within one word of the best (three or more) must name an attendee, and none the
 part's. A sentence that restates no one line is read against every line within one word of the best (three or more)
-for a rival figure ("Overtime is down 21% compared with December; sickness absence is broadly flat (4.1%, against
-4.3%)" restates two lines alike, and the overtime line states 14%). A date's day rivals only a day the line dates,
-and a count only the line's other numbers ("across the three routes" is no rival of "Sun 7 Sep"); a number the line
-writes bare is not contradicted for its unit ("a 55–60 minute target" against "target 55-60", which failed
-`fresh29`'s good escape-room email). Tuned with no model on every read user text: good status emails contradicted
+for a rival figure: "Of the €412,000 budget we have committed €388,500 and paid €214,000, while the insurance quote has
+risen from €9,800 to €12,600 a year" shares three words with the budget line and two with two insurance lines, and
+the budget line states €196,000 paid (`fresh34`). A date's day rivals only a day the line dates, and a count only the
+line's other numbers ("across the three routes" is no rival of "Sun 7 Sep"); a number the line writes bare is not
+contradicted for its unit ("a 55–60 minute target" against "target 55-60", which failed `fresh29`'s good escape-room
+email). Tuned with no model on every read user text: good status emails contradicted
 0 of 143, their faithfulness versions 96 of 143; summaries 0 of 43 and 6 of 43 (bench/data/README.md, `fresh20`'s
 and `fresh25`–`fresh34`'s rules; the date reading came after `fresh21` and `fresh22` were read, the bare number after
 `fresh29`, the lines read alike after `fresh33`).
@@ -170,8 +171,8 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
     `quantities.unstated` spells them."""
     found = []
     if unstated:
-        # The line the sentence restates; where none stands out, the lines it restates alike ("Overtime is down 21%
-        # compared with December; sickness absence is broadly flat (4.1%, against 4.3%)"), any of which may rival.
+        # The line the sentence restates; where none stands out, the lines it restates alike ("we have committed
+        # €388,500 and paid €214,000, while the insurance quote has risen"), any of which may state a rival.
         shared = _shared(sentence, reading)
         line = _restated(shared, reading)
         lines = [line] if line is not None else _near_lines(shared, reading)
