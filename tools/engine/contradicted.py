@@ -21,10 +21,10 @@ risen from €9,800 to €12,600 a year" shares three words with the budget line
 the budget line states €196,000 paid (`fresh34`). A date's day rivals only a day the line dates, and a count only the
 line's other numbers ("across the three routes" is no rival of "Sun 7 Sep"); a number the line writes bare is not
 contradicted for its unit ("a 55–60 minute target" against "target 55-60", which failed `fresh29`'s good escape-room
-email). Tuned with no model on every read user text: good status emails contradicted
-0 of 143, their faithfulness versions 96 of 143; summaries 0 of 43 and 6 of 43 (bench/data/README.md, `fresh20`'s
-and `fresh25`–`fresh34`'s rules; the date reading came after `fresh21` and `fresh22` were read, the bare number after
-`fresh29`, the lines read alike after `fresh33`).
+email). Tuned with no model on every read user text: good status emails contradicted 0 of 143, their faithfulness
+versions 96 of 143; summaries 0 of 43 and 6 of 43 (bench/data/README.md, `fresh20`'s and `fresh25`–`fresh34`'s rules;
+the date reading came after `fresh21` and `fresh22` were read, the bare number after `fresh29`, the lines read alike
+after `fresh33`).
 """
 
 from __future__ import annotations
@@ -179,12 +179,12 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
         dated = days(sentence)
         for quantity in unstated:
             number, _, unit = quantity.partition(" ")
-            if unit and any((number, None) in line.quantities for line in lines):
+            if unit and any((number, None) in each.quantities for each in lines):
                 continue  # "a 55–60 minute target" where the line says "target 55-60": its unit, not its number
             rivals = [
                 rival
-                for line in lines
-                for rival in _rivals(number, unit or None, line.days if number in dated else line.quantities)
+                for each in lines
+                for rival in _rivals(number, unit or None, each.days if number in dated else each.quantities)
             ]
             found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
     for part in (part for piece in _pieces(sentence, reading) for part in _parts(piece)):
