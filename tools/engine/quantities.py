@@ -59,6 +59,7 @@ _CONNECTORS = {"to", "or", "and"}
 # A clock time is one number ("8:00"); words joined by hyphens are one word ("a night-time visit" counts no nights)
 # unless a number word leads them ("a two-hour brownout").
 _TOKEN = re.compile(r"\d{1,2}:\d\d|\d+(?:[.,]\d+)*|[a-z]+(?:-[a-z]+)+|[a-z]+(?:\.[a-z])?", re.IGNORECASE)
+_COMMA = re.compile(r"\s*,")
 _PER_UNIT = re.compile(r"(?:/\s*|\bper\s+)([a-z]+)", re.IGNORECASE)
 # "its highest level in a decade" states the "ten-year high" a summary writes ("two decades", "3 decades": 20, 30).
 _DECADES = re.compile(r"\b(?:an?|(\d+|" + "|".join(_WORDS[1:]) + r"))\s+decades?\b", re.IGNORECASE)
@@ -103,12 +104,16 @@ def _as_stated(read: list[tuple[int, str, str | None]]) -> set[tuple[str, str | 
 
 def _tokens(text: str) -> list[str]:
     tokens = []
-    for token in _TOKEN.findall(text.lower()):
+    lower = text.lower()
+    for match in _TOKEN.finditer(lower):
+        token = match.group(0)
         parts = token.split("-")
         if len(parts) == 2 and parts[0] in ("twenty", *_TENS) and parts[1] in _WORDS[1:10]:
             tokens.append(str(int(_NUMBER_WORDS[parts[0]]) + _WORDS.index(parts[1])))  # "twenty-three": 23
         else:
             tokens.extend(parts if len(parts) > 1 and parts[0] in _NUMBER_WORDS else [token])
+        if token in _MONTH and _COMMA.match(lower, match.end()):
+            tokens.append(",")  # "Sun mornings in Dec, 9-10am": a month a comma ends dates no day after it
     return tokens
 
 

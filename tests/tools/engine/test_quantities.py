@@ -74,6 +74,14 @@ def test_a_month_belongs_to_the_day_before_it_not_the_number_after():
     assert quantities("good luck with that one!") == set()
 
 
+def test_a_month_a_comma_ends_dates_no_day_after_it():
+    # fresh35's grotto notes: "9" is the sessions' first hour, not 9 December.
+    stated = source_quantities("=> Sensory/quiet sessions Sun mornings in Dec, 9-10am, 8 families per slot")
+    assert ("9", "december") not in stated
+    assert unstated("Quiet sessions run on Sunday mornings in December, from 9am to 10am.", stated) == []
+    assert days("In March, 12 people came") == set()
+
+
 def test_a_ranges_later_unit_belongs_to_its_first_end_too():
     stated = source_quantities("It moved its start from 8:00 to 8:50 a.m. Delivery 19-21 Dec.")
     assert unstated("It used to start at 8:00 a.m.", stated) == []
