@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from gavel.tools.engine.quantities import days, quantities, source_quantities, unstated
+from gavel.tools.engine.quantities import dates, days, quantities, source_quantities, unstated
 from gavel.tools.engine.sentences import every_sentence, split_sentences
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]+")
@@ -170,13 +170,23 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
     repeats the fact; [] when it does not. `unstated` are the sentence's quantities the source never states, as
     `quantities.unstated` spells them."""
     found = []
-    if unstated:
+    numbers = {quantity.partition(" ")[0] for quantity in unstated}
+    # A date the source never gives whose day it states as something else ("until Monday 8 December" against "8
+    # families per slot" and "Closed Mondays until Mon 15 Dec").
+    moved = [(day, month) for day, month in sorted(dates(sentence)) if (day, month) not in reading.stated]
+    moved = [(day, month) for day, month in moved if day not in numbers]
+    if unstated or moved:
         # The line the sentence restates; where none stands out, the lines it restates alike ("we have committed
         # €388,500 and paid €214,000, while the insurance quote has risen"), any of which may state a rival.
         shared = _shared(sentence, reading)
         line = _restated(shared, reading)
         lines = [line] if line is not None else _near_lines(shared, reading)
         dated = days(sentence)
+        for day, month in moved:
+            if any((day, None) in each.days | each.quantities for each in lines):
+                continue  # "Friday 15 August" where the line says "Fri 15", or "2025-06-17": stated, if not so
+            rivals = [rival for each in lines for rival in _rivals(day, None, each.days)]
+            found.extend(f"{day} {month} where it states {rival}" for rival in rivals[:1])
         for quantity in unstated:
             number, _, unit = quantity.partition(" ")
             if unit and any((number, None) in each.quantities for each in lines):

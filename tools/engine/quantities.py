@@ -89,6 +89,16 @@ def quantities(text: str, *, dates: bool = True) -> set[tuple[str, str | None]]:
     return _as_stated([read for read in _read(_tokens(text)) if dates or read[2] not in _DAYS_BEFORE])
 
 
+def dates(text: str) -> set[tuple[str, str]]:
+    """The dates of `text` whose day its month is written beside, as (day, month): "Monday 8 December" is ("8",
+    "december"); a range's first day is not one ("5% | 20 June" reads as "5-20 June")."""
+    tokens = _tokens(text)
+    return {
+        (number, unit) for index, number, unit in _read(tokens)
+        if unit is not None and unit in _DAYS_BEFORE and (_month_of(tokens, index) or tokens[index - 1] in _MONTH)
+    }  # fmt: skip
+
+
 def days(text: str) -> set[str]:
     """The numbers of `text` written as a date's day ("7" of "Sun 7 Sep", "April 7th", "Friday 15"), as `quantities`
     spells them."""

@@ -166,3 +166,18 @@ def test_a_sentence_that_restates_two_lines_alike_is_read_against_both():
     assert read_certain(both, read_source(notes, both)).contradicted == ["21 where it states 14"]
     right = both.replace("21%", "14%")
     assert read_certain(right, read_source(notes, right)).contradicted == []
+
+
+def test_a_date_whose_day_the_source_states_as_something_else_is_read_against_its_line():
+    # fresh35's grotto: "8" is stated, as "8 families", so only the date as a whole is new.
+    notes = "DECIDED\n=> Quiet sessions Sun mornings, 8 families per slot\n=> Closed Mondays until Mon 15 Dec\n"
+    moved = "The grotto will be closed on Mondays until Monday 8 December."
+    assert read_certain(moved, read_source(notes, moved)).contradicted == ["8 december where it states 15"]
+    right = moved.replace("8 December", "15 December")
+    assert read_certain(right, read_source(notes, right)).contradicted == []
+
+
+def test_a_date_is_not_moved_where_its_line_states_its_day_without_the_month():
+    notes = "Actions\n- Lee - order the spare pump - Fri 15 (was Fri 22)\n"
+    sentence = "Lee will order the spare pump by Friday 15 August."
+    assert read_certain(sentence, read_source(notes, sentence)).contradicted == []

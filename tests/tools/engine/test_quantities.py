@@ -1,7 +1,7 @@
 """The quantity reading a `supported` check makes before asking the model (tools/engine/quantities.py): notes state
 quantities tersely, and a good text that spells them out must not read as stating what its source never does."""
 
-from gavel.tools.engine.quantities import days, quantities, source_quantities, unstated
+from gavel.tools.engine.quantities import dates, days, quantities, source_quantities, unstated
 
 
 def test_notes_abbreviations_support_the_spelled_out_quantity():
@@ -132,3 +132,12 @@ def test_as_written_a_count_is_not_stated_by_a_dates_day_nor_by_two_dates_gap():
     sessions = source_quantities("- sessions 20-30 October")
     assert unstated("There are 10 sessions.", sessions, as_written=True) == ["10"]
     assert unstated("The next is on Monday 10 November.", sessions) == ["10"]  # a gap dates nothing
+
+
+def test_dates_are_days_with_their_month_beside_them_not_a_ranges_first_day():
+    assert dates("until Monday 8 December, then from April 7 to 19-21 Dec") == {
+        ("8", "december"),
+        ("7", "april"),
+        ("21", "december"),
+    }
+    assert dates("flag duplicates over 5% | 20 June") == {("20", "june")}
