@@ -187,7 +187,10 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
         for day, month in moved:
             if any((day, None) in each.days | each.quantities for each in lines):
                 continue  # "Friday 15 August" where the line says "Fri 15", or "2025-06-17": stated, if not so
-            rivals = [rival for each in lines for rival in _rivals(day, None, each.days)]
+            # Any other day its lines date, not only one of its size as for a figure: a deadline moved from the 24th
+            # to the 1st is as wrong as one moved to the 17th. Not a day the sentence gives itself.
+            others = {int(d) for each in lines for d, _ in each.days if d.isdigit() and d not in dated}
+            rivals = sorted(others, key=lambda other: (abs(other - int(day)), other))
             found.extend(f"{day} {month} where it states {rival}" for rival in rivals[:1])
         for quantity in unstated:
             number, _, unit = quantity.partition(" ")

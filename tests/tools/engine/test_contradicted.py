@@ -181,3 +181,12 @@ def test_a_date_is_not_moved_where_its_line_states_its_day_without_the_month():
     notes = "Actions\n- Lee - order the spare pump - Fri 15 (was Fri 22)\n"
     sentence = "Lee will order the spare pump by Friday 15 August."
     assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
+
+
+def test_a_moved_date_is_rivalled_by_any_other_day_its_line_dates_but_not_one_the_sentence_gives():
+    # fresh35's bowling centre: "1" is stated ("lanes 1-4"), and the 24th is no figure of the 1st's size.
+    notes = "lanes 1-4 -> new pinsetters in\nLee -> train 2 techs on string machines -> Wed 24 Sept\n"
+    moved = "Lee will train two technicians on the string machines by Wednesday 1 October."
+    assert read_certain(moved, read_source(notes, moved)).contradicted == ["1 october where it states 24"]
+    both = "Lee will train two technicians on the string machines between Wednesday 1 October and 24 September."
+    assert read_certain(both, read_source(notes, both)).contradicted == []
