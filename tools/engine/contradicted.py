@@ -187,7 +187,7 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
         dated = days(sentence)
         for day, month in moved:
             if any((day, None) in each.days | each.quantities for each in lines):
-                continue  # "Friday 15 August" where the line says "Fri 15", or "2025-06-17": stated, if not so
+                continue  # the line gives the day, if not with this month: "Fri 15", "2025-06-17"
             # Any other day its lines date, not only one of its size as for a figure: a deadline moved from the 24th
             # to the 1st is as wrong as one moved to the 17th. Not a day the sentence gives itself.
             others = {int(d) for each in lines for d, _ in each.days if d.isdigit() and d not in dated}

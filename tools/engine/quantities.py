@@ -95,8 +95,12 @@ def dates(text: str) -> set[tuple[str, str]]:
     tokens = _tokens(text)
     return {
         (number, unit) for index, number, unit in _read(tokens)
-        if unit is not None and unit in _DAYS_BEFORE and (_month_of(tokens, index) or tokens[index - 1] in _MONTH)
+        if unit is not None and unit in _DAYS_BEFORE and (_month_of(tokens, index) or _month_before(tokens, index))
     }  # fmt: skip
+
+
+def _month_before(tokens: list[str], index: int) -> bool:
+    return index > 0 and tokens[index - 1] in _MONTH  # "April 7"
 
 
 def days(text: str) -> set[str]:

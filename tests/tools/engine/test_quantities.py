@@ -141,3 +141,4 @@ def test_dates_are_days_with_their_month_beside_them_not_a_ranges_first_day():
         ("21", "december"),
     }
     assert dates("flag duplicates over 5% | 20 June") == {("20", "june")}
+    assert dates("5 20 June") == {("20", "june")}  # a first day at the very start has no month before it
