@@ -176,8 +176,7 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
     numbers = {quantity.partition(" ")[0] for quantity in unstated}
     # A date the source never gives whose day it states as something else ("until Monday 8 December" against "8
     # families per slot" and "Closed Mondays until Mon 15 Dec").
-    moved = [(day, month) for day, month in sorted(dates(sentence)) if (day, month) not in reading.stated]
-    moved = [(day, month) for day, month in moved if day not in numbers]
+    moved = [date for date in sorted(dates(sentence)) if date not in reading.stated and date[0] not in numbers]
     if unstated or moved:
         # The line the sentence restates; where none stands out, the lines it restates alike ("we have committed
         # €388,500 and paid €214,000, while the insurance quote has risen"), any of which may state a rival.
