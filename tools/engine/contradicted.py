@@ -58,6 +58,13 @@ _CALENDAR_WORDS = """
     sat sun dr mr mrs ms prof
 """
 _CALENDAR = frozenset(_CALENDAR_WORDS.split())  # titles too: "Dr Qureshi" names Qureshi
+# Notes write "Fri 27 Jun" where a text writes "Friday 27 June": a month or weekday is one word either way, as the
+# content words spell it ("Tues" and "Thurs" lose their "s" there).
+_FULL_WORDS = """
+    january february march april june july august september october november december monday tuesday wednesday
+    thursday friday saturday sunday
+"""
+_SHORT = {full: full[:3] for full in _FULL_WORDS.split()} | {"sept": "sep", "tue": "tue", "thur": "thu"}
 # Where one part of a sentence ends and the next begins, for who does what: "Ian will submit the order, Tom will
 # chase Bramley and Grace will recruit marshals"; its lines are parts too. A table row is one part whole: its owner is
 # one cell and its action another ("| Jess | Run two more TAR training rounds and produce a new recall estimate |").
@@ -202,18 +209,34 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
                 for rival in _rivals(number, unit or None, each.days if number in dated else each.quantities)
             ]
             found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
-    for part in (part for piece in _pieces(sentence, reading) for part in _parts(piece)):
-        named = _persons(part, reading.people) | ({reading.writer} if reading.writer and _I.search(part) else set())
-        if not named:
-            continue
-        shared = _shared(part, reading)
-        owned = _restated(shared, reading)
-        if owned is not None and owned.owner is not None and owned.owner not in named:
-            found.extend(f"{person} where it names {owned.owner}" for person in sorted(named - owned.people))
-        elif (listed := named & reading.attendees) and (owners := _owners(shared, reading)) and not listed & owners:
-            others = " and ".join(sorted(owners))
-            found.extend(f"{person} where it names {others}" for person in sorted(listed))
+    for piece in _pieces(sentence, reading):
+        read = [owners for part in _parts(piece) if (owners := _wrong_owners(part, reading)) is not None]
+        # A part too short to restate its line alone ("Clare will set up the Tuesday practices at St Mary's, Upton,
+        # with their tower captain, by Friday 27 June") is read with the rest of its sentence, when no part could be.
+        found.extend(owner for owners in read for owner in owners)
+        if not read:
+            found.extend(_wrong_owners(piece, reading, whole=True) or [])
     return found
+
+
+def _wrong_owners(part: str, reading: SourceReading, whole: bool = False) -> list[str] | None:
+    """The people `part` gives an action its source line gives to someone else, each as 'X where it names Y'; []
+    when its line's owner is one it names, None when it names no one or restates no line an attendee owns. Read
+    `whole`, a sentence is only held to a line an attendee owns, not one whose heading opens it ("Risk: …")."""
+    named = _persons(part, reading.people) | ({reading.writer} if reading.writer and _I.search(part) else set())
+    if not named:
+        return None
+    shared = _shared(part, reading)
+    owned = _restated(shared, reading)
+    if owned is not None and owned.owner is not None and (not whole or owned.owner in reading.attendees):
+        if owned.owner in named:
+            return []
+        # Naming only people the line names too ("she'll ask Mike Drury's board game club") says nothing of its owner.
+        return [f"{person} where it names {owned.owner}" for person in sorted(named - owned.people)] or None
+    if (listed := named & reading.attendees) and (owners := _owners(shared, reading)):
+        others = " and ".join(sorted(owners))
+        return [] if listed & owners else [f"{person} where it names {others}" for person in sorted(listed)]
+    return None
 
 
 def _attendees(source: str, people: Mapping[str, str]) -> frozenset[str]:
@@ -287,7 +310,7 @@ def _people(source: str, names: frozenset[str]) -> dict[str, str]:
 
 def _content(text: str, names: frozenset[str]) -> frozenset[str]:
     words = (word.lower().rstrip("s") for word in _WORD.findall(text) if word not in names)
-    return frozenset(word for word in words if len(word) >= 3 and word not in _STOP)
+    return frozenset(_SHORT.get(word, word) for word in words if len(word) >= 3 and word not in _STOP)
 
 
 def _shared(part: str, reading: SourceReading) -> list[int]:
@@ -319,7 +342,9 @@ def _near_lines(shared: Sequence[int], reading: SourceReading) -> list[Line]:
 def _owners(shared: Sequence[int], reading: SourceReading) -> frozenset[str]:
     """The attendees named by the lines a part may restate (`_near_lines`), when each of them names one; empty when
     there are none, or any names none."""
-    near = _near_lines(shared, reading)
+    # The line that lists who was there names everyone, so it owns nothing ("Present: … Martin Greaves (tower
+    # captain)" beside "Martin: fix Tues practices … with their tower captain").
+    near = [line for line in _near_lines(shared, reading) if line.present != reading.attendees]
     if not near or not all(line.present for line in near):
         return frozenset()
     return frozenset().union(*(line.present for line in near))

@@ -190,3 +190,34 @@ def test_a_moved_date_is_rivalled_by_any_other_day_its_line_dates_but_not_one_th
     assert read_certain(moved, read_source(notes, moved)).contradicted == ["1 october where it states 24"]
     both = "Lee will train two technicians on the string machines between Wednesday 1 October and 24 September."
     assert read_certain(both, read_source(notes, both)).contradicted == []
+
+
+def test_an_owner_is_read_from_the_whole_sentence_when_no_part_restates_a_line():
+    # Split at its commas, no part shares enough with Martin's line; the sentence does, with "Friday" as "Fri".
+    notes = (
+        "Bells rehang mtg\nPresent: Clare Hodgson (vicar), Martin Greaves (tower captain), Gwen Okafor (fundraising)\n"
+        "Martin: fix Tues practices at St Mary's Upton with their tower captain (due Fri 27 Jun)\n"
+        "Gwen: apply to County Churches Trust for £10k (due Mon 30 Jun)"
+    )
+    sentence = (
+        "Clare will set up the Tuesday practices at St Mary's, Upton, with their tower captain, by Friday 27 June."
+    )
+    assert read_certain(sentence, read_source(notes, sentence)).contradicted == [
+        "Clare Hodgson where it names Martin Greaves"
+    ]
+    right = sentence.replace("Clare", "Martin")
+    assert read_certain(right, read_source(notes, right)).contradicted == []
+
+
+def test_a_part_that_confirms_its_owner_keeps_the_whole_sentence_from_being_read():
+    # "Chris needs to close the remaining 8 booths" restates Chris's line; the sentence as a whole leans to Yusuf's.
+    notes = (
+        "Summit planning, Thu 15 May\nAttendees: Elena (lead), Chris (sponsorship), Yusuf (content)\n"
+        "- Chris: close remaining 8 booths by 31 July\n"
+        "- Open question: livestream sessions for remote attendees? Yusuf to get AV quote by 6 June"
+    )
+    sentence = (
+        "Chris needs to close the remaining 8 booths by 31 July; whether we livestream sessions for remote attendees "
+        "depends on the AV quote, due 6 June."
+    )
+    assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
