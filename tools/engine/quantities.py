@@ -268,6 +268,8 @@ def unstated(claim: str, stated: set[tuple[str, str | None]], *, as_written: boo
         elif unit is None:
             if number not in counts:
                 missing.add(number)
+        elif unit == "clock" and _evening_stated(number, tokens[index + 1 : index + 2], numbers):
+            continue
         elif (number, unit) not in stated and (number, f"{_BETWEEN}{unit}") not in stated:
             missing.add(f"{number} {unit}")
     return sorted(missing)
@@ -279,3 +281,10 @@ def _clock_stated(hour: str, counts: set[str], stated: set[tuple[str, str | None
     whole = hour.partition(".")[0]
     afternoon = str(int(whole) - 12) + hour[len(whole) :] if whole.isdigit() and int(whole) > 12 else None
     return any(h in counts or (h, "clock") in stated for h in (hour, afternoon) if h)
+
+
+def _evening_stated(hour: str, after: list[str], numbers: set[str]) -> bool:
+    """Whether "10pm" (`hour`, then the token `after` it) is stated by a 24-hour clock's "22:00", as the notes'
+    "Sat 16 06:00 - Sun 17 22:00" state "from 6am on Saturday 16 August to 10pm on Sunday 17 August"."""
+    evening = bool(after) and after[0].lower() in ("pm", "p.m")
+    return evening and hour.isdigit() and 1 <= int(hour) <= 11 and str(int(hour) + 12) in numbers

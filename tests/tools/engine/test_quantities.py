@@ -125,6 +125,13 @@ def test_a_24_hour_time_is_stated_by_the_afternoon_hour():
     assert unstated("The training runs 10:00–14:00.", stated) == ["14"]
 
 
+def test_an_evening_hour_is_stated_by_the_24_hour_time():
+    stated = source_quantities(" - Bridge St closure approved: Sat 16 06:00 - Sun 17 22:00")
+    assert unstated("The closure runs to 10pm on Sunday 17 August.", stated) == []
+    assert unstated("The closure runs to 9pm on Sunday 17 August.", stated) == ["9 clock"]
+    assert unstated("The closure opens at 10am.", stated) == ["10 clock"]
+
+
 def test_as_written_a_count_is_not_stated_by_a_dates_day_nor_by_two_dates_gap():
     stated = source_quantities("- hands-on session Fri 15 Aug, max 10 people")
     assert unstated("It is limited to 15 people.", stated) == []
