@@ -9,7 +9,7 @@ two dates one line of the source, or the sentence itself, states ("moved back tw
 A date's day is read as a number alone: read with its month, "17 May" was unstated where the notes wrote "Sat 17 +
 Sat 31 May", which failed a good email once a certain mistake cost an anchor (bench/README.md, "A certain mistake
 against its share"). A day is one written with a month, also at a range's other end ("16-18 June"), a weekday or
-"th"; a time "13:00" is stated by the afternoon's "1".
+"th"; a time "13:00" is stated by the afternoon's "1", and "10pm" by "22:00".
 """
 
 from __future__ import annotations
