@@ -206,6 +206,8 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
             number, _, unit = quantity.partition(" ")
             if unit and any((number, None) in each.quantities for each in lines):
                 continue  # "a 55–60 minute target" where the line says "target 55-60": its unit, not its number
+            if not unit and number not in dated and any((number, None) in each.days for each in lines):
+                continue  # "Nos 1–4 in July" where the line says "Nos 1-4 July": the line writes it, if as a day
             rivals = [
                 rival
                 for each in lines

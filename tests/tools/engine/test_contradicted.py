@@ -221,3 +221,10 @@ def test_a_part_that_confirms_its_owner_keeps_the_whole_sentence_from_being_read
         "depends on the AV quote, due 6 June."
     )
     assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
+
+
+def test_a_count_its_line_writes_as_a_day_is_not_contradicted():
+    # "Nos 1-4 July" reads as days 1 to 4; the text's "Nos 1–4 in July" counts houses, which the line writes too.
+    notes = "Sash windows mtg\n- 2 phases: Nos 1-4 July, Nos 5-8 Sept - residents stay in situ"
+    sentence = "The work will be done in two phases, Nos 1–4 in July and Nos 5–8 in September."
+    assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
