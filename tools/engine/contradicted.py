@@ -63,12 +63,12 @@ _CALENDAR_WORDS = """
 """
 _CALENDAR = frozenset(_CALENDAR_WORDS.split())  # titles too: "Dr Qureshi" names Qureshi
 # Notes write "Fri 27 Jun" where a text writes "Friday 27 June": a month or weekday is one word either way, as the
-# content words spell it ("Tues" and "Thurs" lose their "s" there).
+# content words spell it ("Tues" is "tue" there already, "Thurs" "thur").
 _FULL_WORDS = """
     january february march april june july august september october november december monday tuesday wednesday
     thursday friday saturday sunday
 """
-_SHORT = {full: full[:3] for full in _FULL_WORDS.split()} | {"sept": "sep", "tue": "tue", "thur": "thu"}
+_SHORT = {full: full[:3] for full in _FULL_WORDS.split()} | {"sept": "sep", "thur": "thu"}
 # Where one part of a sentence ends and the next begins, for who does what: "Ian will submit the order, Tom will
 # chase Bramley and Grace will recruit marshals"; its lines are parts too. A table row is one part whole: its owner is
 # one cell and its action another ("| Jess | Run two more TAR training rounds and produce a new recall estimate |").
