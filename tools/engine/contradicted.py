@@ -78,6 +78,10 @@ _ROW = re.compile(r"^\s*\|.*\|\s*$")
 _OWNER = re.compile(r"^[\s\-–•*|]*([A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\s*(?:\([^)]*\)\s*)?[-–:|]")
 _LISTED_WITHIN = 8  # lines: the notes' heading, date and place come before who was there
 _BRACKETED = re.compile(r"\([^)]*\)")  # "(ops mgr, chair)": a role, whose commas separate no people
+_ROLL = re.compile(r"^\s*(?:present|attendees|attending|in attendance|who)\s*:?\s*$", re.IGNORECASE)
+# "Revd Canon Ann Blackwood" is Ann, as the text names her
+_TITLE = re.compile(r"^(?:(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx|Cllr|Revd|Rev|Canon|Pastor|Fr|Sgt|Insp|Capt|Sir|Dame)\.?\s+)+")
+_LISTED = re.compile(r"^(?:\s*[-–•*]\s+|\s+)")  # a line of the list: indented or bulleted, unlike the next heading
 _LABEL = re.compile(r"^[^:]{0,25}:\s*")
 _ENTRIES = re.compile(r"[,;]")
 _MIN_SHARED = 2
@@ -258,7 +262,27 @@ def _attendees(source: str, people: Mapping[str, str]) -> frozenset[str]:
         )  # fmt: skip
         if len(found) >= 2 and len(found) > len(best):
             best = found
-    return best
+    column = _listed_down(source, people)
+    return column if len(column) > len(best) else best
+
+
+def _listed_down(source: str, people: Mapping[str, str]) -> frozenset[str]:
+    """The people listed one to a line under a heading that names no one ("Present" over "  Revd Canon Ann Blackwood
+    - chair", "  Martin Greer - clerk"): the run of indented or bulleted lines after the heading, up to the first
+    line that is neither ("Apologies: Jo Amis", "Progress"), each read by the name it opens with after any title."""
+    lines = [line for line in source.splitlines() if line.strip()][: _LISTED_WITHIN + 8]
+    for number, heading in enumerate(lines):
+        if not _ROLL.match(heading):
+            continue
+        listed = []
+        for line in lines[number + 1 :]:
+            if not _LISTED.match(line):
+                break
+            first = _WORD.match(_TITLE.sub("", _LISTED.sub("", line)))
+            if first is not None and first.group(0) in people:
+                listed.append(people[first.group(0)])  # a name the reading does not spell ("Siân") is skipped
+        return frozenset(listed) if len(listed) >= 2 else frozenset()
+    return frozenset()
 
 
 def _writer(text: str, people: Mapping[str, str], attendees: frozenset[str]) -> str | None:

@@ -228,3 +228,28 @@ def test_a_count_its_line_writes_as_a_day_is_not_contradicted():
     notes = "Sash windows mtg\n- 2 phases: Nos 1-4 July, Nos 5-8 Sept - residents stay in situ"
     sentence = "The work will be done in two phases, Nos 1–4 in July and Nos 5–8 in September."
     assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
+
+
+def test_attendees_listed_one_to_a_line_under_a_heading_own_their_actions():
+    # A name the reading does not spell ("Siân") is skipped, not taken for the list's end.
+    notes = (
+        "Almshouse windows - buildings sub-cttee\nPresent\n  Revd Canon Ann Blackwood - chair\n  Dr Siân Morgan - vet\n"
+        "  Dr Felicity Osei - trustee\n  Ray Dobbs - warden\n\nACTIONS\n"
+        "| site visit w/ Imran Qureshi (conservation officer) re glazing | Felicity | Fri 8 May |\n"
+        "| letter to residents re phases + access | Ray | Fri 1 May |"
+    )
+    sentence = (
+        "Ray will make a site visit with Imran Qureshi, the conservation officer, about the glazing, by Friday 8 May."
+    )
+    assert read_certain(sentence, read_source(notes, sentence)).contradicted == [
+        "Ray Dobbs where it names Felicity Osei"
+    ]
+
+
+def test_a_list_of_attendees_ends_at_the_first_line_neither_indented_nor_bulleted():
+    notes = (
+        "Boardwalk rebuild - project mtg\nAttendees:\n   Dr Helen Carrow: senior ecologist\n   Sam Ridley: warden\n"
+        "   - Nadia Price: volunteers\nApologies: Jo Amis (comms)\n\nProgress\n- Natural England consent received"
+    )
+    reading = read_source(notes, "Sam will brief the volunteers.")
+    assert reading.attendees == {"Helen Carrow", "Sam Ridley", "Nadia Price"}
