@@ -62,6 +62,10 @@ _CALENDAR_WORDS = """
     sat sun dr mr mrs ms prof
 """
 _CALENDAR = frozenset(_CALENDAR_WORDS.split())  # titles too: "Dr Qureshi" names Qureshi
+# The labels notes open a line with, which name no one: "Action: SNB by Tue 20 Jan - agree …" is nobody's action
+# called "Action" (a word the text never writes in lower case is otherwise read as a name).
+_LABEL_WORDS = "action actions owner owners due who next note notes status update decision decisions todo"
+_LABELS = frozenset(_LABEL_WORDS.split())
 # Notes write "Fri 27 Jun" where a text writes "Friday 27 June": a month or weekday is one word either way, as the
 # content words spell it ("Tues" is "tue" there already, "Thurs" "thur").
 _FULL_WORDS = """
@@ -130,7 +134,7 @@ def read_source(source: str, text: str) -> SourceReading:
     lower = {word.lower() for word in _WORD.findall(f"{source} {text}") if word[0].islower()}
     names = frozenset(
         word for word in _CAPITALIZED.findall(source)
-        if (folded := word.lower()) not in lower and folded not in _STOP and folded not in _CALENDAR
+        if (folded := word.lower()) not in lower and folded not in _STOP | _CALENDAR | _LABELS
     )  # fmt: skip
     people = _people(source, names)
     attendees = _attendees(source, people)

@@ -253,3 +253,12 @@ def test_a_list_of_attendees_ends_at_the_first_line_neither_indented_nor_bullete
     )
     reading = read_source(notes, "Sam will brief the volunteers.")
     assert reading.attendees == {"Helen Carrow", "Sam Ridley", "Nadia Price"}
+
+
+def test_a_label_opening_an_action_line_is_no_owner():
+    notes = (
+        "Schools tour\nPresent:\nSiobhan Kelly, artistic director\nLucas Ferreira, performer\nActions\n"
+        "Action: SK by Tue 20 Jan - agree relaxed perf changes w/ Dr Amira Bensaid"
+    )
+    sentence = "Siobhan: agree the relaxed performance changes with Dr Amira Bensaid by Tuesday 20 January."
+    assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
