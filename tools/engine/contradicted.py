@@ -45,10 +45,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from gavel.tools.engine.quantities import dates, days, quantities, source_quantities, unstated
+from gavel.tools.engine.roster import CAPITALIZED, WORD, attendees_of, people_of, persons, writer_of
 from gavel.tools.engine.sentences import every_sentence, split_sentences
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’]+")
-_CAPITALIZED = re.compile(r"\b[A-Z][a-z]+(?:['’][a-z]+)?\b")
 _STOP_WORDS = """
     the a an and or but of to in on at by for with from as is are was were be been being it its this that these those
     will would can could should may might must has have had do does did not no yes we our us you your they their them
@@ -81,14 +80,6 @@ _PARTS = re.compile(r"[,;|\n]\s*|\s+(?:and|but|while)\s+")
 _ROW = re.compile(r"^\s*\|.*\|\s*$")
 # A line that opens with who owns it: "- Tom - brownout runbook", "Grace: chase Bramley", "Dale Moreno (SignWorks):".
 _OWNER = re.compile(r"^[\s\-–•*|]*([A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\s*(?:\([^)]*\)\s*)?[-–:|]")
-_LISTED_WITHIN = 8  # lines: the notes' heading, date and place come before who was there
-_BRACKETED = re.compile(r"\([^)]*\)")  # "(ops mgr, chair)": a role, whose commas separate no people
-_ROLL = re.compile(r"^\s*(?:present|attendees|attending|in attendance|who)\s*:?\s*$", re.IGNORECASE)
-# "Revd Canon Ann Blackwood" is Ann, as the text names her
-_TITLE = re.compile(r"^(?:(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx|Cllr|Revd|Rev|Canon|Pastor|Fr|Sgt|Insp|Capt|Sir|Dame)\.?\s+)+")
-_LISTED = re.compile(r"^(?:\s*[-–•*]\s+|\s+)")  # a line of the list: indented or bulleted, unlike the next heading
-_LABEL = re.compile(r"^[^:]{0,25}:\s*")
-_ENTRIES = re.compile(r"[,;]")
 _MIN_SHARED = 2
 _OWNER_SHARED = 3
 _MARGIN = 2
@@ -96,8 +87,6 @@ _NEAR = 3.0
 _PROSE_LINE = 200  # characters: a longer line is an article's paragraph, restated sentence by sentence
 # A status email's "I will rebook the session" and its table's "| Me |" are its writer's: the name on a last line.
 _I = re.compile(r"\bI\b(?![.])|\|\s*Me\s*\|")  # not "let me know"
-_SIGNED_WITHIN = 3  # lines: a sign-off, a name, a role
-_SIGNATURE = 60  # characters: "Marta Kowalczyk, Curator, Birds" is a signature, a sentence is not
 
 
 @dataclass(frozen=True)
@@ -132,13 +121,13 @@ class SourceReading:
 
 def read_source(source: str, text: str) -> SourceReading:
     """`source` read for the sentences of `text` (a word the text writes in lower case is no name in either)."""
-    lower = {word.lower() for word in _WORD.findall(f"{source} {text}") if word[0].islower()}
+    lower = {word.lower() for word in WORD.findall(f"{source} {text}") if word[0].islower()}
     names = frozenset(
-        word for word in _CAPITALIZED.findall(source)
+        word for word in CAPITALIZED.findall(source)
         if (folded := word.lower()) not in lower and folded not in _STOP | _CALENDAR | _LABELS
     )  # fmt: skip
-    people = _people(source, names)
-    attendees = _attendees(source, people)
+    people = people_of(source, names)
+    attendees = attendees_of(source, people)
     lines = []
     headings: list[tuple[int, frozenset[str]]] = []  # the lines a later line may be indented under
     raws = [raw for raw in source.splitlines() if raw.strip()]
@@ -146,12 +135,12 @@ def read_source(source: str, text: str) -> SourceReading:
         indent = len(raw) - len(raw.lstrip())
         while headings and headings[-1][0] >= indent:
             headings.pop()
-        present = _persons(raw, people) & attendees
+        present = persons(raw, people) & attendees
         if indent and headings:
             present |= headings[-1][1]  # "Patrick" over "take off supers + extract (Lena helping)": still Patrick's
         below = raws[number + 1] if number + 1 < len(raws) else ""
         if not present and len(below) - len(below.lstrip()) > indent:
-            present = _persons(below, people) & attendees  # "5. Written reply …" over "   Owner: Leanne / Due: …"
+            present = persons(below, people) & attendees  # "5. Written reply …" over "   Owner: Leanne / Due: …"
         headings.append((indent, present))
         for part in split_sentences(raw) if len(raw) > _PROSE_LINE else [raw]:
             if not part.strip():
@@ -163,12 +152,12 @@ def read_source(source: str, text: str) -> SourceReading:
                     quantities=frozenset(quantities(part, dates=False)),
                     days=frozenset((day, None) for day in days(part)),
                     owner=people.get(owner.group(1)) if owner else None,
-                    people=_persons(part, people),
+                    people=persons(part, people),
                     present=present if len(raw) <= _PROSE_LINE else frozenset(),
                 )
             )
     sentences = tuple(every_sentence(text))
-    writer = _writer(text, people, attendees)
+    writer = writer_of(text, people, attendees)
     return SourceReading(source_quantities(source), tuple(lines), names, people, sentences, attendees, writer)
 
 
@@ -238,7 +227,7 @@ def _wrong_owners(part: str, reading: SourceReading, whole: bool = False) -> lis
     """The people `part` gives an action its source line gives to someone else, each as 'X where it names Y'; []
     when its line's owner is one it names, None when it names no one or restates no line an attendee owns. Read
     `whole`, a sentence is only held to a line an attendee owns, not one whose heading opens it ("Risk: …")."""
-    named = _persons(part, reading.people) | ({reading.writer} if reading.writer and _I.search(part) else set())
+    named = persons(part, reading.people) | ({reading.writer} if reading.writer and _I.search(part) else set())
     if not named:
         return None
     shared = _shared(part, reading)
@@ -254,60 +243,8 @@ def _wrong_owners(part: str, reading: SourceReading, whole: bool = False) -> lis
     return None
 
 
-def _attendees(source: str, people: Mapping[str, str]) -> frozenset[str]:
-    """The people the notes list near their top, wherever and however they are labelled ("Attendees: Morag Lindqvist
-    (ops mgr, chair), Deepak Rao (marine engineer)", "On call: …", or no label): of the first lines, the one with
-    the most comma-separated entries that open with a name, if it has two or more."""
-    best: frozenset[str] = frozenset()
-    for raw in [line for line in source.splitlines() if line.strip()][:_LISTED_WITHIN]:
-        listed = _LABEL.sub("", _BRACKETED.sub("", raw), count=1)
-        found = frozenset(
-            people[first.group(0)] for entry in _ENTRIES.split(listed)
-            if (first := _WORD.match(entry.strip())) is not None and first.group(0) in people
-        )  # fmt: skip
-        if len(found) >= 2 and len(found) > len(best):
-            best = found
-    column = _listed_down(source, people)
-    return column if len(column) > len(best) else best
-
-
-def _listed_down(source: str, people: Mapping[str, str]) -> frozenset[str]:
-    """The people listed one to a line under a heading that names no one ("Present" over "  Revd Canon Ann Blackwood
-    - chair", "  Martin Greer - clerk"): the run of indented or bulleted lines after the heading, up to the first
-    line that is neither ("Apologies: Jo Amis", "Progress"), each read by the name it opens with after any title."""
-    lines = [line for line in source.splitlines() if line.strip()][: _LISTED_WITHIN + 8]
-    for number, heading in enumerate(lines):
-        if not _ROLL.match(heading):
-            continue
-        listed = []
-        for line in lines[number + 1 :]:
-            if not _LISTED.match(line):
-                break
-            first = _WORD.match(_TITLE.sub("", _LISTED.sub("", line)))
-            if first is not None and first.group(0) in people:
-                listed.append(people[first.group(0)])  # a name the reading does not spell ("Siân") is skipped
-        return frozenset(listed) if len(listed) >= 2 else frozenset()
-    return frozenset()
-
-
-def _writer(text: str, people: Mapping[str, str], attendees: frozenset[str]) -> str | None:
-    """Who signs `text`: an attendee whose name opens one of its last lines, a short line of a name and perhaps a
-    role ("Thanks,\nCallum", "Rosa Lindqvist\nHead of Collections"); None when no such line ends it."""
-    for line in [line.strip() for line in text.splitlines() if line.strip()][-_SIGNED_WITHIN:][::-1]:
-        first = _WORD.match(line.lstrip("—–- "))
-        person = people.get(first.group(0)) if first else None
-        if person in attendees and len(line) <= _SIGNATURE and not line.endswith((".", ":", "?", "|")):
-            return person
-    return None
-
-
 def _parts(piece: str) -> list[str]:
     return [piece] if _ROW.match(piece) else _PARTS.split(piece)
-
-
-def _persons(text: str, people: Mapping[str, str]) -> frozenset[str]:
-    """The people `text` names, each as the source names them in full."""
-    return frozenset(people[word] for word in _CAPITALIZED.findall(text) if word in people)
 
 
 def _pieces(sentence: str, reading: SourceReading) -> list[str]:
@@ -319,32 +256,8 @@ def _pieces(sentence: str, reading: SourceReading) -> list[str]:
     return [piece for piece in reading.sentences if piece in sentence] or [sentence]
 
 
-def _people(source: str, names: frozenset[str]) -> dict[str, str]:
-    """Each name's person: the longest run of names, apart only by spaces, it stands in anywhere in the source
-    ("Present: Priya Nandakumar (bursar), Tom Okafor" makes "Priya" Priya Nandakumar and "Tom" Tom Okafor)."""
-    people: dict[str, str] = {}
-    for raw in source.splitlines():
-        runs: list[list[str]] = []
-        end = None  # where the last name ended, while the run it belongs to can go on
-        for match in _WORD.finditer(raw):
-            if match.group(0) not in names:
-                end = None
-            elif end is not None and raw[end : match.start()].isspace():
-                runs[-1].append(match.group(0))
-                end = match.end()
-            else:
-                runs.append([match.group(0)])
-                end = match.end()
-        for run in runs:
-            person = " ".join(run)
-            for word in run:
-                if len(person) > len(people.get(word, "")):
-                    people[word] = person
-    return people
-
-
 def _content(text: str, names: frozenset[str]) -> frozenset[str]:
-    words = (word.lower().rstrip("s") for word in _WORD.findall(text) if word not in names)
+    words = (word.lower().rstrip("s") for word in WORD.findall(text) if word not in names)
     return frozenset(_SHORT.get(word, word) for word in words if len(word) >= 3 and word not in _STOP)
 
 

@@ -1,0 +1,101 @@
+"""Who the notes name: each name's person, the attendees their opening lines list, and who signs a text.
+
+A person is the longest run of names a name stands in anywhere in the source ("Present: Priya Nandakumar (bursar)"
+makes "Priya" Priya Nandakumar). The attendees are listed on one line of comma-separated entries near the top, or
+one to a line under a heading that names no one, read while the lines are indented or bulleted so that the list ends
+at "Apologies: …" or the next heading (`fresh41`, `fresh42`). contradicted.py reads owners against them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+WORD = re.compile(r"[A-Za-z][A-Za-z'’]+")
+CAPITALIZED = re.compile(r"\b[A-Z][a-z]+(?:['’][a-z]+)?\b")
+_LISTED_WITHIN = 8  # lines: the notes' heading, date and place come before who was there
+_BRACKETED = re.compile(r"\([^)]*\)")  # "(ops mgr, chair)": a role, whose commas separate no people
+_ROLL = re.compile(r"^\s*(?:present|attendees|attending|in attendance|who)\s*:?\s*$", re.IGNORECASE)
+# "Revd Canon Ann Blackwood" is Ann, as the text names her
+_TITLE = re.compile(r"^(?:(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx|Cllr|Revd|Rev|Canon|Pastor|Fr|Sgt|Insp|Capt|Sir|Dame)\.?\s+)+")
+_LISTED = re.compile(r"^(?:\s*[-–•*]\s+|\s+)")  # a line of the list: indented or bulleted, unlike the next heading
+_LABEL = re.compile(r"^[^:]{0,25}:\s*")
+_ENTRIES = re.compile(r"[,;]")
+_SIGNED_WITHIN = 3  # lines: a sign-off, a name, a role
+_SIGNATURE = 60  # characters: "Marta Kowalczyk, Curator, Birds" is a signature, a sentence is not
+
+
+def people_of(source: str, names: frozenset[str]) -> dict[str, str]:
+    """Each name's person: the longest run of names, apart only by spaces, it stands in anywhere in the source
+    ("Present: Priya Nandakumar (bursar), Tom Okafor" makes "Priya" Priya Nandakumar and "Tom" Tom Okafor)."""
+    people: dict[str, str] = {}
+    for raw in source.splitlines():
+        runs: list[list[str]] = []
+        end = None  # where the last name ended, while the run it belongs to can go on
+        for match in WORD.finditer(raw):
+            if match.group(0) not in names:
+                end = None
+            elif end is not None and raw[end : match.start()].isspace():
+                runs[-1].append(match.group(0))
+                end = match.end()
+            else:
+                runs.append([match.group(0)])
+                end = match.end()
+        for run in runs:
+            person = " ".join(run)
+            for word in run:
+                if len(person) > len(people.get(word, "")):
+                    people[word] = person
+    return people
+
+
+def attendees_of(source: str, people: Mapping[str, str]) -> frozenset[str]:
+    """The people the notes list near their top, wherever and however they are labelled ("Attendees: Morag Lindqvist
+    (ops mgr, chair), Deepak Rao (marine engineer)", "On call: …", or no label): of the first lines, the one with
+    the most comma-separated entries that open with a name, if it has two or more."""
+    best: frozenset[str] = frozenset()
+    for raw in [line for line in source.splitlines() if line.strip()][:_LISTED_WITHIN]:
+        listed = _LABEL.sub("", _BRACKETED.sub("", raw), count=1)
+        found = frozenset(
+            people[first.group(0)] for entry in _ENTRIES.split(listed)
+            if (first := WORD.match(entry.strip())) is not None and first.group(0) in people
+        )  # fmt: skip
+        if len(found) >= 2 and len(found) > len(best):
+            best = found
+    column = _listed_down(source, people)
+    return column if len(column) > len(best) else best
+
+
+def _listed_down(source: str, people: Mapping[str, str]) -> frozenset[str]:
+    """The people listed one to a line under a heading that names no one ("Present" over "  Revd Canon Ann Blackwood
+    - chair", "  Martin Greer - clerk"): the run of indented or bulleted lines after the heading, up to the first
+    line that is neither ("Apologies: Jo Amis", "Progress"), each read by the name it opens with after any title."""
+    lines = [line for line in source.splitlines() if line.strip()][: _LISTED_WITHIN + 8]
+    for number, heading in enumerate(lines):
+        if not _ROLL.match(heading):
+            continue
+        listed = []
+        for line in lines[number + 1 :]:
+            if not _LISTED.match(line):
+                break
+            first = WORD.match(_TITLE.sub("", _LISTED.sub("", line)))
+            if first is not None and first.group(0) in people:
+                listed.append(people[first.group(0)])  # a name the reading does not spell ("Siân") is skipped
+        return frozenset(listed) if len(listed) >= 2 else frozenset()
+    return frozenset()
+
+
+def writer_of(text: str, people: Mapping[str, str], attendees: frozenset[str]) -> str | None:
+    """Who signs `text`: an attendee whose name opens one of its last lines, a short line of a name and perhaps a
+    role ("Thanks,\nCallum", "Rosa Lindqvist\nHead of Collections"); None when no such line ends it."""
+    for line in [line.strip() for line in text.splitlines() if line.strip()][-_SIGNED_WITHIN:][::-1]:
+        first = WORD.match(line.lstrip("—–- "))
+        person = people.get(first.group(0)) if first else None
+        if person in attendees and len(line) <= _SIGNATURE and not line.endswith((".", ":", "?", "|")):
+            return person
+    return None
+
+
+def persons(text: str, people: Mapping[str, str]) -> frozenset[str]:
+    """The people `text` names, each as the source names them in full."""
+    return frozenset(people[word] for word in CAPITALIZED.findall(text) if word in people)
