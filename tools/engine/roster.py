@@ -53,8 +53,9 @@ def attendees_of(source: str, people: Mapping[str, str]) -> frozenset[str]:
     """The people the notes list near their top, wherever and however they are labelled ("Attendees: Morag Lindqvist
     (ops mgr, chair), Deepak Rao (marine engineer)", "On call: …", or no label): of the first lines, the one with
     the most comma-separated entries that open with a name, if it has two or more."""
+    lines = [line for line in source.splitlines() if line.strip()]
     best: frozenset[str] = frozenset()
-    for raw in [line for line in source.splitlines() if line.strip()][:_LISTED_WITHIN]:
+    for raw in lines[:_LISTED_WITHIN]:
         listed = _LABEL.sub("", _BRACKETED.sub("", raw), count=1)
         found = frozenset(
             people[first.group(0)] for entry in _ENTRIES.split(listed)
@@ -62,15 +63,16 @@ def attendees_of(source: str, people: Mapping[str, str]) -> frozenset[str]:
         )  # fmt: skip
         if len(found) >= 2 and len(found) > len(best):
             best = found
-    column = _listed_down(source, people)
+    column = _listed_down(lines, people)
     return column if len(column) > len(best) else best
 
 
-def _listed_down(source: str, people: Mapping[str, str]) -> frozenset[str]:
+def _listed_down(lines: list[str], people: Mapping[str, str]) -> frozenset[str]:
     """The people listed one to a line under a heading that names no one ("Present" over "  Revd Canon Ann Blackwood
     - chair", "  Martin Greer - clerk"): the run of indented or bulleted lines after the heading, up to the first
-    line that is neither ("Apologies: Jo Amis", "Progress"), each read by the name it opens with after any title."""
-    lines = [line for line in source.splitlines() if line.strip()][: _LISTED_WITHIN + 8]
+    line that is neither ("Apologies: Jo Amis", "Progress"), each read by the name it opens with after any title.
+    `lines` are the notes' lines that are not blank."""
+    lines = lines[: _LISTED_WITHIN + 8]
     for number, heading in enumerate(lines):
         if not _ROLL.match(heading):
             continue

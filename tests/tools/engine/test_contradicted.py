@@ -246,15 +246,6 @@ def test_attendees_listed_one_to_a_line_under_a_heading_own_their_actions():
     ]
 
 
-def test_a_list_of_attendees_ends_at_the_first_line_neither_indented_nor_bulleted():
-    notes = (
-        "Boardwalk rebuild - project mtg\nAttendees:\n   Dr Helen Carrow: senior ecologist\n   Sam Ridley: warden\n"
-        "   - Nadia Price: volunteers\nApologies: Jo Amis (comms)\n\nProgress\n- Natural England consent received"
-    )
-    reading = read_source(notes, "Sam will brief the volunteers.")
-    assert reading.attendees == {"Helen Carrow", "Sam Ridley", "Nadia Price"}
-
-
 def test_a_label_opening_an_action_line_is_no_owner():
     notes = (
         "Schools tour\nPresent:\nSiobhan Kelly, artistic director\nLucas Ferreira, performer\nActions\n"

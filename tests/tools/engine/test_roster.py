@@ -1,6 +1,7 @@
 from gavel.tools.engine.roster import attendees_of, people_of, writer_of
 
-_NAMES = "Helen Carrow Sam Ridley Nadia Price Jo Amis Progress Natural England"
+# "Apologies" and "Progress" are names to the reading, as words the text never writes in lower case.
+_NAMES = "Helen Carrow Sam Ridley Nadia Price Apologies Jo Amis Progress Natural England"
 NAMES = frozenset(_NAMES.split())
 
 
