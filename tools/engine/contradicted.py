@@ -145,7 +145,8 @@ def read_source(source: str, text: str) -> SourceReading:
         for part in split_sentences(raw) if len(raw) > _PROSE_LINE else [raw]:
             if not part.strip():
                 continue
-            owner = _OWNER.match(part)
+            # The notes' title names no owner: "Northfield Hospital - Sleep Service - home testing kits rollout".
+            owner = _OWNER.match(part) if number else None
             lines.append(
                 Line(
                     words=_content(part, names),

@@ -253,3 +253,12 @@ def test_a_label_opening_an_action_line_is_no_owner():
     )
     sentence = "Siobhan: agree the relaxed performance changes with Dr Amira Bensaid by Tuesday 20 January."
     assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
+
+
+def test_the_notes_title_owns_nothing():
+    notes = (
+        "Northfield Hospital - Sleep Service - home sleep apnoea testing kits rollout\nMon 8 Feb 2027, 14:00, Teams\n"
+        "- 40 kits ordered"
+    )
+    sentence = "Here is a summary of Monday's Teams meeting on the rollout of home sleep apnoea testing kits."
+    assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
