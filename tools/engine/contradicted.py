@@ -11,11 +11,12 @@ where the notes say "- Priya - send vinyl spec + cleaning data"), or names atten
 them the part's ("| Kerry | Tell Sunbeam Clubs about access |" where the notes say "* tell Sunbeam Clubs (summer
 club) re access -> Aled, 11 Jul"). The attendees are the people the notes' opening lines list, on one line or one to a
 line under a heading that names no one, while those lines are indented or bulleted (`fresh42`); an indented line is
-owned by the line it sits under too, and a task by the attendee an indented line beneath it names ("Owner: Leanne /
-Due: Wed 19 Nov"). A text's "I", and a table's "| Me |", name the attendee who signs it. A label that opens a line
-("Action: SNB by Tue 20 Jan") names no one (`fresh43`), nor does the notes' title (`fresh48`). A sentence none of whose parts settles its owner is read whole
-("Clare will set up the Tuesday practices at St Mary's, Upton, with their tower captain, by Friday 27 June" where the
-notes say "Martin: fix Tues practices … (due Fri 27 Jun)", `fresh38`); the line that lists the attendees owns nothing.
+owned by the line it sits under too, and a task by the attendee an indented line beneath it names ("Owner: Leanne / Due:
+Wed 19 Nov"). A text's "I", and a table's "| Me |", name the attendee who signs it. A label that opens a line ("Action:
+SNB by Tue 20 Jan") names no one (`fresh43`), nor does the notes' title (`fresh48`). A sentence none of whose parts
+settles its owner is read whole ("Clare will set up the Tuesday practices at St Mary's, Upton, with their tower captain,
+by Friday 27 June" where the notes say "Martin: fix Tues practices … (due Fri 27 Jun)", `fresh38`); the line that lists
+the attendees owns nothing.
 
 The line a sentence restates is the one sharing the most content words with it, two or more and two more than any
 other line; for an owner, every line within one word of the best (three or more) must name an attendee, and none the
@@ -29,11 +30,10 @@ email), nor a count the line writes as a day ("Nos 1–4 in July" against "Nos 1
 with its month that the source never gives, whose day it states only as something else, is read against the days of its
 lines ("until Monday 8 December" where the notes say "Closed Mondays until Mon 15 Dec" and "8 families per slot",
 `fresh36`); any other day they date is its rival, whatever its size, but not one the sentence gives itself (`fresh37`).
-Tuned with no model on every read user text: good status emails contradicted 1 of 227 (`fresh48`'s "Funds:" read as
-an owner), their faithfulness versions 149 of 227; summaries 0 of 43 and 6 of 43 (bench/data/README.md, `fresh20`'s
-and `fresh25`–`fresh48`'s rules; the date
-reading came after `fresh21` and `fresh22` were read, the bare number after `fresh29`, the lines read alike after
-`fresh33`, the moved date after `fresh35`, the whole sentence after `fresh37`).
+Tuned with no model on every read user text: good status emails contradicted 1 of 227 (`fresh48`'s "Funds:" read as an
+owner), their faithfulness versions 149 of 227; summaries 0 of 43 and 6 of 43 (bench/data/README.md, `fresh20`'s and
+`fresh25`–`fresh48`'s rules; the date reading came after `fresh21` and `fresh22` were read, the bare number after
+`fresh29`, the lines read alike after `fresh33`, the moved date after `fresh35`, the whole sentence after `fresh37`).
 """
 
 from __future__ import annotations
