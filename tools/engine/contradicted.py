@@ -67,6 +67,7 @@ _CALENDAR = frozenset(_CALENDAR_WORDS.split())  # titles too: "Dr Qureshi" names
 # called "Action" (a word the text never writes in lower case is otherwise read as a name).
 _LABEL_WORDS = "action actions owner owners due who next note notes status update decision decisions todo"
 _LABELS = frozenset(_LABEL_WORDS.split())
+_NOT_NAMES = _STOP | _CALENDAR | _LABELS
 # Notes write "Fri 27 Jun" where a text writes "Friday 27 June": a month or weekday is one word either way, as the
 # content words spell it ("Tues" is "tue" there already, "Thurs" "thur").
 _FULL_WORDS = """
@@ -125,7 +126,7 @@ def read_source(source: str, text: str) -> SourceReading:
     lower = {word.lower() for word in WORD.findall(f"{source} {text}") if word[0].islower()}
     names = frozenset(
         word for word in CAPITALIZED.findall(source)
-        if (folded := word.lower()) not in lower and folded not in _STOP | _CALENDAR | _LABELS
+        if (folded := word.lower()) not in lower and folded not in _NOT_NAMES
     )  # fmt: skip
     people = people_of(source, names)
     attendees = attendees_of(source, people)
