@@ -46,7 +46,16 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from gavel.tools.engine.quantities import dates, days, quantities, source_quantities, unstated
-from gavel.tools.engine.roster import CAPITALIZED, WORD, attendees_of, people_of, persons, writer_of
+from gavel.tools.engine.roster import (
+    CAPITALIZED,
+    WORD,
+    attendees_of,
+    in_capitals,
+    initialled,
+    people_of,
+    persons,
+    writer_of,
+)
 from gavel.tools.engine.sentences import every_sentence, split_sentences
 
 _STOP_WORDS = """
@@ -80,15 +89,21 @@ _SHORT = {full: full[:3] for full in _FULL_WORDS.split()} | {"sept": "sep", "thu
 # one cell and its action another ("| Jess | Run two more TAR training rounds and produce a new recall estimate |").
 _PARTS = re.compile(r"[,;|\n]\s*|\s+(?:and|but|while)\s+")
 _ROW = re.compile(r"^\s*\|.*\|\s*$")
-# A line that opens with who owns it: "- Tom - brownout runbook", "Grace: chase Bramley", "Dale Moreno (SignWorks):".
-_OWNER = re.compile(r"^[\s\-–•*|]*([A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\s*(?:\([^)]*\)\s*)?[-–:|]")
+# A line that opens with who owns it: "- Tom - brownout runbook", "Grace: chase Bramley", "Dale Moreno (SignWorks):";
+# numbered or bracketed, by initials or in capitals ("1. DE - test drive", "[MLC] workflow", "3) RAJ: risk assessment"),
+# or after a label ("Action: RAJ by Fri 30 Jan - ask Cyclescheme").
+_OWNER = re.compile(
+    r"^[\s\-–•*|\[]*(?:\d{1,2}[.)]\s+)?(?:(?:Action|Owner)s?:\s+)?([A-Z][a-z]+|[A-Z]{2,10}\b)(?:\s+[A-Z][a-z]+)?\s*"
+    r"(?:\([^)]*\)\s*)?(?:[\]\-–:|]|\s+by\b)"
+)
 _MIN_SHARED = 2
 _OWNER_SHARED = 3
 _MARGIN = 2
 _NEAR = 3.0
 _PROSE_LINE = 200  # characters: a longer line is an article's paragraph, restated sentence by sentence
-# A status email's "I will rebook the session" and its table's "| Me |" are its writer's: the name on a last line.
-_I = re.compile(r"\bI\b(?![.])|\|\s*Me\s*\|")  # not "let me know"
+# A status email's "I will rebook the session", its table's "| Me |" and its list's "- Me: flyers to the library" are
+# its writer's: the name on a last line.
+_I = re.compile(r"\bI\b(?![.])|\|\s*Me\s*\||^[\s\-–•*]*(?:\*\*)?Me(?:\*\*)?\s*[:\-–]")  # not "let me know"
 
 
 @dataclass(frozen=True)
@@ -123,7 +138,7 @@ class SourceReading:
 
 def read_source(source: str, text: str) -> SourceReading:
     """`source` read for the sentences of `text` (a word the text writes in lower case is no name in either)."""
-    lower = {word.lower() for word in WORD.findall(f"{source} {text}") if word[0].islower()}
+    lower = frozenset(word.lower() for word in WORD.findall(f"{source} {text}") if word[0].islower())
     names = frozenset(
         word for word in CAPITALIZED.findall(source)
         if (folded := word.lower()) not in lower and folded not in _NOT_NAMES
@@ -137,7 +152,7 @@ def read_source(source: str, text: str) -> SourceReading:
         indent = len(raw) - len(raw.lstrip())
         while headings and headings[-1][0] >= indent:
             headings.pop()
-        present = persons(raw, people) & attendees
+        present = (persons(raw, people) & attendees) | initialled(raw, people, attendees, lower)
         if indent and headings:
             present |= headings[-1][1]  # "Patrick" over "take off supers + extract (Lena helping)": still Patrick's
         below = raws[number + 1] if number + 1 < len(raws) else ""
@@ -154,14 +169,18 @@ def read_source(source: str, text: str) -> SourceReading:
                     words=_content(part, names),
                     quantities=frozenset(quantities(part, dates=False)),
                     days=frozenset((day, None) for day in days(part)),
-                    owner=people.get(owner.group(1)) if owner else None,
-                    people=persons(part, people),
+                    owner=_owner(owner.group(1), people, attendees) if owner else None,
+                    people=persons(part, people) | initialled(part, people, attendees, lower),
                     present=present if len(raw) <= _PROSE_LINE else frozenset(),
                 )
             )
     sentences = tuple(every_sentence(text))
     writer = writer_of(text, people, attendees)
     return SourceReading(source_quantities(source), tuple(lines), names, people, sentences, attendees, writer)
+
+
+def _owner(opening: str, people: Mapping[str, str], attendees: frozenset[str]) -> str | None:
+    return in_capitals(opening, people, attendees) if opening.isupper() else people.get(opening)
 
 
 class Certain(NamedTuple):

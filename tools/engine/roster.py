@@ -21,6 +21,8 @@ _TITLE = re.compile(r"^(?:(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx|Cllr|Revd|Rev|Canon|Pasto
 _LISTED = re.compile(r"^(?:\s*[-–•*]\s+|\s+)")  # a line of the list: indented or bulleted, unlike the next heading
 _LABEL = re.compile(r"^[^:]{0,25}:\s*")
 _ENTRIES = re.compile(r"[,;]")
+_CAPITALS = re.compile(r"\b[A-Z]{2,10}\b")
+_PREFIX = 3  # letters: "RAJ" begins Rajesh, where two capitals are initials only ("CA" for Chloe Abernethy)
 _SIGNED_WITHIN = 3  # lines: a sign-off, a name, a role
 _SIGNATURE = 60  # characters: "Marta Kowalczyk, Curator, Birds" is a signature, a sentence is not
 
@@ -59,7 +61,7 @@ def attendees_of(source: str, people: Mapping[str, str]) -> frozenset[str]:
         listed = _LABEL.sub("", _BRACKETED.sub("", raw), count=1)
         found = frozenset(
             people[first.group(0)] for entry in _ENTRIES.split(listed)
-            if (first := WORD.match(entry.strip())) is not None and first.group(0) in people
+            if (first := WORD.match(_TITLE.sub("", entry.strip()))) is not None and first.group(0) in people
         )  # fmt: skip
         if len(found) >= 2 and len(found) > len(best):
             best = found
@@ -77,12 +79,16 @@ def _listed_down(lines: list[str], people: Mapping[str, str]) -> frozenset[str]:
         if not _ROLL.match(heading):
             continue
         listed = []
+        # A list flush left has no mark of where it ends but its names: it is read while each line opens with a
+        # person the notes name in full ("Dr Kofi Mensah (KM) - senior scientist"), up to "Status" or "Apologies".
+        flush = number + 1 < len(lines) and not _LISTED.match(lines[number + 1])
         for line in lines[number + 1 :]:
-            if not _LISTED.match(line):
-                break
             first = WORD.match(_TITLE.sub("", _LISTED.sub("", line)))
-            if first is not None and first.group(0) in people:
-                listed.append(people[first.group(0)])  # a name the reading does not spell ("Siân") is skipped
+            person = people.get(first.group(0)) if first is not None else None
+            if (not flush and not _LISTED.match(line)) or (flush and (person is None or " " not in person)):
+                break
+            if person is not None:
+                listed.append(person)  # a name the reading does not spell ("Siân") is skipped
         return frozenset(listed) if len(listed) >= 2 else frozenset()
     return frozenset()
 
@@ -101,3 +107,28 @@ def writer_of(text: str, people: Mapping[str, str], attendees: frozenset[str]) -
 def persons(text: str, people: Mapping[str, str]) -> frozenset[str]:
     """The people `text` names, each as the source names them in full."""
     return frozenset(people[word] for word in CAPITALIZED.findall(text) if word in people)
+
+
+def in_capitals(word: str, people: Mapping[str, str], attendees: frozenset[str]) -> str | None:
+    """The attendee a word in capitals names, if only one: their first name ("WILF"), its start ("RAJ" for Rajesh
+    Menon), or their initials ("DE" for David Ellery, "PN" for Cllr Priya Nandakumar); None for any other."""
+    if people.get(word.capitalize()) in attendees:
+        return people[word.capitalize()]
+    bare = {person: _TITLE.sub("", person) for person in attendees}  # "HB" is Cllr Helen Brierley's
+    named = {
+        person for person in attendees
+        if "".join(part[0] for part in bare[person].split()) == word
+        or (len(word) >= _PREFIX and bare[person].upper().startswith(word))
+    }  # fmt: skip
+    return next(iter(named)) if len(named) == 1 else None
+
+
+def initialled(
+    text: str, people: Mapping[str, str], attendees: frozenset[str], lower: frozenset[str]
+) -> frozenset[str]:
+    """The attendees `text` names in capitals anywhere ("schedule agreed w/ GL", "RAJ for, CA against"), not by a
+    word written in lower case too (`lower`: "AND", "NOT", "SEND")."""
+    return frozenset(
+        person for word in _CAPITALS.findall(text)
+        if word.lower() not in lower and (person := in_capitals(word, people, attendees)) is not None
+    )  # fmt: skip

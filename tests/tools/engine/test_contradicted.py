@@ -262,3 +262,39 @@ def test_the_notes_title_owns_nothing():
     )
     sentence = "Here is a summary of Monday's Teams meeting on the rollout of home sleep apnoea testing kits."
     assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
+
+
+def test_an_owner_by_initials_or_in_capitals_after_a_number_or_a_label_owns_the_line():
+    notes = (
+        "Spokesmith Cycles - staff mtg\nPresent:\n- Rajesh Menon - owner\n- Chloe Abernethy (CA) - workshop manager\n"
+        "- Dimitri Papadopoulos (DP) - mechanic\n\nActions\n3) DP: e-bike intake checklist - Wed 28 Jan\n"
+        "Action: RAJ by Fri 30 Jan - ask Cyclescheme re e-service on employee vouchers\n"
+        "Open Qs\n- E-bikes bought online (not from us)? RAJ for, CA against -> review after 1st month"
+    )
+    moved = "Chloe: e-bike intake checklist by Wednesday 28 January."
+    assert read_certain(moved, read_source(notes, moved)).contradicted == [
+        "Chloe Abernethy where it names Dimitri Papadopoulos"
+    ]
+    asked = "Dimitri will ask Cyclescheme about e-service on employee vouchers by Friday 30 January."
+    assert read_certain(asked, read_source(notes, asked)).contradicted == [
+        "Dimitri Papadopoulos where it names Rajesh Menon"
+    ]
+    # "RAJ" is Rajesh as "CA" is Chloe: the open question names them both.
+    kept = "Whether we service e-bikes bought online is open (Rajesh is for it, Chloe against)."
+    assert read_certain(kept, read_source(notes, kept)).contradicted == []
+
+
+def test_a_texts_me_opening_a_list_line_is_its_writer():
+    notes = (
+        "Present:\n  Gareth Pryce (GP) - technical services\n  Carys Bell (CB) - estates\n  Priya Shah - director\n"
+        "Actions\n[GP] arrange hire of 2 portable ROs - on site by Fri 27 Mar\n"
+        "   - confirm power + drain points w/ CB\n"
+        "1) PRIYA: chase CAA re mass ascent permission - Fri 20 Mar"
+    )
+    mine = (
+        "Me: arrange the portable RO hire by Friday 27 March, confirming power and drain points with Carys.\n\nGareth"
+    )
+    assert [read_certain(s, read_source(notes, mine)).contradicted for s in mine.split("\n\n")] == [[], []]
+    # A first name in capitals of any length: "PRIYA" is Priya Shah's line.
+    moved = "Carys will chase the CAA on mass ascent permission by Friday 20 March."
+    assert read_certain(moved, read_source(notes, moved)).contradicted == ["Carys Bell where it names Priya Shah"]

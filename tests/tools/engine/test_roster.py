@@ -1,4 +1,4 @@
-from gavel.tools.engine.roster import attendees_of, people_of, writer_of
+from gavel.tools.engine.roster import attendees_of, in_capitals, initialled, people_of, writer_of
 
 # "Apologies" and "Progress" are names to the reading, as words the text never writes in lower case.
 _NAMES = "Helen Carrow Sam Ridley Nadia Price Apologies Jo Amis Progress Natural England"
@@ -19,3 +19,39 @@ def test_the_writer_is_the_attendee_whose_name_signs_the_text():
     assert writer_of("Hi all,\nThe boardwalk is on track.\nThanks,\nSam", people, attendees_of(notes, people)) == (
         "Sam Ridley"
     )
+
+
+def test_a_word_in_capitals_names_the_one_attendee_whose_initials_or_first_name_it_writes():
+    attendees = frozenset({"Rajesh Menon", "Chloe Abernethy", "Wilf Harrowby", "Jess Harrowby", "Ravi Patel"})
+    people = {name.split()[0]: name for name in attendees} | {"Harrowby": "Wilf Harrowby"}
+    assert in_capitals("CA", people, attendees) == "Chloe Abernethy"
+    assert in_capitals("WILF", people, attendees) == "Wilf Harrowby"
+    assert in_capitals("RAJ", people, attendees) == "Rajesh Menon"  # its start, three letters at least
+    assert in_capitals("RA", people, attendees) is None  # not two, nor a start two attendees share
+    assert in_capitals("VAT", people, attendees) is None
+    # Initials skip a title the notes write as part of the name.
+    councillor = frozenset({"Cllr Helen Brierley", "Cllr Tariq Khan"})
+    assert in_capitals("HB", {"Helen": "Cllr Helen Brierley"}, councillor) == "Cllr Helen Brierley"
+
+
+def test_initials_anywhere_name_their_attendee_unless_written_in_lower_case_too():
+    attendees = frozenset({"Rajesh Menon", "Chloe Abernethy", "Andrea Nolan"})
+    people = {name.split()[0]: name for name in attendees}
+    line = "- E-bikes bought online? RAJ for, CA against AND NOT decided"
+    assert initialled(line, people, attendees, frozenset({"and", "not"})) == {"Rajesh Menon", "Chloe Abernethy"}
+
+
+def test_attendees_listed_flush_left_are_read_while_each_line_opens_with_a_full_name():
+    notes = (
+        "Present:\nCllr Judith Marsh (JM) - chair\nRob Tierney - ranger\nFiona Lister (FL) - Fire & Rescue\n\n"
+        "Status\n- 30 goats arrive Mon 11 May\nNatural England consent recvd"
+    )
+    names = frozenset({"Judith", "Marsh", "Rob", "Tierney", "Fiona", "Lister", "Status", "Natural", "England", "Mon"})
+    people = people_of(notes, names)
+    assert attendees_of(notes, people) == {"Judith Marsh", "Rob Tierney", "Fiona Lister"}
+
+
+def test_a_title_before_a_name_on_one_line_of_attendees_is_skipped():
+    notes = "Present: Mrs Helen Byrne (HB, business mgr), Kwame Asante (KA, site mgr), Mr Ian Pritchard (IP)"
+    people = people_of(notes, frozenset({"Helen", "Byrne", "Kwame", "Asante", "Ian", "Pritchard"}))
+    assert attendees_of(notes, people) == {"Helen Byrne", "Kwame Asante", "Ian Pritchard"}
