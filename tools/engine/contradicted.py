@@ -47,9 +47,9 @@ from typing import NamedTuple
 
 from gavel.tools.engine.quantities import dates, days, quantities, source_quantities, unstated
 from gavel.tools.engine.roster import (
-    CAPITALIZED,
     WORD,
     attendees_of,
+    capitalized,
     in_capitals,
     initialled,
     people_of,
@@ -140,7 +140,7 @@ def read_source(source: str, text: str) -> SourceReading:
     """`source` read for the sentences of `text` (a word the text writes in lower case is no name in either)."""
     lower = frozenset(word.lower() for word in WORD.findall(f"{source} {text}") if word[0].islower())
     names = frozenset(
-        word for word in CAPITALIZED.findall(source)
+        word for word in capitalized(source)
         if (folded := word.lower()) not in lower and folded not in _NOT_NAMES
     )  # fmt: skip
     people = people_of(source, names)
@@ -236,7 +236,16 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
             ]
             found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
     for piece in _pieces(sentence, reading):
-        read = [owners for part in _parts(piece) if (owners := _wrong_owners(part, reading)) is not None]
+        read = []
+        sharing: frozenset[str] = frozenset()
+        for part in _parts(piece):
+            # "Kenji and I: decide the van insurance excess": a part of names alone shares the next part's action.
+            if not _content(part, reading.names):
+                sharing |= _named(part, reading)
+                continue
+            if (owners := _wrong_owners(part, reading, sharing=sharing)) is not None:
+                read.append(owners)
+            sharing = frozenset()
         # A part too short to restate its line alone ("Clare will set up the Tuesday practices at St Mary's, Upton,
         # with their tower captain, by Friday 27 June") is read with the rest of its sentence, when no part could be.
         found.extend(owner for owners in read for owner in owners)
@@ -245,11 +254,19 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
     return found
 
 
-def _wrong_owners(part: str, reading: SourceReading, whole: bool = False) -> list[str] | None:
+def _named(part: str, reading: SourceReading) -> frozenset[str]:
+    """The people `part` names, its "I" as the writer."""
+    return persons(part, reading.people) | ({reading.writer} if reading.writer and _I.search(part) else frozenset())
+
+
+def _wrong_owners(
+    part: str, reading: SourceReading, whole: bool = False, sharing: frozenset[str] = frozenset()
+) -> list[str] | None:
     """The people `part` gives an action its source line gives to someone else, each as 'X where it names Y'; []
     when its line's owner is one it names, None when it names no one or restates no line an attendee owns. Read
-    `whole`, a sentence is only held to a line an attendee owns, not one whose heading opens it ("Risk: …")."""
-    named = persons(part, reading.people) | ({reading.writer} if reading.writer and _I.search(part) else set())
+    `whole`, a sentence is only held to a line an attendee owns, not one whose heading opens it ("Risk: …"). The
+    people of `sharing` share the part's action."""
+    named = _named(part, reading) | sharing
     if not named:
         return None
     shared = _shared(part, reading)

@@ -9,10 +9,13 @@ at "Apologies: …" or the next heading (`fresh41`, `fresh42`). contradicted.py 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 
-WORD = re.compile(r"[A-Za-z][A-Za-z'’]+")
-CAPITALIZED = re.compile(r"\b[A-Z][a-z]+(?:['’][a-z]+)?\b")
+# Letters of any alphabet: "Siobhan Ní Bhriain" is three names and "SNB" her initials (`fresh43`'s puppet company).
+WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’])+")
+# A run of names goes on over spaces, or over a hyphen between two names: "Mei-Ling Chua" is one person, "MLC".
+_APART = re.compile(r"\s+|-")
+_PARTS = re.compile(r"[\s\-]+")
 _LISTED_WITHIN = 8  # lines: the notes' heading, date and place come before who was there
 _BRACKETED = re.compile(r"\([^)]*\)")  # "(ops mgr, chair)": a role, whose commas separate no people
 _ROLL = re.compile(r"^\s*(?:present|attendees|attending|in attendance|who)\s*:?\s*$", re.IGNORECASE)
@@ -27,25 +30,34 @@ _SIGNED_WITHIN = 3  # lines: a sign-off, a name, a role
 _SIGNATURE = 60  # characters: "Marta Kowalczyk, Curator, Birds" is a signature, a sentence is not
 
 
+def capitalized(text: str) -> list[str]:
+    """The words of `text` written with a capital and then small letters ("Priya", "Siân", not "KM" or "e")."""
+    return [word for word in WORD.findall(text) if word[0].isupper() and word[1:].replace("’", "'").islower()]
+
+
+def _runs(raw: str, names: Container[str]) -> list[tuple[list[str], str]]:
+    """The runs of names in `raw`, each with the text it spans: names apart only by spaces or a hyphen."""
+    runs: list[tuple[list[str], int, int]] = []
+    end = None  # where the last name ended, while the run it belongs to can go on
+    for match in WORD.finditer(raw):
+        if match.group(0) not in names:
+            end = None
+        elif end is not None and _APART.fullmatch(raw[end : match.start()]):
+            runs[-1] = (runs[-1][0] + [match.group(0)], runs[-1][1], match.end())
+            end = match.end()
+        else:
+            runs.append(([match.group(0)], match.start(), match.end()))
+            end = match.end()
+    return [(words, " ".join(raw[start:stop].split())) for words, start, stop in runs]
+
+
 def people_of(source: str, names: frozenset[str]) -> dict[str, str]:
-    """Each name's person: the longest run of names, apart only by spaces, it stands in anywhere in the source
-    ("Present: Priya Nandakumar (bursar), Tom Okafor" makes "Priya" Priya Nandakumar and "Tom" Tom Okafor)."""
+    """Each name's person: the longest run of names it stands in anywhere in the source ("Present: Priya
+    Nandakumar (bursar), Tom Okafor" makes "Priya" Priya Nandakumar and "Tom" Tom Okafor)."""
     people: dict[str, str] = {}
     for raw in source.splitlines():
-        runs: list[list[str]] = []
-        end = None  # where the last name ended, while the run it belongs to can go on
-        for match in WORD.finditer(raw):
-            if match.group(0) not in names:
-                end = None
-            elif end is not None and raw[end : match.start()].isspace():
-                runs[-1].append(match.group(0))
-                end = match.end()
-            else:
-                runs.append([match.group(0)])
-                end = match.end()
-        for run in runs:
-            person = " ".join(run)
-            for word in run:
+        for words, person in _runs(raw, names):
+            for word in words:
                 if len(person) > len(people.get(word, "")):
                     people[word] = person
     return people
@@ -105,8 +117,16 @@ def writer_of(text: str, people: Mapping[str, str], attendees: frozenset[str]) -
 
 
 def persons(text: str, people: Mapping[str, str]) -> frozenset[str]:
-    """The people `text` names, each as the source names them in full."""
-    return frozenset(people[word] for word in CAPITALIZED.findall(text) if word in people)
+    """The people `text` names, each as the source names them in full: a run of names is the person its first name
+    stands for when that person's name holds the run ("Tom Byrne" is Tom, not Helen Byrne too, `fresh46`)."""
+    named: set[str] = set()
+    for words, _ in _runs(text, people):
+        first = people[words[0]]
+        if set(words) <= set(WORD.findall(first)):
+            named.add(first)
+        else:
+            named.update(people[word] for word in words)
+    return frozenset(named)
 
 
 def in_capitals(word: str, people: Mapping[str, str], attendees: frozenset[str]) -> str | None:
@@ -117,7 +137,7 @@ def in_capitals(word: str, people: Mapping[str, str], attendees: frozenset[str])
     bare = {person: _TITLE.sub("", person) for person in attendees}  # "HB" is Cllr Helen Brierley's
     named = {
         person for person in attendees
-        if "".join(part[0] for part in bare[person].split()) == word
+        if "".join(part[0] for part in _PARTS.split(bare[person]) if part) == word
         or (len(word) >= _PREFIX and bare[person].upper().startswith(word))
     }  # fmt: skip
     return next(iter(named)) if len(named) == 1 else None

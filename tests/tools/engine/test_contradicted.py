@@ -298,3 +298,17 @@ def test_a_texts_me_opening_a_list_line_is_its_writer():
     # A first name in capitals of any length: "PRIYA" is Priya Shah's line.
     moved = "Carys will chase the CAA on mass ascent permission by Friday 20 March."
     assert read_certain(moved, read_source(notes, moved)).contradicted == ["Carys Bell where it names Priya Shah"]
+
+
+def test_names_alone_before_an_action_share_it():
+    notes = (
+        "Present:\n  Kenji Watanabe - production\n  Adaeze Nwosu - producer\n  Lucas Ferreira - performer\n"
+        "Actions\n- Van insurance excess £500 or £1,000, an open point - KW + AN to decide by Fri 30 Jan"
+    )  # "AN" is no one, written "an" too
+    text = "Kenji and I: decide the van insurance excess (£500 or £1,000) by Friday 30 January.\n\nThanks,\nAdaeze"
+    sentence = text.split("\n\n")[0]
+    assert read_certain(sentence, read_source(notes, text)).contradicted == []
+    moved = "Lucas: decide the van insurance excess (£500 or £1,000) by Friday 30 January."
+    assert read_certain(moved, read_source(notes, moved)).contradicted == [
+        "Lucas Ferreira where it names Kenji Watanabe"
+    ]

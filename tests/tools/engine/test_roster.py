@@ -1,4 +1,4 @@
-from gavel.tools.engine.roster import attendees_of, in_capitals, initialled, people_of, writer_of
+from gavel.tools.engine.roster import attendees_of, capitalized, in_capitals, initialled, people_of, persons, writer_of
 
 # "Apologies" and "Progress" are names to the reading, as words the text never writes in lower case.
 _NAMES = "Helen Carrow Sam Ridley Nadia Price Apologies Jo Amis Progress Natural England"
@@ -55,3 +55,20 @@ def test_a_title_before_a_name_on_one_line_of_attendees_is_skipped():
     notes = "Present: Mrs Helen Byrne (HB, business mgr), Kwame Asante (KA, site mgr), Mr Ian Pritchard (IP)"
     people = people_of(notes, frozenset({"Helen", "Byrne", "Kwame", "Asante", "Ian", "Pritchard"}))
     assert attendees_of(notes, people) == {"Helen Byrne", "Kwame Asante", "Ian Pritchard"}
+
+
+def test_a_hyphen_between_two_names_joins_them_and_both_give_an_initial():
+    notes = "Present:\n  Dr Mei-Ling Chua (data)\n  Kofi Mensah (instruments)\nData to e-cloud"
+    people = people_of(notes, frozenset({"Mei", "Ling", "Chua", "Kofi", "Mensah", "Data"}))
+    assert people["Mei"] == people["Chua"] == "Mei-Ling Chua"
+    assert in_capitals("MLC", people, attendees_of(notes, people)) == "Mei-Ling Chua"
+
+
+def test_names_in_any_alphabet_are_capitalized_words():
+    assert capitalized("Siobhan Ní Bhriain, Siân and KM agreed on e-bikes") == ["Siobhan", "Ní", "Bhriain", "Siân"]
+
+
+def test_a_full_name_names_its_person_and_not_another_with_that_surname():
+    people = {"Helen": "Helen Byrne", "Tom": "Tom Byrne", "Byrne": "Helen Byrne"}
+    assert persons("Tom Byrne: notify the three lettings clubs", people) == {"Tom Byrne"}
+    assert persons("Tom and Helen Byrne", people) == {"Tom Byrne", "Helen Byrne"}
