@@ -31,8 +31,9 @@ _SIGNATURE = 60  # characters: "Marta Kowalczyk, Curator, Birds" is a signature,
 
 
 def capitalized(text: str) -> list[str]:
-    """The words of `text` written with a capital and then small letters ("Priya", "Siân", not "KM" or "e")."""
-    return [word for word in WORD.findall(text) if word[0].isupper() and word[1:].replace("’", "'").islower()]
+    """The words of `text` written with a capital and not in capitals ("Priya", "Siân", "McFie", "O'Rourke", not
+    "KM"): "Gordon McFie" unread ended `fresh49`'s list of attendees at him."""
+    return [word for word in WORD.findall(text) if word[0].isupper() and not word.isupper()]
 
 
 def _runs(raw: str, names: Container[str]) -> list[tuple[list[str], str]]:

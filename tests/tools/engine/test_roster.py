@@ -66,6 +66,7 @@ def test_a_hyphen_between_two_names_joins_them_and_both_give_an_initial():
 
 def test_names_in_any_alphabet_are_capitalized_words():
     assert capitalized("Siobhan Ní Bhriain, Siân and KM agreed on e-bikes") == ["Siobhan", "Ní", "Bhriain", "Siân"]
+    assert capitalized("Gordon McFie, Mike O'Rourke") == ["Gordon", "McFie", "Mike", "O'Rourke"]
 
 
 def test_a_full_name_names_its_person_and_not_another_with_that_surname():
