@@ -42,7 +42,7 @@ import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from gavel.tools.engine.quantities import dates, days, quantities, source_quantities, unstated
@@ -83,6 +83,9 @@ _FULL_WORDS = """
     january february march april june july august september october november december monday tuesday wednesday
     thursday friday saturday sunday
 """
+# "May" beside a number is the month, a content word as every other month is, not the stop word "may": "by 19 May"
+# restates "FK - letter to Shore Rd residents re longer hours - 19 May" (`fresh49`'s rock armour).
+_MAY = re.compile(r"\d\s*May\b|\bMay\s*\d")
 _SHORT = {full: full[:3] for full in _FULL_WORDS.split()} | {"sept": "sep", "thur": "thu"}
 # Where one part of a sentence ends and the next begins, for who does what: "Ian will submit the order, Tom will
 # chase Bramley and Grace will recruit marshals"; its lines are parts too. A table row is one part whole: its owner is
@@ -148,8 +151,10 @@ def read_source(source: str, text: str) -> SourceReading:
     lines = []
     headings: list[tuple[int, frozenset[str]]] = []  # the lines a later line may be indented under
     raws = [raw for raw in source.splitlines() if raw.strip()]
+    spans: list[tuple[int, int]] = []  # each raw line's indent and where its lines start
     for number, raw in enumerate(raws):
         indent = len(raw) - len(raw.lstrip())
+        spans.append((indent, len(lines)))
         while headings and headings[-1][0] >= indent:
             headings.pop()
         present = (persons(raw, people) & attendees) | initialled(raw, people, attendees, lower)
@@ -176,7 +181,25 @@ def read_source(source: str, text: str) -> SourceReading:
             )
     sentences = tuple(every_sentence(text))
     writer = writer_of(text, people, attendees)
-    return SourceReading(source_quantities(source), tuple(lines), names, people, sentences, attendees, writer)
+    return SourceReading(
+        source_quantities(source), _with_helpers(lines, spans), names, people, sentences, attendees, writer
+    )
+
+
+def _with_helpers(lines: list[Line], spans: list[tuple[int, int]]) -> tuple[Line, ...]:
+    """The lines with the people the lines indented beneath them name: "Action: RT by Fri 24 Apr - water bowser on
+    site" over "   - AK to confirm daily water need" is Rob's, with Ayesha helping (`fresh46`'s goat grazing).
+    `spans` are each raw line's indent and its first line's index."""
+    ends = [start for _, start in spans[1:]] + [len(lines)]
+    helped = list(lines)
+    for number, (indent, start) in enumerate(spans):
+        below = number + 1
+        while below < len(spans) and spans[below][0] > indent:
+            below += 1
+        helpers = frozenset().union(*(line.people for line in lines[ends[number] : ends[below - 1]]))
+        for index in range(start, ends[number]):
+            helped[index] = replace(lines[index], people=lines[index].people | helpers)
+    return tuple(helped)
 
 
 def _owner(opening: str, people: Mapping[str, str], attendees: frozenset[str]) -> str | None:
@@ -297,7 +320,8 @@ def _pieces(sentence: str, reading: SourceReading) -> list[str]:
 
 def _content(text: str, names: frozenset[str]) -> frozenset[str]:
     words = (word.lower().rstrip("s") for word in WORD.findall(text) if word not in names)
-    return frozenset(_SHORT.get(word, word) for word in words if len(word) >= 3 and word not in _STOP)
+    months = ["may"] if _MAY.search(text) else []
+    return frozenset([_SHORT.get(word, word) for word in words if len(word) >= 3 and word not in _STOP] + months)
 
 
 def _shared(part: str, reading: SourceReading) -> list[int]:

@@ -312,3 +312,23 @@ def test_names_alone_before_an_action_share_it():
     assert read_certain(moved, read_source(notes, moved)).contradicted == [
         "Lucas Ferreira where it names Kenji Watanabe"
     ]
+
+
+def test_may_beside_a_number_is_the_month_a_line_is_restated_by():
+    notes = (
+        "Attendees:\nHannah Barr-Lennox (HB) - project mgr\nFiona Kerr (FK) - comms\n\nRisks\n"
+        "- Noise complaints from longer hours\nActions\nFK - letter to Shore Rd residents re longer hours - 19 May"
+    )
+    text = "I will write to Shore Road residents about the longer working hours by 19 May.\n\nKind regards,\nHannah"
+    assert read_certain(text.split("\n\n")[0], read_source(notes, text)).contradicted == [
+        "Hannah Barr-Lennox where it names Fiona Kerr"
+    ]
+
+
+def test_someone_a_line_beneath_names_helps_with_its_action():
+    notes = (
+        "Present:\nRob Tierney (RT) - ranger\nAyesha Khan (AK) - grazier\nFiona Lister (FL) - fire service\n\n"
+        "Action: RT by Fri 24 Apr - water bowser on site, check trough points\n   - AK to confirm daily water need"
+    )
+    sentence = "Water bowser on site with trough points checked by 24 April (Ayesha to confirm daily water need)."
+    assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
