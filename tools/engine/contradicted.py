@@ -97,8 +97,8 @@ _ROW = re.compile(r"^\s*\|.*\|\s*$")
 # or after a label ("Action: RAJ by Fri 30 Jan - ask Cyclescheme").
 _OWNER = re.compile(
     r"^[\s\-–•*|\[]*(?:\d{1,2}[.)]\s+)?(?:(?:Action|Owner)s?:\s+)?([A-Z][a-z]+|[A-Z]{2,10}\b)(?:\s+[A-Z][a-z]+)?\s*"
-    r"(?:\([^)]*\)\s*)?(?:[\]\-–:|]|\s+by\b)"
-)
+    r"(?:\([^)]*\)\s*)?(?:[\]–:|]|-(?![a-z])|\s+by\b)"
+)  # not a word a hyphen joins: "- Strip-out of lean-to done" is nobody's (`fresh50`'s barn)
 _MIN_SHARED = 2
 _OWNER_SHARED = 3
 _MARGIN = 2

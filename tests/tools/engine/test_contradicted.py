@@ -332,3 +332,12 @@ def test_someone_a_line_beneath_names_helps_with_its_action():
     )
     sentence = "Water bowser on site with trough points checked by 24 April (Ayesha to confirm daily water need)."
     assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
+
+
+def test_a_word_a_hyphen_joins_owns_no_line():
+    notes = (
+        "Holloway Barn conversion - site mtg #6\nThurs 5 June 2025, on site (Holloway Farm, Lower Stowey)\n"
+        "Progress\n- Strip-out of lean-to done. Main barn roof untouched - bat licence still pending"
+    )
+    sentence = "Holloway Barn: main roof on hold pending bat licence"
+    assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
