@@ -45,7 +45,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from gavel.tools.engine.quantities import dates, days, quantities, source_quantities, unstated
+from gavel.tools.engine.quantities import dates, days, followers, quantities, source_quantities, unstated
 from gavel.tools.engine.roster import (
     WORD,
     attendees_of,
@@ -91,6 +91,8 @@ _SHORT = {full: full[:3] for full in _FULL_WORDS.split()} | {"sept": "sep", "thu
 # chase Bramley and Grace will recruit marshals"; its lines are parts too. A table row is one part whole: its owner is
 # one cell and its action another ("| Jess | Run two more TAR training rounds and produce a new recall estimate |").
 _PARTS = re.compile(r"[,;|\n]\s*|\s+(?:and|but|while)\s+")
+# Where a figure's clause ends: "£91,500" is one number, "Subs." over "Subs stay at £85" a sentence of its own.
+_CLAUSES = re.compile(r",(?!\d)\s*|[;|\n]\s*|(?<=[.!?])\s+|\s+(?:and|but|while)\s+")
 _ROW = re.compile(r"^\s*\|.*\|\s*$")
 # A line that opens with who owns it: "- Tom - brownout runbook", "Grace: chase Bramley", "Dale Moreno (SignWorks):";
 # numbered or bracketed, by initials or in capitals ("1. DE - test drive", "[MLC] workflow", "3) RAJ: risk assessment"),
@@ -123,6 +125,8 @@ class Line:
     # The attendees the line names wherever it names them ("* tell Sunbeam Clubs re access -> Aled, 11 Jul") and,
     # indented, those of the line it is indented under ("Priya" over "    - update HACCP plan").
     present: frozenset[str] = frozenset()
+    prose: bool = False  # a sentence of a paragraph, which holds more figures than it lets a clause restate
+    figures: frozenset[tuple[str, str]] = frozenset()  # its figures in digits with what follows each (`followers`)
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,8 @@ def read_source(source: str, text: str) -> SourceReading:
                     owner=_owner(owner.group(1), people, attendees) if owner else None,
                     people=persons(part, people) | initialled(part, people, attendees, lower),
                     present=present if len(raw) <= _PROSE_LINE else frozenset(),
+                    prose=len(raw) > _PROSE_LINE,
+                    figures=frozenset(followers(part)),
                 )
             )
     sentences = tuple(every_sentence(text))
@@ -258,6 +264,7 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
                 for rival in _rivals(number, unit or None, each.days if number in dated else each.quantities)
             ]
             found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
+    found.extend(_changed_figures(sentence, reading, [fact.partition(" ")[0] for fact in found]))
     for piece in _pieces(sentence, reading):
         read = []
         sharing: frozenset[str] = frozenset()
@@ -280,6 +287,42 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
 def _named(part: str, reading: SourceReading) -> frozenset[str]:
     """The people `part` names, its "I" as the writer."""
     return persons(part, reading.people) | ({reading.writer} if reading.writer and _I.search(part) else frozenset())
+
+
+def _changed_figures(sentence: str, reading: SourceReading, read: Sequence[str]) -> list[str]:
+    """Figures changed to one the notes state elsewhere ("we have held three fit sessions" where its line says "Fit
+    sessions w/ model: 2 done", and "3 dropped" is another's), which no unstated figure gives away: of a clause that
+    restates a line of notes, its one figure the line does not give, where the line gives one the sentence does not.
+    `read` are the figures already read as contradicted."""
+    found = []
+    given = {number for number, _ in quantities(sentence, dates=False)} | days(sentence)
+    for part in _CLAUSES.split(sentence):
+        line = _restated(_shared(part, reading), reading)
+        if line is not None and not line.prose and (added := _added(part, line, read)) is not None:
+            left = frozenset(quantity for quantity in line.quantities if quantity[0] not in given)
+            # The one figure of its size the line gives that the sentence does not ("£35,000 in disposal licence
+            # fees" against "£18,500" beside a "2.4 km" of the same line).
+            rivals = _rivals(added, None, left)
+            found.extend(f"{added} where it states {rival}" for rival in rivals if len(rivals) == 1)
+    line = _restated(_shared(sentence, reading), reading, margin=1)
+    if found or line is None or line.prose or (added := _added(sentence, line, read)) is None:
+        return found
+    # No clause restates the figure's line alone ("the mast ... is buried to 0.9 m of its 3.0 m height" against
+    # "mast buried to 1.4 m of 3.0 m"): the whole sentence may, if by a word less than a clause must stand out
+    # ("September attendance was 70%, against 82% normally" by one against "Sep attendance 64% (normally 82%)"). A
+    # sentence holds more figures than a clause, so its figure is only held to one the line writes with the same
+    # word or sign after it ("m", "%", "students"): not "ram #2" against "ramp angle >1:12 at low tide".
+    after = {word for number, word in followers(sentence) if number == added and word}
+    left = frozenset((n, None) for n, word in line.figures if word in after and n not in given)
+    return [f"{added} where it states {rival}" for rival in _rivals(added, None, left)[:1]]
+
+
+def _added(part: str, line: Line, read: Sequence[str]) -> str | None:
+    """The one figure `part` gives that `line` does not, if one and not already `read`. Not a one, which "a year" and
+    "the next one" give as often as a figure does."""
+    added = {number for number, _ in quantities(part, dates=False)} - {n for n, _ in line.quantities | line.days}
+    added.discard("1")
+    return number if len(added) == 1 and (number := next(iter(added))) not in read else None
 
 
 def _wrong_owners(
@@ -330,13 +373,13 @@ def _shared(part: str, reading: SourceReading) -> list[int]:
     return [len(words & line.words) for line in reading.lines]
 
 
-def _restated(shared: Sequence[int], reading: SourceReading) -> Line | None:
+def _restated(shared: Sequence[int], reading: SourceReading, margin: int = _MARGIN) -> Line | None:
     """The line a part restates, from its `_shared` counts: the most content words shared, at least `_MIN_SHARED`
-    and `_MARGIN` more than any other line's; None when no line stands out."""
+    and `margin` more than any other line's; None when no line stands out."""
     ranked = sorted(((count, index) for index, count in enumerate(shared)), reverse=True)
     if not ranked or ranked[0][0] < _MIN_SHARED:
         return None
-    if len(ranked) > 1 and ranked[1][0] > ranked[0][0] - _MARGIN:
+    if len(ranked) > 1 and ranked[1][0] > ranked[0][0] - margin:
         return None
     return reading.lines[ranked[0][1]]
 

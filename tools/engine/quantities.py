@@ -64,6 +64,8 @@ _PER_UNIT = re.compile(r"(?:/\s*|\bper\s+)([a-z]+)", re.IGNORECASE)
 # "its highest level in a decade" states the "ten-year high" a summary writes ("two decades", "3 decades": 20, 30).
 _DECADES = re.compile(r"\b(?:an?|(\d+|" + "|".join(_WORDS[1:]) + r"))\s+decades?\b", re.IGNORECASE)
 _THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")
+# A figure in digits and the word or sign right after it: "0.9 m", "70%", "17 of 24".
+_FIGURE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)(?!\d)\s?([%°]|[a-z]+)?", re.IGNORECASE)
 
 
 def _number(token: str) -> str:
@@ -87,6 +89,12 @@ def quantities(text: str, *, dates: bool = True) -> set[tuple[str, str | None]]:
     date's day stands alone: notes date a day without its month ("Sat 17 + Sat 31 May"), so "17 May" is 17. Without
     `dates`, a number is left out where it is a date's day ("Android 12 ... by Wed 12 March" keeps one 12)."""
     return _as_stated([read for read in _read(_tokens(text)) if dates or read[2] not in _DAYS_BEFORE])
+
+
+def followers(text: str) -> set[tuple[str, str]]:
+    """Each figure `text` writes in digits, as `quantities` spells it, with the word or sign right after it ("" for
+    none): ("0.9", "m") of "buried to 0.9 m", ("70", "%") of "70%", ("17", "of") of "17 of 24 panels"."""
+    return {(_number(match[1]), (match[2] or "").lower()) for match in _FIGURE.finditer(text)}
 
 
 def dates(text: str) -> set[tuple[str, str]]:

@@ -341,3 +341,41 @@ def test_a_word_a_hyphen_joins_owns_no_line():
     )
     sentence = "Holloway Barn: main roof on hold pending bat licence"
     assert read_certain(sentence, read_source(notes, sentence)).contradicted == []
+
+
+def test_a_figure_changed_to_one_the_notes_state_elsewhere_is_read_at_its_clause():
+    notes = (
+        "AW26 sampling\nRange: 24 styles planned, 21 confirmed (3 dropped)\n"
+        "Fit sessions w/ model: 2 done, next Wed 18 Jun\n"
+        "Subs £85/player, same as last yr\n- New kit: 60 shirts arrived, 40 still on order"
+    )
+    changed = "We planned 24 styles, and we have held three fit sessions with the model, the next on 18 June."
+    assert read_certain(changed, read_source(notes, changed)).contradicted == ["3 where it states 2"]
+    # A clause ends at its sentence: "Subs stay at £85" restates the subs line, not the kit line before it.
+    kept = "The remaining 40 shirts are still on order. **Subs.** Subs stay at £85 per player."
+    assert read_certain(kept, read_source(notes, kept)).contradicted == []
+
+
+def test_a_figure_no_clause_places_is_read_with_its_sentence_against_the_same_word_after_it():
+    notes = (
+        "AWS-2 (mid-glacier, 780 m): mast tilt 8°, buried 1.4 m of 3.0 m mast -> radiation sensors partly shaded\n"
+        "- AWS-2: extend mast w/ 0.9 m section + re-guy; reinstall radiation sensors at new top\n"
+        "- Blood service allocated 48 appointment slots (we hoped for 60)\n- 31 staff booked so far, poster up Mon"
+    )
+    changed = (
+        "AWS-2 (mid-glacier, 780 m): the mast has tilted 8° and is buried to 0.9 m of its 3.0 m height, so the "
+        "radiation sensors are partly shaded."
+    )
+    assert read_certain(changed, read_source(notes, changed)).contradicted == ["0.9 where it states 1.4"]
+    # "31 staff" is no figure "60)" is written with.
+    kept = "The blood service has allocated 48 appointment slots and 31 staff have booked so far."
+    assert read_certain(kept, read_source(notes, kept)).contradicted == []
+
+
+def test_a_clauses_figure_is_read_against_the_one_figure_of_its_size_its_line_gives():
+    notes = (
+        "2.1 Spend to date £412,000 of £580,000 approved budget, incl disposal licence fees £18,500 (2.4 km haul)\n"
+        "2.2 Contingency £35,000 released for extra sweep survey"
+    )
+    changed = "Spend to date is £412,000 of the approved £580,000, including £35,000 in disposal licence fees."
+    assert read_certain(changed, read_source(notes, changed)).contradicted == ["35000 where it states 18500"]

@@ -1,7 +1,7 @@
 """The quantity reading a `supported` check makes before asking the model (tools/engine/quantities.py): notes state
 quantities tersely, and a good text that spells them out must not read as stating what its source never does."""
 
-from gavel.tools.engine.quantities import dates, days, quantities, source_quantities, unstated
+from gavel.tools.engine.quantities import dates, days, followers, quantities, source_quantities, unstated
 
 
 def test_notes_abbreviations_support_the_spelled_out_quantity():
@@ -149,3 +149,13 @@ def test_dates_are_days_with_their_month_beside_them_not_a_ranges_first_day():
     }
     assert dates("flag duplicates over 5% | 20 June") == {("20", "june")}
     assert dates("5 20 June") == {("20", "june")}  # a first day at the very start has no month before it
+
+
+def test_followers_are_each_figure_with_the_word_or_sign_after_it():
+    assert followers("buried to 0.9 m, 70% done, 17 of 24 panels; 1,400 ") == {
+        ("0.9", "m"),
+        ("70", "%"),
+        ("17", "of"),
+        ("24", "panels"),
+        ("1400", ""),
+    }
