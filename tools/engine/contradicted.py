@@ -98,7 +98,8 @@ _ROW = re.compile(r"^\s*\|.*\|\s*$")
 # numbered or bracketed, by initials or in capitals ("1. DE - test drive", "[MLC] workflow", "3) RAJ: risk assessment"),
 # or after a label ("Action: RAJ by Fri 30 Jan - ask Cyclescheme").
 _OWNER = re.compile(
-    r"^[\s\-–•*|\[]*(?:\d{1,2}[.)]\s+)?(?:(?:Action|Owner)s?:\s+)?([A-Z][a-z]+|[A-Z]{2,10}\b)(?:\s+[A-Z][a-z]+)?\s*"
+    r"^[\s\-–•*|\[]*(?:\d{1,2}[.)]\s+)?(?:(?:Action|Owner)s?:\s+)?([A-Z][a-z]+|[A-Z]{2,10}\b|[A-Z][A-Za-z]{0,5}[A-Z]\b)"
+    r"(?:\s+[A-Z][a-z]+)?\s*"
     r"(?:\([^)]*\)\s*)?(?:[\]–:|]|-(?![a-z])|\s+by\b)"
 )  # not a word a hyphen joins: "- Strip-out of lean-to done" is nobody's (`fresh50`'s barn)
 _MIN_SHARED = 2

@@ -17,6 +17,7 @@ WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’])+")
 _APART = re.compile(r"\s+|-")
 _PARTS = re.compile(r"[\s\-]+")
 _LISTED_WITHIN = 8  # lines: the notes' heading, date and place come before who was there
+_HEADLESS_WITHIN = 3  # lines: a list under no heading follows the title and the date, or a place too
 _BRACKETED = re.compile(r"\([^)]*\)")  # "(ops mgr, chair)": a role, whose commas separate no people
 _ROLL = re.compile(r"^\s*(?:present|attendees|attending|in attendance|who)\s*:?\s*$", re.IGNORECASE)
 # "Revd Canon Ann Blackwood" is Ann, as the text names her
@@ -24,20 +25,21 @@ _TITLE = re.compile(r"^(?:(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx|Cllr|Revd|Rev|Canon|Pasto
 _LISTED = re.compile(r"^(?:\s*[-–•*]\s+|\s+)")  # a line of the list: indented or bulleted, unlike the next heading
 _LABEL = re.compile(r"^[^:]{0,25}:\s*")
 _ENTRIES = re.compile(r"[,;]")
-_CAPITALS = re.compile(r"\b[A-Z]{2,10}\b")
+_CAPITALS = re.compile(r"\b[A-Z]{2,10}\b|\b[A-Z][A-Za-z]{0,5}[A-Z]\b")  # "MLC", "CMcA", "OvdH"
+_GIVEN = re.compile(r"\(\s*([A-Z][A-Za-z]{0,5}[A-Z])\s*[,;)]")
 _PREFIX = 3  # letters: "RAJ" begins Rajesh, where two capitals are initials only ("CA" for Chloe Abernethy)
 _SIGNED_WITHIN = 3  # lines: a sign-off, a name, a role
 _SIGNATURE = 60  # characters: "Marta Kowalczyk, Curator, Birds" is a signature, a sentence is not
 
 
 def capitalized(text: str) -> list[str]:
-    """The words of `text` written with a capital and not in capitals ("Priya", "Siân", "McFie", "O'Rourke", not
-    "KM"): "Gordon McFie" unread ended `fresh49`'s list of attendees at him."""
-    return [word for word in WORD.findall(text) if word[0].isupper() and not word.isupper()]
+    """The words of `text` written with a capital and ending in small letters ("Priya", "Siân", "McFie", "O'Rourke",
+    not "KM" or the initials "CMcA"): "Gordon McFie" unread ended `fresh49`'s list of attendees at him."""
+    return [word for word in WORD.findall(text) if word[0].isupper() and word[-1].islower()]
 
 
-def _runs(raw: str, names: Container[str]) -> list[tuple[list[str], str]]:
-    """The runs of names in `raw`, each with the text it spans: names apart only by spaces or a hyphen."""
+def _runs(raw: str, names: Container[str]) -> list[tuple[list[str], str, tuple[int, int]]]:
+    """The runs of names in `raw`, each with the text it spans and where: names apart only by spaces or a hyphen."""
     runs: list[tuple[list[str], int, int]] = []
     end = None  # where the last name ended, while the run it belongs to can go on
     for match in WORD.finditer(raw):
@@ -49,7 +51,7 @@ def _runs(raw: str, names: Container[str]) -> list[tuple[list[str], str]]:
         else:
             runs.append(([match.group(0)], match.start(), match.end()))
             end = match.end()
-    return [(words, " ".join(raw[start:stop].split())) for words, start, stop in runs]
+    return [(words, " ".join(raw[start:stop].split()), (start, stop)) for words, start, stop in runs]
 
 
 def people_of(source: str, names: frozenset[str]) -> dict[str, str]:
@@ -57,11 +59,27 @@ def people_of(source: str, names: frozenset[str]) -> dict[str, str]:
     Nandakumar (bursar), Tom Okafor" makes "Priya" Priya Nandakumar and "Tom" Tom Okafor)."""
     people: dict[str, str] = {}
     for raw in source.splitlines():
-        for words, person in _runs(raw, names):
+        for words, person, _ in _runs(raw, names):
             for word in words:
                 if len(person) > len(people.get(word, "")):
                     people[word] = person
-    return people
+    return people | _initials_given(source, names, people)
+
+
+def _initials_given(source: str, names: frozenset[str], people: Mapping[str, str]) -> dict[str, str]:
+    """The initials the notes give a person in brackets after their name, however formed ("Marie-Claire Lefèvre (MLC,
+    process eng)", "Dr Conor McAllister (CMcA)", "Dave O'Neill (treasurer) (DO)"), if they begin as the name does."""
+    given: dict[str, str] = {}
+    for raw in source.splitlines():
+        if not (runs := _runs(raw, names)):
+            continue
+        ends = [span[0] for _, _, span in runs[1:]] + [len(raw)]  # each run's brackets end where the next name starts
+        for (words, _, (_, stop)), end in zip(runs, ends, strict=True):
+            person = people[words[0]]
+            for initials in _GIVEN.findall(raw[stop:end]):
+                if initials[0] == _TITLE.sub("", person)[0] and people.get(initials, person) == person:
+                    given[initials] = person
+    return given
 
 
 def attendees_of(source: str, people: Mapping[str, str]) -> frozenset[str]:
@@ -89,20 +107,26 @@ def _listed_down(lines: list[str], people: Mapping[str, str]) -> frozenset[str]:
     `lines` are the notes' lines that are not blank."""
     lines = lines[: _LISTED_WITHIN + 8]
     for number, heading in enumerate(lines):
-        if not _ROLL.match(heading):
+        # With no heading, indented lines under the title and date, each opening with a full name ("   Cllr Bronwen
+        # Hughes-Jones (chair) (BHJ)" under "Mon 8 Sept, 7pm, back room of the shop"), are a list too (`fresh50`).
+        headless = not _ROLL.match(heading)
+        following = lines[number + 1] if number + 1 < len(lines) else ""
+        if headless and (number >= _HEADLESS_WITHIN or _LISTED.match(heading) or not _LISTED.match(following)):
             continue
         listed = []
         # A list flush left has no mark of where it ends but its names: it is read while each line opens with a
         # person the notes name in full ("Dr Kofi Mensah (KM) - senior scientist"), up to "Status" or "Apologies".
-        flush = number + 1 < len(lines) and not _LISTED.match(lines[number + 1])
+        flush = not _LISTED.match(following)
         for line in lines[number + 1 :]:
             first = WORD.match(_TITLE.sub("", _LISTED.sub("", line)))
             person = people.get(first.group(0)) if first is not None else None
-            if (not flush and not _LISTED.match(line)) or (flush and (person is None or " " not in person)):
+            full = person is not None and " " in person
+            if (not flush and not _LISTED.match(line)) or ((flush or headless) and not full):
                 break
             if person is not None:
-                listed.append(person)  # a name the reading does not spell ("Siân") is skipped
-        return frozenset(listed) if len(listed) >= 2 else frozenset()
+                listed.append(person)  # a name the reading does not spell is skipped
+        if len(listed) >= 2 or not headless:
+            return frozenset(listed) if len(listed) >= 2 else frozenset()
     return frozenset()
 
 
@@ -121,7 +145,7 @@ def persons(text: str, people: Mapping[str, str]) -> frozenset[str]:
     """The people `text` names, each as the source names them in full: a run of names is the person its first name
     stands for when that person's name holds the run ("Tom Byrne" is Tom, not Helen Byrne too, `fresh46`)."""
     named: set[str] = set()
-    for words, _ in _runs(text, people):
+    for words, _, _ in _runs(text, people):
         first = people[words[0]]
         if set(words) <= set(WORD.findall(first)):
             named.add(first)
@@ -133,8 +157,9 @@ def persons(text: str, people: Mapping[str, str]) -> frozenset[str]:
 def in_capitals(word: str, people: Mapping[str, str], attendees: frozenset[str]) -> str | None:
     """The attendee a word in capitals names, if only one: their first name ("WILF"), its start ("RAJ" for Rajesh
     Menon), or their initials ("DE" for David Ellery, "PN" for Cllr Priya Nandakumar); None for any other."""
-    if people.get(word.capitalize()) in attendees:
-        return people[word.capitalize()]
+    for spelled in (word, word.capitalize()):  # initials the notes give, then a first name
+        if people.get(spelled) in attendees:
+            return people[spelled]
     bare = {person: _TITLE.sub("", person) for person in attendees}  # "HB" is Cllr Helen Brierley's
     named = {
         person for person in attendees

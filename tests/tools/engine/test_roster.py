@@ -73,3 +73,27 @@ def test_a_full_name_names_its_person_and_not_another_with_that_surname():
     people = {"Helen": "Helen Byrne", "Tom": "Tom Byrne", "Byrne": "Helen Byrne"}
     assert persons("Tom Byrne: notify the three lettings clubs", people) == {"Tom Byrne"}
     assert persons("Tom and Helen Byrne", people) == {"Tom Byrne", "Helen Byrne"}
+
+
+def test_initials_the_notes_give_in_brackets_name_their_person_however_formed():
+    notes = (
+        "Attendees: Owen DeWitt (OD, plant mgr), Marie-Claire Lefèvre (MLC, process eng), Dr Conor McAllister (CMcA)\n"
+        "Counter kit install booked w/ PO Ltd (PO Ltd area rep)"
+    )
+    names = frozenset({"Owen", "DeWitt", "Marie", "Claire", "Lefèvre", "Conor", "McAllister", "Counter", "Ltd"})
+    people = people_of(notes, names)
+    attendees = attendees_of(notes, people)
+    assert in_capitals("MLC", people, attendees) == "Marie-Claire Lefèvre"  # not her initials as the name spells them
+    assert people["CMcA"] == "Conor McAllister"
+    assert "PO" not in people  # not beginning as any name does
+
+
+def test_indented_lines_under_the_title_and_date_each_opening_with_a_full_name_list_the_attendees():
+    notes = (
+        "Cwm Teg Community Shop - PO counter reopening\nMon 8 Sept, 7pm, back room of the shop\n"
+        "   Cllr Bronwen Hughes-Jones (chair) (BHJ)\n   Dave O'Neill (treasurer) (DO)\n   Maureen O'Neill (MO)\n"
+        "Status\n- Counter kit install booked\n   - Maureen to confirm"
+    )
+    names = frozenset({"Bronwen", "Hughes", "Jones", "Dave", "O'Neill", "Maureen", "Status", "Counter"})
+    people = people_of(notes, names)
+    assert attendees_of(notes, people) == {"Bronwen Hughes-Jones", "Dave O'Neill", "Maureen O'Neill"}
