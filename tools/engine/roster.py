@@ -3,7 +3,9 @@
 A person is the longest run of names a name stands in anywhere in the source ("Present: Priya Nandakumar (bursar)"
 makes "Priya" Priya Nandakumar). The attendees are listed on one line of comma-separated entries near the top, or
 one to a line under a heading that names no one, read while the lines are indented or bulleted so that the list ends
-at "Apologies: …" or the next heading (`fresh41`, `fresh42`). contradicted.py reads owners against them.
+at "Apologies: …" or the next heading (`fresh41`, `fresh42`), or flush left or under no heading while each line opens
+with a full name. Initials the notes give in brackets name their person however formed ("CMcA", `fresh52`).
+contradicted.py reads owners against them.
 """
 
 from __future__ import annotations
