@@ -30,22 +30,19 @@ email), nor a count the line writes as a day ("Nos 1–4 in July" against "Nos 1
 with its month that the source never gives, whose day it states only as something else, is read against the days of its
 lines ("until Monday 8 December" where the notes say "Closed Mondays until Mon 15 Dec" and "8 families per slot",
 `fresh36`); any other day they date is its rival, whatever its size, but not one the sentence gives itself (`fresh37`).
-Tuned with no model on every read user text: good status emails contradicted 0 of 251, their faithfulness versions 198
-of 251; summaries 0 of 43 and 5 of 43 (bench/data/README.md, `fresh20`'s and `fresh25`–`fresh52`'s rules; the date
-reading came after `fresh21` and `fresh22` were read, the bare number after `fresh29`, the lines read alike after
-`fresh33`, the moved date after `fresh35`, the whole sentence after `fresh37`; held out: `fresh50`–`fresh52`).
+Tuned with no model on every read user text: good status emails contradicted 0 of 251, faithfulness versions 198 of
+251; summaries 0 and 5 of 43 (bench/data/README.md: `fresh20`'s and `fresh25`–`fresh52`'s rules and readings).
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from gavel.tools.engine.quantities import dates, days, followers, quantities, source_quantities, unstated
+from gavel.tools.engine.rivals import rivals_of
 from gavel.tools.engine.roster import (
     WORD,
     attendees_of,
@@ -99,13 +96,11 @@ _ROW = re.compile(r"^\s*\|.*\|\s*$")
 # or after a label ("Action: RAJ by Fri 30 Jan - ask Cyclescheme").
 _OWNER = re.compile(
     r"^[\s\-–•*|\[]*(?:\d{1,2}[.)]\s+)?(?:(?:Action|Owner)s?:\s+)?([A-Z][a-z]+|[A-Z]{2,10}\b|[A-Z][A-Za-z]{0,5}[A-Z]\b)"
-    r"(?:\s+[A-Z][a-z]+)?\s*"
-    r"(?:\([^)]*\)\s*)?(?:[\]–:|]|-(?![a-z])|\s+by\b)"
+    r"(?:\s+[A-Z][a-z]+)?\s*(?:\([^)]*\)\s*)?(?:[\]–:|]|-(?![a-z])|\s+by\b)"
 )  # not a word a hyphen joins: "- Strip-out of lean-to done" is nobody's (`fresh50`'s barn)
 _MIN_SHARED = 2
 _OWNER_SHARED = 3
 _MARGIN = 2
-_NEAR = 3.0
 _PROSE_LINE = 200  # characters: a longer line is an article's paragraph, restated sentence by sentence
 # A status email's "I will rebook the session", its table's "| Me |" and its list's "- Me: flyers to the library" are
 # its writer's: the name on a last line.
@@ -262,7 +257,7 @@ def contradictions(sentence: str, reading: SourceReading, unstated: Sequence[str
             rivals = [
                 rival
                 for each in lines
-                for rival in _rivals(number, unit or None, each.days if number in dated else each.quantities)
+                for rival in rivals_of(number, unit or None, each.days if number in dated else each.quantities)
             ]
             found.extend(f"{quantity} where it states {rival}" for rival in rivals[:1])
     found.extend(_changed_figures(sentence, reading, [fact.partition(" ")[0] for fact in found]))
@@ -303,7 +298,7 @@ def _changed_figures(sentence: str, reading: SourceReading, read: Sequence[str])
             left = frozenset(quantity for quantity in line.quantities if quantity[0] not in given)
             # The one figure of its size the line gives that the sentence does not ("£35,000 in disposal licence
             # fees" against "£18,500" beside a "2.4 km" of the same line).
-            rivals = _rivals(added, None, left)
+            rivals = rivals_of(added, None, left)
             found.extend(f"{added} where it states {rival}" for rival in rivals if len(rivals) == 1)
     line = _restated(_shared(sentence, reading), reading, margin=1)
     if found or line is None or line.prose or (added := _added(sentence, line, read)) is None:
@@ -315,7 +310,7 @@ def _changed_figures(sentence: str, reading: SourceReading, read: Sequence[str])
     # word or sign after it ("m", "%", "students"): not "ram #2" against "ramp angle >1:12 at low tide".
     after = {word for number, word in followers(sentence) if number == added and word}
     left = frozenset((n, None) for n, word in line.figures if word in after and n not in given)
-    return [f"{added} where it states {rival}" for rival in _rivals(added, None, left)[:1]]
+    return [f"{added} where it states {rival}" for rival in rivals_of(added, None, left)[:1]]
 
 
 def _added(part: str, line: Line, read: Sequence[str]) -> str | None:
@@ -403,38 +398,3 @@ def _owners(shared: Sequence[int], reading: SourceReading) -> frozenset[str]:
     if not near or not all(line.present for line in near):
         return frozenset()
     return frozenset().union(*(line.present for line in near))
-
-
-def _rivals(number: str, unit: str | None, stated: frozenset[tuple[str, str | None]]) -> list[str]:
-    """The line's numbers with `unit` that rival `number`, nearest first: of its size (within a factor of 3, a year
-    only against a year), and `number` not the sum or difference of two of them (a text works out "a cut of €35
-    million" from €210 million and €175 million)."""
-    value = _value(number)
-    same = sorted({v for n, u in stated if u == unit and (v := _value(n)) is not None})
-    pairs = list(itertools.combinations(same, 2))  # each (smaller, larger)
-    worked_out = {a + b for a, b in pairs} | {b - a for a, b in pairs}
-    if value is None or value in worked_out:
-        return []
-    rivals = sorted((v for v in same if v != value and _near(v, value)), key=lambda v: abs(math.log(v / value)))
-    return [_spelled(v) for v in rivals]
-
-
-def _value(number: str) -> float | None:
-    try:
-        return float(number)
-    except ValueError:
-        return None
-
-
-def _near(a: float, b: float) -> bool:
-    if _year(a) != _year(b) or a <= 0 or b <= 0:
-        return False
-    return 1 / _NEAR <= a / b <= _NEAR
-
-
-def _year(value: float) -> bool:
-    return value.is_integer() and 1900 <= value <= 2100
-
-
-def _spelled(value: float) -> str:
-    return str(int(value)) if value.is_integer() else str(value)
