@@ -157,7 +157,7 @@ def read_source(source: str, text: str) -> SourceReading:
         spans.append((indent, len(lines)))
         while headings and headings[-1][0] >= indent:
             headings.pop()
-        present = (persons(raw, people) & attendees) | initialled(raw, people, attendees, lower)
+        present = (named := persons(raw, people) | initialled(raw, people, attendees, lower)) & attendees
         if indent and headings:
             present |= headings[-1][1]  # "Patrick" over "take off supers + extract (Lena helping)": still Patrick's
         below = raws[number + 1] if number + 1 < len(raws) else ""
@@ -175,7 +175,7 @@ def read_source(source: str, text: str) -> SourceReading:
                     quantities=frozenset(quantities(part, dates=False)),
                     days=frozenset((day, None) for day in days(part)),
                     owner=_owner(owner.group(1), people, attendees) if owner else None,
-                    people=persons(part, people) | initialled(part, people, attendees, lower),
+                    people=named if part == raw else persons(part, people) | initialled(part, people, attendees, lower),
                     present=present if len(raw) <= _PROSE_LINE else frozenset(),
                     prose=len(raw) > _PROSE_LINE,
                     figures=frozenset(followers(part)),
