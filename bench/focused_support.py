@@ -20,9 +20,10 @@ from typing import Any
 from bench.common import RESULTS_DIR, Run, say
 from gavel.tools.engine.check_items import Claim
 from gavel.tools.engine.checks import check_claim
-from gavel.tools.engine.contradicted import _content, read_certain, read_source
+from gavel.tools.engine.contradicted import read_certain
 from gavel.tools.engine.embedded import EmbeddedBackend
 from gavel.tools.engine.judge import Judge
+from gavel.tools.engine.notes import content_words, read_source
 from gavel.tools.engine.sentences import every_sentence
 from gavel.tools.rubric_checks import Checks
 from gavel.tools.rubric_registry import RubricRegistry
@@ -37,8 +38,8 @@ def lines_of(source: str) -> list[str]:
 
 def best_line(sentence: str, lines: list[str], names: frozenset[str]) -> tuple[int, int, int] | None:
     """(index of the line sharing the most content words, its count, the runner-up's count)."""
-    words = _content(sentence, names)
-    shared = sorted(((len(words & _content(line, names)), -i) for i, line in enumerate(lines)), reverse=True)
+    words = content_words(sentence, names)
+    shared = sorted(((len(words & content_words(line, names)), -i) for i, line in enumerate(lines)), reverse=True)
     if not shared or shared[0][0] < 2:
         return None
     return -shared[0][1], shared[0][0], shared[1][0] if len(shared) > 1 else 0

@@ -25,7 +25,8 @@ from typing import Any
 
 from bench.common import RESULTS_DIR, Run, say
 from gavel.tools.engine import derived_checks, faithfulness
-from gavel.tools.engine.contradicted import read_certain, read_source
+from gavel.tools.engine.contradicted import read_certain
+from gavel.tools.engine.notes import read_source
 from gavel.tools.engine.sentences import split_sentences
 from gavel.tools.rubric_registry import load_rubric_file
 from gavel.tools.rubrics import Rubric

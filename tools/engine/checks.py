@@ -35,10 +35,11 @@ from gavel.tools.engine import prompts
 from gavel.tools.engine.calls import ModelCalls
 from gavel.tools.engine.certain import at_most_anchor, certain_mistakes
 from gavel.tools.engine.check_items import Claim, Item, check_items, supported_item
-from gavel.tools.engine.contradicted import Certain, SourceReading, read_certain, read_source
+from gavel.tools.engine.contradicted import Certain, read_certain
 from gavel.tools.engine.leading import score_leading
 from gavel.tools.engine.likelihood import placed, score_likelihood
 from gavel.tools.engine.logprobs import Readout
+from gavel.tools.engine.notes import SourceReading, read_source
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, named, prefix, unanswered, yes_no
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
 from gavel.tools.rubric_checks import Checks

@@ -1,7 +1,8 @@
 """A sentence its source contradicts, read with no model (tools/engine/contradicted.py): a rival number on the line
 the sentence restates, or another owner of that line's action."""
 
-from gavel.tools.engine.contradicted import read_certain, read_source
+from gavel.tools.engine.contradicted import read_certain
+from gavel.tools.engine.notes import read_source
 
 NOTES = """Ashgrove Primary - boiler replacement - site mtg
 Present: Helen Price (head), Dan Okafor (site mgr), Priya Nair (bursar), Mick Farrell (contractor)
