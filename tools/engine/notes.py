@@ -17,9 +17,11 @@ from dataclasses import dataclass, replace
 
 from gavel.tools.engine.quantities import days, followers, quantities, source_quantities
 from gavel.tools.engine.roster import (
+    PARTICLES,
     WORD,
     attendees_of,
     capitalized,
+    capitals,
     in_capitals,
     initialled,
     people_of,
@@ -61,8 +63,9 @@ _SHORT = {full: full[:3] for full in _FULL_WORDS.split()} | {"sept": "sep", "thu
 # numbered or bracketed, by initials or in capitals ("1. DE - test drive", "[MLC] workflow", "3) RAJ: risk assessment"),
 # or after a label ("Action: RAJ by Fri 30 Jan - ask Cyclescheme").
 _OWNER = re.compile(
-    r"^[\s\-–•*|\[]*(?:\d{1,2}[.)]\s+)?(?:(?:Action|Owner)s?:\s+)?([A-Z][a-z]+|[A-Z]{2,10}\b|[A-Z][A-Za-z]{0,5}[A-Z]\b)"
-    r"(?:\s+[A-Z][a-z]+)?\s*(?:\([^)]*\)\s*)?(?:[\]–:|]|-(?![a-z])|\s+by\b)"
+    r"^[\s\-–•*|\[]*(?:\d{1,2}[.)]\s+)?(?:(?:Action|Owner)s?:\s+)?([^\W\d_a-z][^\W\d_'’]*)"
+    rf"(?:\s+(?:(?:{'|'.join(PARTICLES.split())})\s+){{0,2}}[^\W\d_a-z][^\W\d_'’]*)?\s*(?:\([^)]*\)\s*)?"
+    r"(?:[\]–:|]|-(?![a-z])|\s+by\b)"
 )  # not a word a hyphen joins: "- Strip-out of lean-to done" is nobody's (`fresh50`'s barn)
 _MIN_SHARED = 2
 _OWNER_SHARED = 3
@@ -168,7 +171,7 @@ def _with_helpers(lines: list[Line], spans: list[tuple[int, int]]) -> tuple[Line
 
 
 def _owner(opening: str, people: Mapping[str, str], attendees: frozenset[str]) -> str | None:
-    return in_capitals(opening, people, attendees) if opening.isupper() else people.get(opening)
+    return in_capitals(opening, people, attendees) if capitals(opening) else people.get(opening)
 
 
 def content_words(text: str, names: frozenset[str]) -> frozenset[str]:

@@ -66,7 +66,11 @@ def _wrong_owners(
         return None
     shared = shared_counts(part, reading)
     owned = restated(shared, reading)
-    if owned is not None and owned.owner is not None and (not whole or owned.owner in reading.attendees):
+    # Read whole, a sentence is held to its line only where an attendee owns it and the sentence names one: a
+    # signature's "Technical Director, Northgate Opera" restates "Lotte de Vries (LdV) – technical director" and
+    # gives Lotte's role to no one (`fresh52`).
+    attended = owned is not None and owned.owner in reading.attendees and bool(named & reading.attendees)
+    if owned is not None and owned.owner is not None and (not whole or attended):
         if owned.owner in named:
             return []
         # Naming only people the line names too ("she'll ask Mike Drury's board game club") says nothing of its owner.

@@ -15,8 +15,11 @@ from collections.abc import Container, Mapping
 
 # Letters of any alphabet: "Siobhan Ní Bhriain" is three names and "SNB" her initials (`fresh43`'s puppet company).
 WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’])+")
-# A run of names goes on over spaces, or over a hyphen between two names: "Mei-Ling Chua" is one person, "MLC".
-_APART = re.compile(r"\s+|-")
+# A run of names goes on over spaces, or over a hyphen between two names: "Mei-Ling Chua" is one person, "MLC"; and
+# over a name's particles in lower case: "Rhiannon ap Gwilym" is one person, "RapG" (`fresh52`), as is "Tom de la Haye".
+PARTICLES = "ap ab de del della da di du dos das la le van von der den ter ten zu"
+_PARTICLE = frozenset(PARTICLES.split())
+_APART = re.compile(rf"\s+(?:(?:{'|'.join(PARTICLES.split())})\s+){{0,2}}|-")
 _PARTS = re.compile(r"[\s\-]+")
 _LISTED_WITHIN = 8  # lines: the notes' heading, date and place come before who was there
 _HEADLESS_WITHIN = 3  # lines: a list under no heading follows the title and the date, or a place too
@@ -27,8 +30,7 @@ _TITLE = re.compile(r"^(?:(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx|Cllr|Revd|Rev|Canon|Pasto
 _LISTED = re.compile(r"^(?:\s*[-–•*]\s+|\s+)")  # a line of the list: indented or bulleted, unlike the next heading
 _LABEL = re.compile(r"^[^:]{0,25}:\s*")
 _ENTRIES = re.compile(r"[,;]")
-_CAPITALS = re.compile(r"\b[A-Z]{2,10}\b|\b[A-Z][A-Za-z]{0,5}[A-Z]\b")  # "MLC", "CMcA", "OvdH"
-_GIVEN = re.compile(r"\(\s*([A-Z][A-Za-z]{0,5}[A-Z])\s*[,;)]")
+_GIVEN = re.compile(r"\(\s*([^\W\d_][^\W\d_'’]{1,9})\s*[,;)]")
 _PREFIX = 3  # letters: "RAJ" begins Rajesh, where two capitals are initials only ("CA" for Chloe Abernethy)
 _SIGNED_WITHIN = 3  # lines: a sign-off, a name, a role
 _SIGNATURE = 60  # characters: "Marta Kowalczyk, Curator, Birds" is a signature, a sentence is not
@@ -40,13 +42,19 @@ def capitalized(text: str) -> list[str]:
     return [word for word in WORD.findall(text) if word[0].isupper() and word[-1].islower()]
 
 
+def capitals(word: str) -> bool:
+    """Whether `word` is written as initials or in capitals, in any alphabet: "MLC", "CMcA", "TdlH", "LØ", "WILF"."""
+    return 2 <= len(word) <= (10 if word.isupper() else 7) and word[0].isupper() and word[-1].isupper()
+
+
 def _runs(raw: str, names: Container[str]) -> list[tuple[list[str], str, tuple[int, int]]]:
     """The runs of names in `raw`, each with the text it spans and where: names apart only by spaces or a hyphen."""
     runs: list[tuple[list[str], int, int]] = []
     end = None  # where the last name ended, while the run it belongs to can go on
     for match in WORD.finditer(raw):
         if match.group(0) not in names:
-            end = None
+            if match.group(0) not in _PARTICLE:
+                end = None  # a particle keeps the run going: "Rhiannon ap Gwilym"
         elif end is not None and _APART.fullmatch(raw[end : match.start()]):
             runs[-1] = (runs[-1][0] + [match.group(0)], runs[-1][1], match.end())
             end = match.end()
@@ -79,7 +87,8 @@ def _initials_given(source: str, names: frozenset[str], people: Mapping[str, str
         for (words, _, (_, stop)), end in zip(runs, ends, strict=True):
             person = people[words[0]]
             for initials in _GIVEN.findall(raw[stop:end]):
-                if initials[0] == _TITLE.sub("", person)[0] and people.get(initials, person) == person:
+                begins = initials[0] == _TITLE.sub("", person)[0]
+                if capitals(initials) and begins and people.get(initials, person) == person:
                     given[initials] = person
     return given
 
@@ -165,10 +174,30 @@ def in_capitals(word: str, people: Mapping[str, str], attendees: frozenset[str])
     bare = {person: _TITLE.sub("", person) for person in attendees}  # "HB" is Cllr Helen Brierley's
     named = {
         person for person in attendees
-        if "".join(part[0] for part in _PARTS.split(bare[person]) if part) == word
-        or (len(word) >= _PREFIX and bare[person].upper().startswith(word))
+        if word in _initials(bare[person]) or (len(word) >= _PREFIX and bare[person].upper().startswith(word))
     }  # fmt: skip
     return next(iter(named)) if len(named) == 1 else None
+
+
+def _initials(name: str) -> frozenset[str]:
+    """The ways notes write `name` as initials: a letter a name ("TdlH", "MLC"), its capitals alone ("TH"), each
+    particle whole ("RapG"), in capitals ("TDLH"), or each name to its last capital ("CMcA", "FO'R")."""
+    parts = [part for part in _PARTS.split(name) if part]
+    firsts = "".join(part[0] for part in parts)
+    inner = "".join(_to_last_capital(part) for part in parts)
+    return frozenset(
+        {
+            firsts,
+            firsts.upper(),
+            "".join(part[0] for part in parts if part[0].isupper()),
+            "".join(part if part[0].islower() else part[0] for part in parts),
+            inner,
+        }
+    )
+
+
+def _to_last_capital(part: str) -> str:
+    return part[: max(i for i, c in enumerate(part) if c.isupper()) + 1] if part[0].isupper() else part[0]
 
 
 def initialled(
@@ -177,6 +206,6 @@ def initialled(
     """The attendees `text` names in capitals anywhere ("schedule agreed w/ GL", "RAJ for, CA against"), not by a
     word written in lower case too (`lower`: "AND", "NOT", "SEND")."""
     return frozenset(
-        person for word in _CAPITALS.findall(text)
-        if word.lower() not in lower and (person := in_capitals(word, people, attendees)) is not None
+        person for word in WORD.findall(text)
+        if capitals(word) and word.lower() not in lower and (person := in_capitals(word, people, attendees)) is not None
     )  # fmt: skip

@@ -380,3 +380,33 @@ def test_a_clauses_figure_is_read_against_the_one_figure_of_its_size_its_line_gi
     )
     changed = "Spend to date is £412,000 of the approved £580,000, including £35,000 in disposal licence fees."
     assert read_certain(changed, read_source(notes, changed)).contradicted == ["35000 where it states 18500"]
+
+
+def test_an_owner_whose_name_has_particles_or_letters_beyond_ascii_owns_the_line():
+    notes = (
+        "Quay wall repair - progress mtg\nTue 3 Jun, site hut\nPresent: Anwen ap Rhys (AapR, engineer), "
+        "Joost van der Berg (contractor), Dr Søren Ørsted (SØ, ecologist)\n\nActions\n"
+        "1) JvdB: order sheet piles - Fri 6 Jun\nAapR - bat survey brief to SØ - Mon 9 Jun\n"
+        "SØ: nesting check before piling - Wed 11 Jun"
+    )
+    moved = "Anwen will order the sheet piles by Friday 6 June."
+    assert read_certain(moved, read_source(notes, moved)).contradicted == [
+        "Anwen ap Rhys where it names Joost van der Berg"
+    ]
+    kept = (
+        "Joost will order the sheet piles by Friday 6 June, and Søren will do the nesting check by Wednesday 11 June."
+    )
+    assert read_certain(kept, read_source(notes, kept)).contradicted == []
+    swapped = "Joost: nesting check before piling, by Wednesday 11 June."
+    assert read_certain(swapped, read_source(notes, swapped)).contradicted == [
+        "Joost van der Berg where it names Søren Ørsted"
+    ]
+
+
+def test_a_sentence_read_whole_naming_no_attendee_gives_no_action():
+    notes = (
+        "Harbour Arts - lighting mtg\nWed 8 Jan\n  Attendees:\n    Lotte de Vries (LdV) – technical director\n"
+        "    Callum Reid (CR) – electrician\n\nActions\n- CR: rig the follow spot - 31 Jan"
+    )
+    signed = "Technical Director, Harbour Arts"
+    assert read_certain(signed, read_source(notes, f"Thanks.\n{signed}")).contradicted == []

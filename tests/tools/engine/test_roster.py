@@ -97,3 +97,21 @@ def test_indented_lines_under_the_title_and_date_each_opening_with_a_full_name_l
     names = frozenset({"Bronwen", "Hughes", "Jones", "Dave", "O'Neill", "Maureen", "Status", "Counter"})
     people = people_of(notes, names)
     assert attendees_of(notes, people) == {"Bronwen Hughes-Jones", "Dave O'Neill", "Maureen O'Neill"}
+
+
+def test_a_names_particles_join_it_and_its_initials_are_read_however_written():
+    notes = (
+        "Present: Rhiannon ap Gwilym (RapG, founder), Tom de la Haye - site agent, Dr Lars Østergaard (LØ), "
+        "Fionn O'Reilly"
+    )
+    names = frozenset({"Rhiannon", "Gwilym", "Tom", "Haye", "Lars", "Østergaard", "Fionn", "O'Reilly"})
+    people = people_of(notes, names)
+    assert people["Rhiannon"] == people["Gwilym"] == people["RapG"] == "Rhiannon ap Gwilym"
+    attendees = attendees_of(notes, people)
+    assert attendees == {"Rhiannon ap Gwilym", "Tom de la Haye", "Lars Østergaard", "Fionn O'Reilly"}
+    assert [in_capitals(word, people, attendees) for word in ("TdlH", "TH", "TDLH", "LØ", "FO'R")] == [
+        "Tom de la Haye", "Tom de la Haye", "Tom de la Haye", "Lars Østergaard", "Fionn O'Reilly"
+    ]  # fmt: skip
+    assert initialled("agreed w/ LØ and TdlH", people, attendees, frozenset({"and"})) == {
+        "Lars Østergaard", "Tom de la Haye"
+    }  # fmt: skip
