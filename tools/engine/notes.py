@@ -67,6 +67,7 @@ _OWNER = re.compile(
     rf"(?:\s+(?:(?:{'|'.join(PARTICLES.split())})\s+){{0,2}}[^\W\d_a-z][^\W\d_'’]*)?\s*(?:\([^)]*\)\s*)?"
     r"(?:[\]–:|]|-(?![a-z])|\s+by\b)"
 )  # not a word a hyphen joins: "- Strip-out of lean-to done" is nobody's (`fresh50`'s barn)
+_NUMBER_NEXT = re.compile(r"\s*\d")
 _MIN_SHARED = 2
 _OWNER_SHARED = 3
 _MARGIN = 2
@@ -110,7 +111,7 @@ def read_source(source: str, text: str) -> SourceReading:
     lower = frozenset(word.lower() for word in WORD.findall(f"{source} {text}") if word[0].islower())
     names = frozenset(
         word for word in capitalized(source)
-        if (folded := word.lower()) not in lower and folded not in _NOT_NAMES
+        if (folded := word.lower()) not in lower and folded not in _NOT_NAMES and not _numbered(word, source)
     )  # fmt: skip
     people = people_of(source, names)
     attendees = attendees_of(source, people)
@@ -152,6 +153,12 @@ def read_source(source: str, text: str) -> SourceReading:
     return SourceReading(
         source_quantities(source), _with_helpers(lines, spans), names, people, sentences, attendees, writer
     )
+
+
+def _numbered(word: str, source: str) -> bool:
+    """Whether the source writes `word` only right before a number, as a label and no name: "MLU – 2nd birth pool
+    (Room 4)" (`fresh54`'s birth pool, whose "Room" took Claire's task in "… antenatal classes on Room 4 closure")."""
+    return all(_NUMBER_NEXT.match(source, found.end()) for found in re.finditer(rf"\b{re.escape(word)}\b", source))
 
 
 def _with_helpers(lines: list[Line], spans: list[tuple[int, int]]) -> tuple[Line, ...]:

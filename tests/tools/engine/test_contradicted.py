@@ -410,3 +410,12 @@ def test_a_sentence_read_whole_naming_no_attendee_gives_no_action():
     )
     signed = "Technical Director, Harbour Arts"
     assert read_certain(signed, read_source(notes, f"Thanks.\n{signed}")).contradicted == []
+
+
+def test_a_word_the_notes_write_only_before_a_number_is_no_name():
+    notes = (
+        "Birth pool (Room 4) - check-in\nFri 14 Nov\nPresent: Claire Hughes (manager), Ian Vance (estates)\n\n"
+        "Actions\n- Claire – comms to community MWs re Rm 4 closure – 12 Dec"
+    )
+    row = "Claire   Comms to community midwives and antenatal classes on Room 4 closure 12 Dec"
+    assert read_certain(row, read_source(notes, row)).contradicted == []
