@@ -95,11 +95,15 @@ def _pieces(sentence: str, reading: SourceReading) -> list[str]:
 
 
 def _owners(shared: Sequence[int], reading: SourceReading) -> frozenset[str]:
-    """The attendees named by the lines a part may restate (`near_lines`), when each of them names one; empty when
-    there are none, or any names none."""
+    """The attendees named by the lines a part may restate (`near_lines`); empty when there are none, or a line
+    naming none shares as many words with the part as the best that names one. A line a word behind names no owner
+    it could take from that one: "| Yusuf | Tell freight customers about the move of the 23:30 sailing |" restates
+    "Fiona: tell freight customers re 23:30 move" by six words and a status line on the move by five (`fresh24`)."""
     # The line that lists who was there names everyone, so it owns nothing ("Present: … Martin Greaves (tower
     # captain)" beside "Martin: fix Tues practices … with their tower captain").
+    counts = dict(zip(map(id, reading.lines), shared, strict=True))
     near = [line for line in near_lines(shared, reading) if line.present != reading.attendees]
-    if not near or not all(line.present for line in near):
+    named = [counts[id(line)] for line in near if line.present]
+    if not named or any(counts[id(line)] >= max(named) for line in near if not line.present):
         return frozenset()
-    return frozenset().union(*(line.present for line in near))
+    return frozenset().union(*(line.present for line in near if line.present))

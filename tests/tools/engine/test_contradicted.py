@@ -419,3 +419,13 @@ def test_a_word_the_notes_write_only_before_a_number_is_no_name():
     )
     row = "Claire   Comms to community midwives and antenatal classes on Room 4 closure 12 Dec"
     assert read_certain(row, read_source(notes, row)).contradicted == []
+
+
+def test_a_line_naming_no_one_a_word_behind_the_owners_line_does_not_hide_its_owner():
+    notes = (
+        "Ferry berth repair\nMon 3 Mar\nPresent: Fiona Callard (ops), Yusuf Adeyemi (finance)\n\nStatus\n"
+        "- Night sailing swap: freight customers move from 23:30 sailing, Ardfern slip\n\nActions\n"
+        "Fiona: tell freight customers re 23:30 move (by Wed 12 Mar)"
+    )
+    row = "| Yusuf | Tell freight customers about the move of the 23:30 sailing | Wed 12 Mar |"
+    assert read_certain(row, read_source(notes, row)).contradicted == ["Yusuf Adeyemi where it names Fiona Callard"]
