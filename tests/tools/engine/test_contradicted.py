@@ -424,7 +424,7 @@ def test_a_word_the_notes_write_only_before_a_number_is_no_name():
 def test_a_line_naming_no_one_a_word_behind_the_owners_line_does_not_hide_its_owner():
     notes = (
         "Ferry berth repair\nMon 3 Mar\nPresent: Fiona Callard (ops), Yusuf Adeyemi (finance)\n\nStatus\n"
-        "- Night sailing swap: freight customers move from 23:30 sailing, Ardfern slip\n\nActions\n"
+        "- Night sailing swap: tell freight customers of the 23:30 move, Ardfern slip\n\nActions\n"
         "Fiona: tell freight customers re 23:30 move (by Wed 12 Mar)"
     )
     row = "| Yusuf | Tell freight customers about the move of the 23:30 sailing | Wed 12 Mar |"
