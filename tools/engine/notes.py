@@ -63,8 +63,8 @@ _SHORT = {full: full[:3] for full in _FULL_WORDS.split()} | {"sept": "sep", "thu
 # numbered or bracketed, by initials or in capitals ("1. DE - test drive", "[MLC] workflow", "3) RAJ: risk assessment"),
 # or after a label ("Action: RAJ by Fri 30 Jan - ask Cyclescheme").
 _OWNER = re.compile(
-    r"^[\s\-–•*|\[]*(?:\d{1,2}[.)]\s+)?(?:(?:Action|Owner)s?:\s+)?([^\W\d_a-z][^\W\d_'’]*)"
-    rf"(?:\s+(?:(?:{'|'.join(PARTICLES.split())})\s+){{0,2}}[^\W\d_a-z][^\W\d_'’]*)?\s*(?:\([^)]*\)\s*)?"
+    r"^[\s\-–•*|\[]*(?:\d{1,2}[.)]\s+)?(?:(?:Action|Owner)s?:\s+)?([^\W\d_a-z](?:[^\W\d_]|['’])*)"
+    rf"(?:\s+(?:(?:{'|'.join(PARTICLES.split())})\s+){{0,2}}[^\W\d_a-z](?:[^\W\d_]|['’])*)?\s*(?:\([^)]*\)\s*)?"
     r"(?:[\]–:|]|-(?![a-z])|\s+by\b)"
 )  # not a word a hyphen joins: "- Strip-out of lean-to done" is nobody's (`fresh50`'s barn)
 _NUMBER_NEXT = re.compile(r"\s*\d")

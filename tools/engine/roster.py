@@ -19,7 +19,8 @@ WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’])+")
 # over a name's particles in lower case: "Rhiannon ap Gwilym" is one person, "RapG" (`fresh52`), as is "Tom de la Haye".
 PARTICLES = "ap ab de del della da di du dos das la le van von der den ter ten zu"
 _PARTICLE = frozenset(PARTICLES.split())
-_APART = re.compile(rf"\s+(?:(?:{'|'.join(PARTICLES.split())})\s+){{0,2}}|-")
+# A capital alone between two names is one of them too: "Tomás Ó Súilleabháin" is "TÓS" (`fresh53`'s CubeSat).
+_APART = re.compile(rf"\s+(?:(?:{'|'.join(PARTICLES.split())})\s+){{0,2}}(?:[^\W\d_a-z]\.?\s+)?|-")
 _PARTS = re.compile(r"[\s\-]+")
 _LISTED_WITHIN = 8  # lines: the notes' heading, date and place come before who was there
 _HEADLESS_WITHIN = 3  # lines: a list under no heading follows the title and the date, or a place too
@@ -29,8 +30,8 @@ _ROLL = re.compile(r"^\s*(?:present|attendees|attending|in attendance|who)\s*:?\
 _TITLE = re.compile(r"^(?:(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx|Cllr|Revd|Rev|Canon|Pastor|Fr|Sgt|Insp|Capt|Sir|Dame)\.?\s+)+")
 _LISTED = re.compile(r"^(?:\s*[-–•*]\s+|\s+)")  # a line of the list: indented or bulleted, unlike the next heading
 _LABEL = re.compile(r"^[^:]{0,25}:\s*")
-_ENTRIES = re.compile(r"[,;]")
-_GIVEN = re.compile(r"\(\s*([^\W\d_][^\W\d_'’]{1,9})\s*[,;)]")
+_ENTRIES = re.compile(r"[,;|]")  # "In room: Shauna O'Dwyer [SO'D] producer | Callum McAllister [CMcA] engine"
+_GIVEN = re.compile(r"[(\[]\s*([^\W\d_](?:[^\W\d_]|['’]){1,9})\s*[,;)\]]")  # "(MLC, process eng)", "[SO'D]"
 _PREFIX = 3  # letters: "RAJ" begins Rajesh, where two capitals are initials only ("CA" for Chloe Abernethy)
 _SIGNED_WITHIN = 3  # lines: a sign-off, a name, a role
 _SIGNATURE = 60  # characters: "Marta Kowalczyk, Curator, Birds" is a signature, a sentence is not

@@ -115,3 +115,13 @@ def test_a_names_particles_join_it_and_its_initials_are_read_however_written():
     assert initialled("agreed w/ LØ and TdlH", people, attendees, frozenset({"and"})) == {
         "Lars Østergaard", "Tom de la Haye"
     }  # fmt: skip
+
+
+def test_a_capital_alone_between_names_pipes_between_attendees_and_initials_in_square_brackets():
+    notes = (
+        "Launch sync\nTue 12 Aug\nIn room: Shauna O'Dwyer [SO'D] producer | Tomás Ó Súilleabháin [TÓS] lab | Ryan Dee"
+    )
+    names = frozenset({"Shauna", "O'Dwyer", "Tomás", "Súilleabháin", "Ryan", "Dee"})
+    people = people_of(notes, names)
+    assert people["Tomás"] == people["TÓS"] == "Tomás Ó Súilleabháin" and people["SO'D"] == "Shauna O'Dwyer"
+    assert attendees_of(notes, people) == {"Shauna O'Dwyer", "Tomás Ó Súilleabháin", "Ryan Dee"}
