@@ -31,7 +31,7 @@ from typing import Any
 
 import anyio
 
-from gavel.tools.engine import prompts
+from gavel.tools.engine import notes, prompts
 from gavel.tools.engine.calls import ModelCalls
 from gavel.tools.engine.certain import at_most_anchor, certain_mistakes
 from gavel.tools.engine.check_items import Claim, Item, check_items, supported_item
@@ -39,7 +39,6 @@ from gavel.tools.engine.contradicted import Certain, read_certain
 from gavel.tools.engine.leading import score_leading
 from gavel.tools.engine.likelihood import placed, score_likelihood
 from gavel.tools.engine.logprobs import Readout
-from gavel.tools.engine.notes import SourceReading, read_source
 from gavel.tools.engine.one_token import Prefix, document_prefix, metric_score, named, prefix, unanswered, yes_no
 from gavel.tools.engine.scores import Finding, MetricScore, Usage
 from gavel.tools.rubric_checks import Checks
@@ -147,7 +146,7 @@ async def score_checked(
     usage = Usage()
     weakest: list[str] = [item.text for item in items]
     certain: list[Certain] = [Certain([], []) for _ in items]  # each item's, in the text's order
-    reading = read_source(source or "", text) if checks.kind == "supported" or checks.unless_supported else None
+    reading = notes.read_source(source or "", text) if checks.kind == "supported" or checks.unless_supported else None
     # The model is asked about MAX_ITEMS items at most; the reading with no model is free, so it reads them all.
     beyond = [read_certain(item.text, reading) for item in unasked] if checks.kind == "supported" and reading else []
 
@@ -294,7 +293,7 @@ async def _support(
     rubric: Rubric,
     item: Item,
     source: str | None,
-    reading: SourceReading,
+    reading: notes.SourceReading,
     context: Mapping[str, str],
     model: str | None,
     step: str,
@@ -315,7 +314,7 @@ async def _or_supported(
     consistent: Readout,
     sentence: str,
     source: str,
-    reading: SourceReading,
+    reading: notes.SourceReading,
     context: Mapping[str, str],
     model: str | None,
     step: str,
