@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from gavel.tools.engine.quantities import days, followers, quantities, source_quantities
 from gavel.tools.engine.roster import (
-    PARTICLES,
+    PARTICLE,
     WORD,
     attendees_of,
     capitalized,
@@ -64,7 +64,7 @@ _SHORT = {full: full[:3] for full in _FULL_WORDS.split()} | {"sept": "sep", "thu
 # or after a label ("Action: RAJ by Fri 30 Jan - ask Cyclescheme").
 _OWNER = re.compile(
     r"^[\s\-–•*|\[]*(?:\d{1,2}[.)]\s+)?(?:(?:Action|Owner)s?:\s+)?([^\W\d_a-z](?:[^\W\d_]|['’])*)"
-    rf"(?:\s+(?:(?:{'|'.join(PARTICLES.split())})\s+){{0,2}}[^\W\d_a-z](?:[^\W\d_]|['’])*)?\s*(?:\([^)]*\)\s*)?"
+    rf"(?:\s+(?:(?:{PARTICLE})\s+){{0,2}}[^\W\d_a-z](?:[^\W\d_]|['’])*)?\s*(?:\([^)]*\)\s*)?"
     r"(?:[\]–:|]|-(?![a-z])|\s+by\b)"
 )  # not a word a hyphen joins: "- Strip-out of lean-to done" is nobody's (`fresh50`'s barn)
 _NUMBER_NEXT = re.compile(r"\s*\d")
@@ -110,7 +110,7 @@ def read_source(source: str, text: str) -> SourceReading:
     """`source` read for the sentences of `text` (a word the text writes in lower case is no name in either)."""
     lower = frozenset(word.lower() for word in WORD.findall(f"{source} {text}") if word[0].islower())
     names = frozenset(
-        word for word in capitalized(source)
+        word for word in set(capitalized(source))  # each word once: `_numbered` reads the whole source
         if (folded := word.lower()) not in lower and folded not in _NOT_NAMES and not _numbered(word, source)
     )  # fmt: skip
     people = people_of(source, names)

@@ -17,11 +17,13 @@ from collections.abc import Container, Mapping
 WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’])+")
 # A run of names goes on over spaces, or over a hyphen between two names: "Mei-Ling Chua" is one person, "MLC"; and
 # over a name's particles in lower case: "Rhiannon ap Gwilym" is one person, "RapG" (`fresh52`), as is "Tom de la Haye".
-PARTICLES = "ap ab de del della da di du dos das la le van von der den ter ten zu"
-_PARTICLE = frozenset(PARTICLES.split())
+_PARTICLE_WORDS = "ap ab de del della da di du dos das la le van von der den ter ten zu"
+_PARTICLES = frozenset(_PARTICLE_WORDS.split())
+PARTICLE = "|".join(_PARTICLE_WORDS.split())  # a name's particle, as a pattern's alternatives
 # A capital alone between two names is one of them too: "Tomás Ó Súilleabháin" is "TÓS" (`fresh53`'s CubeSat).
-_APART = re.compile(rf"\s+(?:(?:{'|'.join(PARTICLES.split())})\s+){{0,2}}(?:[^\W\d_a-z]\.?\s+)?|-")
+_APART = re.compile(rf"\s+(?:(?:{PARTICLE})\s+){{0,2}}(?:[^\W\d_a-z]\.?\s+)?|-")
 _PARTS = re.compile(r"[\s\-]+")
+_Run = tuple[list[str], str, tuple[int, int]]  # a run's names, the text it spans, and where
 _LISTED_WITHIN = 8  # lines: the notes' heading, date and place come before who was there
 _HEADLESS_WITHIN = 3  # lines: a list under no heading follows the title and the date, or a place too
 _BRACKETED = re.compile(r"\([^)]*\)")  # "(ops mgr, chair)": a role, whose commas separate no people
@@ -48,13 +50,13 @@ def capitals(word: str) -> bool:
     return 2 <= len(word) <= (10 if word.isupper() else 7) and word[0].isupper() and word[-1].isupper()
 
 
-def _runs(raw: str, names: Container[str]) -> list[tuple[list[str], str, tuple[int, int]]]:
+def _runs(raw: str, names: Container[str]) -> list[_Run]:
     """The runs of names in `raw`, each with the text it spans and where: names apart only by spaces or a hyphen."""
     runs: list[tuple[list[str], int, int]] = []
     end = None  # where the last name ended, while the run it belongs to can go on
     for match in WORD.finditer(raw):
         if match.group(0) not in names:
-            if match.group(0) not in _PARTICLE:
+            if match.group(0) not in _PARTICLES:
                 end = None  # a particle keeps the run going: "Rhiannon ap Gwilym"
         elif end is not None and _APART.fullmatch(raw[end : match.start()]):
             runs[-1] = (runs[-1][0] + [match.group(0)], runs[-1][1], match.end())
@@ -69,20 +71,22 @@ def people_of(source: str, names: frozenset[str]) -> dict[str, str]:
     """Each name's person: the longest run of names it stands in anywhere in the source ("Present: Priya
     Nandakumar (bursar), Tom Okafor" makes "Priya" Priya Nandakumar and "Tom" Tom Okafor)."""
     people: dict[str, str] = {}
-    for raw in source.splitlines():
-        for words, person, _ in _runs(raw, names):
+    lines = [(raw, _runs(raw, names)) for raw in source.splitlines()]
+    for _, runs in lines:
+        for words, person, _ in runs:
             for word in words:
                 if len(person) > len(people.get(word, "")):
                     people[word] = person
-    return people | _initials_given(source, names, people)
+    return people | _initials_given(lines, people)
 
 
-def _initials_given(source: str, names: frozenset[str], people: Mapping[str, str]) -> dict[str, str]:
+def _initials_given(lines: list[tuple[str, list[_Run]]], people: Mapping[str, str]) -> dict[str, str]:
     """The initials the notes give a person in brackets after their name, however formed ("Marie-Claire Lefèvre (MLC,
-    process eng)", "Dr Conor McAllister (CMcA)", "Dave O'Neill (treasurer) (DO)"), if they begin as the name does."""
+    process eng)", "Dr Conor McAllister (CMcA)", "Dave O'Neill (treasurer) (DO)"), if they begin as the name does.
+    `lines` are the notes' lines, each with its `_runs`."""
     given: dict[str, str] = {}
-    for raw in source.splitlines():
-        if not (runs := _runs(raw, names)):
+    for raw, runs in lines:
+        if not runs:
             continue
         ends = [span[0] for _, _, span in runs[1:]] + [len(raw)]  # each run's brackets end where the next name starts
         for (words, _, (_, stop)), end in zip(runs, ends, strict=True):
